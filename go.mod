@@ -1,9 +1,11 @@
 module github.com/nix-cuda/cuda-redist-find-features
 
-go 1.26.8
+go 1.22
 
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/therootcompany/xz v1.0.1
 	github.com/ulikunitz/xz v0.5.17
 )
+
+require github.com/nix-community/go-nix v0.0.0-20250101154619-4bdde671e0a1

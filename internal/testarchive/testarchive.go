@@ -39,10 +39,14 @@ type Entry struct {
 }
 
 // F is a regular file entry with mode 0644.
-func F(name, body string) Entry { return Entry{Name: name, Kind: File, Body: []byte(body), Mode: 0o644} }
+func F(name, body string) Entry {
+	return Entry{Name: name, Kind: File, Body: []byte(body), Mode: 0o644}
+}
 
 // X is an executable file entry.
-func X(name, body string) Entry { return Entry{Name: name, Kind: File, Body: []byte(body), Mode: 0o755} }
+func X(name, body string) Entry {
+	return Entry{Name: name, Kind: File, Body: []byte(body), Mode: 0o755}
+}
 
 // B is a regular file entry with binary content.
 func B(name string, body []byte) Entry { return Entry{Name: name, Kind: File, Body: body, Mode: 0o644} }

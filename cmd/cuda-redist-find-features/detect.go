@@ -1,0 +1,34 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/nix-cuda/cuda-redist-find-features/detector"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+func detectCommand() command {
+	return command{
+		name:    "detect",
+		args:    "DIR",
+		summary: "Print the features of an unpacked archive tree as JSON.",
+		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+			out := fs.String("out", "", "write the JSON to this file (atomically) instead of stdout")
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("detect takes one DIR, got %d arguments", len(args))
+				}
+				f, err := detector.Detect(args[0])
+				if err != nil {
+					return err
+				}
+				data, err := features.Encode(f)
+				if err != nil {
+					return err
+				}
+				e.log.Info("detected", "dir", args[0], "narHash", f.NarHash, "libraries", len(f.Libraries))
+				return writeResult(e, *out, data)
+			}
+		},
+	}
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/archive"
+)
+
+func unpackCommand() command {
+	return command{
+		name:    "unpack",
+		args:    "ARCHIVE OUTDIR",
+		summary: "Extract a .tar.xz, .tar.gz, .tar.bz2, .tar or .zip archive safely into OUTDIR.",
+		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+			maxBytes := fs.Int64("max-bytes", archive.DefaultMaxBytes, "refuse archives whose files inflate past this many bytes")
+			maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "refuse archives with more entries than this")
+			keepTop := fs.Bool("keep-top-level", false, "do not strip a single top-level directory")
+			return func(args []string) error {
+				if len(args) != 2 {
+					return usageErrorf("unpack takes ARCHIVE and OUTDIR, got %d arguments", len(args))
+				}
+				st, err := archive.Unpack(args[0], args[1], archive.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries, KeepTopLevel: *keepTop})
+				if err != nil {
+					return err
+				}
+				e.log.Info("unpacked", "archive", args[0], "format", st.Format.String(), "files", st.Files,
+					"dirs", st.Dirs, "symlinks", st.Symlinks, "bytes", st.Bytes, "strippedTopLevel", st.StrippedTopLevel)
+				return nil
+			}
+		},
+	}
+}

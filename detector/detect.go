@@ -1,0 +1,273 @@
+// Package detector decides the features of an unpacked redistributable
+// archive: which Nix outputs it needs, the GPU architectures, sonames and
+// needed libraries of its libraries, its headers and python modules, and
+// the NAR hash of the tree, in one walk that reads each file once.
+//
+// The rules follow the upstream Python tool (domain.md §2), with its bugs
+// fixed: a bin/ file counts only with a real executable bit, and a lib/
+// holding both files and subdirectories is reported, not fatal.
+package detector
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+// Detect walks the unpacked tree at root and returns its features.
+func Detect(root string) (*features.Features, error) {
+	t, narHash, err := scan(root)
+	if err != nil {
+		return nil, fmt.Errorf("detect %s: %w", root, err)
+	}
+	f := t.features()
+	f.NarHash = narHash
+	return f, nil
+}
+
+func (t *tree) features() *features.Features {
+	f := &features.Features{
+		Outputs:           t.outputs(),
+		CudaVersionsInLib: t.cudaVersionsInLib(),
+		Headers:           t.headers(),
+		PythonModules:     t.pythonModules(),
+		Libraries:         t.libraries(),
+	}
+	f.LibLayout, f.CudaArchitectures, f.ProvidedLibs, f.NeededLibs = t.libGroups()
+	return f
+}
+
+// outputs applies the output rules of domain.md §2.
+func (t *tree) outputs() map[string]bool {
+	anyDir := func(dirs ...string) bool {
+		for _, d := range dirs {
+			if t.nonEmptyDir(d) {
+				return true
+			}
+		}
+		return false
+	}
+	hasFiles := func(dir string, match func(string) bool) bool {
+		return t.nonEmptyDir(dir) && len(t.files(dir, match)) > 0
+	}
+	isSO, isA := hasSuffix(".so"), hasSuffix(".a")
+	isLib := hasSuffix(".so", ".a")
+	return map[string]bool{
+		"out":     true,
+		"bin":     t.nonEmptyDir("bin") && len(t.executables("bin")) > 0,
+		"dev":     anyDir("include", "lib/pkgconfig", "share/pkgconfig", "lib/cmake", "share/aclocal"),
+		"doc":     anyDir("share/info", "share/doc", "share/gtk-doc", "share/devhelp", "share/man"),
+		"include": t.nonEmptyDir("include"),
+		"lib":     hasFiles("lib", isSO),
+		"python":  t.nonEmptyDir("python") || len(t.sitePackagesModules()) > 0,
+		"sample":  t.nonEmptyDir("samples"),
+		"static":  hasFiles("lib", isA),
+		"stubs":   hasFiles("lib/stubs", isLib) || hasFiles("stubs", isLib),
+	}
+}
+
+// executables are files below dir with an executable bit (after following
+// symlinks) or a Windows executable suffix. Upstream tested
+// `st_mode | 0o111`, which is always true; this tests the bit.
+func (t *tree) executables(dir string) []string {
+	var out []string
+	for _, p := range t.files(dir, func(string) bool { return true }) {
+		n, _ := t.follow(p)
+		switch path.Ext(p) {
+		case ".exe", ".dll", ".bat":
+			out = append(out, p)
+			continue
+		}
+		if n.exec {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+var cudaVersionDir = regexp.MustCompile(`^\d+(\.\d+)?$`)
+
+// cudaVersionsInLib names the lib/<major> directories that nixpkgs swaps in
+// for lib/ (cuTENSOR, cuQuantum and others ship lib/11 and lib/12).
+func (t *tree) cudaVersionsInLib() []string {
+	out := []string{}
+	if !t.nonEmptyDir("lib") {
+		return out
+	}
+	for _, p := range t.entries("lib") {
+		name := path.Base(p)
+		if cudaVersionDir.MatchString(name) && t.nonEmptyDir(p) {
+			out = append(out, name)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return versionLess(out[i], out[j]) })
+	return out
+}
+
+func versionLess(a, b string) bool {
+	if len(a) != len(b) && !strings.Contains(a+b, ".") {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+func (t *tree) headers() []string {
+	if !t.nonEmptyDir("include") {
+		return []string{}
+	}
+	return nonNil(t.files("include", hasSuffix(".h", ".hh", ".hpp", ".hxx")))
+}
+
+// sitePackagesModules is upstream main's python rule:
+// lib/python*/site-packages/**/*.py.
+func (t *tree) sitePackagesModules() []string {
+	var out []string
+	if !t.nonEmptyDir("lib") {
+		return out
+	}
+	for _, p := range t.entries("lib") {
+		if strings.HasPrefix(path.Base(p), "python") && t.isDir(p) {
+			sp := path.Join(p, "site-packages")
+			if t.nonEmptyDir(sp) {
+				out = append(out, t.files(sp, hasSuffix(".py"))...)
+			}
+		}
+	}
+	return out
+}
+
+func (t *tree) pythonModules() []string {
+	out := t.sitePackagesModules()
+	if t.nonEmptyDir("python") {
+		out = append(out, t.files("python", hasSuffix(".py", ".whl"))...)
+	}
+	return sortedUnique(out)
+}
+
+// libraries records every library-named path: regular files with what the
+// ELF reader found, and *.so-style symlinks that dangle (symlinks that
+// resolve are covered by their target's record).
+func (t *tree) libraries() []features.Library {
+	out := []features.Library{}
+	var rels []string
+	for rel := range t.nodes {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	for _, rel := range rels {
+		n := t.nodes[rel]
+		if !isLibraryName(path.Base(rel)) {
+			continue
+		}
+		lib := features.Library{Path: rel, Needed: []string{}, CudaArchitectures: []string{}, Stub: isStubPath(rel)}
+		switch {
+		case n.kind == kindSymlink:
+			if _, ok := t.resolve(rel); ok {
+				continue
+			}
+			lib.Kind = libDanglingSymlink
+		case n.kind == kindFile && n.file != nil:
+			fi := n.file
+			lib.Kind, lib.Soname = fi.kind, fi.soname
+			lib.Needed = nonNil(fi.needed)
+			lib.CudaArchitectures = nonNil(fi.archs)
+			if fi.err != nil {
+				lib.Error = fi.err.Error()
+			}
+		case n.kind == kindFile:
+			lib.Kind = libOther
+		default:
+			continue
+		}
+		out = append(out, lib)
+	}
+	return out
+}
+
+func isStubPath(rel string) bool {
+	for _, c := range strings.Split(path.Dir(rel), "/") {
+		if c == "stubs" {
+			return true
+		}
+	}
+	return false
+}
+
+// ignoredLibDirs are skipped when grouping lib/ by subdirectory (upstream).
+var ignoredLibDirs = map[string]bool{"stubs": true, "cmake": true, "Win32": true, "x64": true}
+
+// libGroups computes cudaArchitectures, providedLibs and neededLibs with
+// upstream's grouping: lib/*.so as one list, or lib/<subdir>/*.so as a map
+// of lists. Only direct children count, as upstream's iterdir did.
+func (t *tree) libGroups() (layout string, archs, provided, needed features.Grouped) {
+	empty := features.Grouped{List: []string{}}
+	if !t.nonEmptyDir("lib") {
+		return "none", empty, empty, empty
+	}
+	isSO := hasSuffix(".so")
+	var files, dirs []string
+	for _, p := range t.entries("lib") {
+		name := path.Base(p)
+		switch {
+		case t.isDir(p):
+			if !ignoredLibDirs[name] {
+				dirs = append(dirs, p)
+			}
+		case isSO(name) && t.isFile(p):
+			files = append(files, p)
+		}
+	}
+	collect := func(paths []string) (a, p, n []string) {
+		for _, rel := range paths {
+			node, _ := t.follow(rel)
+			if node == nil || node.kind != kindFile || node.file == nil || !isSO(path.Base(rel)) {
+				continue
+			}
+			a = append(a, node.file.archs...)
+			if node.file.soname != "" {
+				p = append(p, node.file.soname)
+			}
+			n = append(n, node.file.needed...)
+		}
+		return archList(a), sortedUnique(p), sortedUnique(n)
+	}
+	switch {
+	case len(files) == 0 && len(dirs) == 0:
+		return "none", empty, empty, empty
+	case len(dirs) == 0:
+		a, p, n := collect(files)
+		return "files", features.Grouped{List: a}, features.Grouped{List: p}, features.Grouped{List: n}
+	}
+	archs.Groups, provided.Groups, needed.Groups = map[string][]string{}, map[string][]string{}, map[string][]string{}
+	add := func(key string, paths []string) {
+		a, p, n := collect(paths)
+		archs.Groups[key], provided.Groups[key], needed.Groups[key] = a, p, n
+	}
+	for _, d := range dirs {
+		add(path.Base(d), t.entries(d))
+	}
+	layout = "subdirs"
+	if len(files) > 0 {
+		layout = "mixed"
+		add(".", files)
+	}
+	return layout, archs, provided, needed
+}
+
+func archList(a []string) []string {
+	out := sortedUnique(a)
+	fatbin.SortArchs(out)
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

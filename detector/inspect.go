@@ -1,0 +1,120 @@
+package detector
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/elfinfo"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
+)
+
+// Library kinds, as written in features.Library.Kind.
+const (
+	libShared          = "shared"
+	libStatic          = "static"
+	libObject          = "object"
+	libLinkerScript    = "linkerScript"
+	libDanglingSymlink = "danglingSymlink"
+	libOther           = "other"
+)
+
+// fileInfo is what the ELF reader learnt about one file.
+type fileInfo struct {
+	kind   string
+	soname string
+	needed []string
+	archs  []string
+	err    error
+}
+
+// isLibraryName matches the names the detector records as libraries:
+// *.so, *.so.<version> and *.a.
+func isLibraryName(name string) bool {
+	return hasSuffix(".so", ".a")(name) || strings.Contains(name, ".so.")
+}
+
+// inspect reads an ELF file, a static archive, or a *.so that is a linker
+// script. It reads only headers, the dynamic section and the fatbin
+// sections; other files are left alone.
+func inspect(rel string, data []byte) *fileInfo {
+	switch {
+	case elfinfo.IsELF(data):
+		info, err := elfinfo.Read(data)
+		fi := &fileInfo{kind: libOther, err: err}
+		if info != nil {
+			switch info.Type {
+			case elf.ET_DYN:
+				fi.kind = libShared
+			case elf.ET_REL:
+				fi.kind = libObject
+			}
+			fi.soname, fi.needed, fi.archs = info.Soname, info.Needed, info.Archs()
+		}
+		return fi
+	case elfinfo.IsArchive(data):
+		return inspectArchive(data)
+	case isLibraryName(path.Base(rel)):
+		if isLinkerScript(data) {
+			return &fileInfo{kind: libLinkerScript}
+		}
+		return &fileInfo{kind: libOther}
+	}
+	return nil
+}
+
+// inspectArchive collects the architectures of every ELF member of a
+// static archive, as cuobjdump does for *.a files.
+func inspectArchive(data []byte) *fileInfo {
+	fi := &fileInfo{kind: libStatic}
+	members, err := elfinfo.Members(data)
+	if err != nil {
+		fi.err = err
+	}
+	var images []fatbin.Entry
+	for _, m := range members {
+		if !elfinfo.IsELF(m.Data) {
+			continue
+		}
+		info, err := elfinfo.Read(m.Data)
+		if info != nil {
+			images = append(images, info.Images...)
+		}
+		if err != nil && fi.err == nil {
+			fi.err = fmt.Errorf("member %s: %w", m.Name, err)
+		}
+	}
+	fi.archs = fatbin.Archs(images)
+	return fi
+}
+
+// isLinkerScript recognises GNU ld scripts installed as lib*.so, such as
+// glibc's libc.so or a CUDA stub redirect.
+func isLinkerScript(data []byte) bool {
+	head := data[:min(len(data), 512)]
+	s := strings.TrimLeft(string(head), " \t\r\n")
+	for _, p := range []string{"/*", "INPUT", "GROUP", "OUTPUT_FORMAT", "SEARCH_DIR"} {
+		if strings.HasPrefix(s, p) {
+			return bytes.IndexByte(head, 0) < 0
+		}
+	}
+	return false
+}
+
+func sortedUnique(in []string) []string {
+	if len(in) == 0 {
+		return []string{}
+	}
+	s := append([]string(nil), in...)
+	sort.Strings(s)
+	out := s[:1]
+	for _, v := range s[1:] {
+		if v != out[len(out)-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package detector
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+type nodeKind int
+
+const (
+	kindFile nodeKind = iota + 1
+	kindDir
+	kindSymlink
+)
+
+// node is what the walk learnt about one path. The rules run on these
+// nodes only, so the tree is read from disk exactly once.
+type node struct {
+	kind     nodeKind
+	exec     bool
+	target   string   // symlink target
+	children []string // directory entries, sorted
+	file     *fileInfo
+}
+
+// tree indexes the walked nodes by relative path ("" is the root).
+type tree struct {
+	nodes map[string]*node
+}
+
+// maxHops matches the kernel's symlink limit.
+const maxHops = 40
+
+// resolve follows symlinks, as the kernel would, and returns the path of
+// the node rel finally names, or ok=false when it dangles, loops or leaves
+// the tree.
+func (t *tree) resolve(rel string) (string, bool) {
+	cur := []string{}
+	pending := splitRel(rel)
+	hops := 0
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(cur) == 0 {
+				return "", false
+			}
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		cur = append(cur, c)
+		n := t.nodes[strings.Join(cur, "/")]
+		if n == nil {
+			return "", false
+		}
+		if n.kind == kindSymlink {
+			hops++
+			if hops > maxHops || strings.HasPrefix(n.target, "/") {
+				return "", false
+			}
+			cur = cur[:len(cur)-1]
+			pending = append(splitRel(n.target), pending...)
+		}
+	}
+	return strings.Join(cur, "/"), true
+}
+
+func splitRel(p string) []string {
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+// follow returns the node rel names after following symlinks.
+func (t *tree) follow(rel string) (*node, string) {
+	r, ok := t.resolve(rel)
+	if !ok {
+		return nil, ""
+	}
+	return t.nodes[r], r
+}
+
+func (t *tree) isDir(rel string) bool {
+	n, _ := t.follow(rel)
+	return n != nil && n.kind == kindDir
+}
+
+func (t *tree) isFile(rel string) bool {
+	n, _ := t.follow(rel)
+	return n != nil && n.kind == kindFile
+}
+
+// nonEmptyDir is upstream's DirDetector: rel and each of its parents up to
+// the root exist, are directories (through symlinks) and have an entry.
+func (t *tree) nonEmptyDir(rel string) bool {
+	p := ""
+	for _, c := range splitRel(rel) {
+		p = path.Join(p, c)
+		n, _ := t.follow(p)
+		if n == nil || n.kind != kindDir || len(n.children) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// entries lists the children of the directory rel names (through
+// symlinks), as paths under rel.
+func (t *tree) entries(rel string) []string {
+	n, _ := t.follow(rel)
+	if n == nil || n.kind != kindDir {
+		return nil
+	}
+	out := make([]string, len(n.children))
+	for i, c := range n.children {
+		out[i] = path.Join(rel, c)
+	}
+	return out
+}
+
+// files is pathlib's rglob(pattern) with files_only: every path below rel
+// (not descending into symlinked directories) that is a file, directly or
+// through a symlink, and whose name matches.
+func (t *tree) files(rel string, match func(name string) bool) []string {
+	var out []string
+	var walk func(dir string)
+	walk = func(dir string) {
+		for _, p := range t.entries(dir) {
+			n := t.nodes[p]
+			if n == nil {
+				continue
+			}
+			if n.kind == kindDir {
+				walk(p)
+				continue
+			}
+			if match(path.Base(p)) && t.isFile(p) {
+				out = append(out, p)
+			}
+		}
+	}
+	walk(rel)
+	sort.Strings(out)
+	return out
+}
+
+func hasSuffix(suffixes ...string) func(string) bool {
+	return func(name string) bool {
+		for _, s := range suffixes {
+			if strings.HasSuffix(name, s) && len(name) > len(s) {
+				return true
+			}
+		}
+		return false
+	}
+}

@@ -1,0 +1,98 @@
+package elfinfo
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ArMagic opens a Unix static archive (*.a).
+const ArMagic = "!<arch>\n"
+
+// IsArchive reports whether data is a static archive.
+func IsArchive(data []byte) bool { return bytes.HasPrefix(data, []byte(ArMagic)) }
+
+// Member is one object of a static archive.
+type Member struct {
+	Name string
+	Data []byte
+}
+
+const arHeaderSize = 60
+
+// Members splits a static archive (GNU or BSD/System V format) into its
+// members, without copying. Symbol tables ("/", "/SYM64/", "__.SYMDEF")
+// and the GNU long-name table ("//") are consumed, not returned. Thin
+// archives hold no member data and are refused.
+func Members(data []byte) ([]Member, error) {
+	if !IsArchive(data) {
+		if bytes.HasPrefix(data, []byte("!<thin>\n")) {
+			return nil, fmt.Errorf("thin archive: members are stored elsewhere")
+		}
+		return nil, fmt.Errorf("not a static archive")
+	}
+	var members []Member
+	var longNames []byte
+	off := len(ArMagic)
+	for off < len(data) {
+		if len(data)-off < arHeaderSize {
+			if isZeroOrNewline(data[off:]) {
+				break
+			}
+			return members, fmt.Errorf("archive member header at offset %d: truncated", off)
+		}
+		hdr := data[off : off+arHeaderSize]
+		if string(hdr[58:60]) != "`\n" {
+			return members, fmt.Errorf("archive member header at offset %d: bad terminator", off)
+		}
+		size, err := strconv.ParseUint(strings.TrimSpace(string(hdr[48:58])), 10, 63)
+		if err != nil {
+			return members, fmt.Errorf("archive member header at offset %d: bad size: %w", off, err)
+		}
+		start := off + arHeaderSize
+		if size > uint64(len(data)-start) {
+			return members, fmt.Errorf("archive member at offset %d: size %d runs past the end", off, size)
+		}
+		body := data[start : start+int(size)]
+		name := strings.TrimRight(string(hdr[0:16]), " ")
+		switch {
+		case name == "/" || name == "/SYM64/" || strings.HasPrefix(name, "__.SYMDEF"):
+			// symbol table
+		case name == "//":
+			longNames = body
+		case strings.HasPrefix(name, "#1/"): // BSD: name stored before the data
+			n, err := strconv.Atoi(name[3:])
+			if err != nil || n < 0 || n > len(body) {
+				return members, fmt.Errorf("archive member at offset %d: bad BSD name length %q", off, name)
+			}
+			members = append(members, Member{Name: strings.TrimRight(string(body[:n]), "\x00"), Data: body[n:]})
+		case strings.HasPrefix(name, "/"): // GNU: offset into the long-name table
+			n, err := strconv.Atoi(name[1:])
+			if err != nil || n < 0 || n >= len(longNames) {
+				return members, fmt.Errorf("archive member at offset %d: bad long-name reference %q", off, name)
+			}
+			long := longNames[n:]
+			if end := bytes.Index(long, []byte("/\n")); end >= 0 {
+				long = long[:end]
+			}
+			members = append(members, Member{Name: string(long), Data: body})
+		default:
+			members = append(members, Member{Name: strings.TrimSuffix(name, "/"), Data: body})
+		}
+		off = start + int(size)
+		if off%2 == 1 {
+			off++ // members are 2-aligned
+		}
+	}
+	return members, nil
+}
+
+func isZeroOrNewline(b []byte) bool {
+	for _, c := range b {
+		if c != 0 && c != '\n' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,77 @@
+// Package features defines the JSON shapes this tool writes: the rich
+// per-archive detection result, and the legacy and index formats Nixpkgs
+// consumed. Everything is encoded canonically (sorted keys, two-space
+// indent, ASCII, trailing newline), byte-compatible with upstream's
+// `json.dumps(obj, indent=2, sort_keys=True) + "\n"`.
+package features
+
+import "encoding/json"
+
+// OutputNames are the outputs the detector decides, in index order: "out"
+// first, then alphabetical (upstream's package-info.json order).
+var OutputNames = []string{"out", "bin", "dev", "doc", "include", "lib", "python", "sample", "static", "stubs"}
+
+// LegacyOutputNames are the outputs of feature_<version>.json files.
+var LegacyOutputNames = []string{"bin", "dev", "doc", "lib", "sample", "static"}
+
+// Features is the detection result for one unpacked archive.
+type Features struct {
+	// Outputs maps every name of OutputNames to whether the tree needs it.
+	Outputs map[string]bool `json:"outputs"`
+	// CudaArchitectures, ProvidedLibs and NeededLibs use upstream's
+	// grouping by lib/ subdirectory (see Grouped).
+	CudaArchitectures Grouped `json:"cudaArchitectures"`
+	ProvidedLibs      Grouped `json:"providedLibs"`
+	NeededLibs        Grouped `json:"neededLibs"`
+	// LibLayout is how lib/ is organised: "none", "files", "subdirs", or
+	// "mixed" (files and subdirectories side by side, which upstream
+	// refused; the groups then hold the files under ".").
+	LibLayout         string    `json:"libLayout"`
+	CudaVersionsInLib []string  `json:"cudaVersionsInLib"`
+	Headers           []string  `json:"headers"`
+	PythonModules     []string  `json:"pythonModules"`
+	Libraries         []Library `json:"libraries"`
+	NarHash           string    `json:"narHash"`
+}
+
+// Library is what one library file (or *.so-named link) holds.
+type Library struct {
+	Path string `json:"path"`
+	// Kind: "shared", "static", "object", "linkerScript", "danglingSymlink",
+	// or "other" (named like a library but neither ELF nor archive).
+	Kind              string   `json:"kind"`
+	Soname            string   `json:"soname"`
+	Needed            []string `json:"needed"`
+	CudaArchitectures []string `json:"cudaArchitectures"`
+	Stub              bool     `json:"stub"`
+	// Error says why the file could not be fully read; detection goes on.
+	Error string `json:"error,omitempty"`
+}
+
+// Grouped is either a sorted list (lib/ holds files) or a map from lib/
+// subdirectory to a sorted list (lib/ holds subdirectories).
+type Grouped struct {
+	List   []string
+	Groups map[string][]string
+}
+
+// MarshalJSON writes the list, or the map when there are groups.
+func (g Grouped) MarshalJSON() ([]byte, error) {
+	if g.Groups != nil {
+		return json.Marshal(g.Groups)
+	}
+	if g.List == nil {
+		return []byte("[]"), nil
+	}
+	return json.Marshal(g.List)
+}
+
+// UnmarshalJSON reads either form.
+func (g *Grouped) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '{' {
+		g.List = nil
+		return json.Unmarshal(b, &g.Groups)
+	}
+	g.Groups = nil
+	return json.Unmarshal(b, &g.List)
+}
