@@ -8,4 +8,7 @@ require (
 	github.com/ulikunitz/xz v0.5.17
 )
 
-require github.com/nix-community/go-nix v0.0.0-20250101154619-4bdde671e0a1
+require (
+	github.com/nix-community/go-nix v0.0.0-20250101154619-4bdde671e0a1
+	github.com/pierrec/lz4/v4 v4.1.33
+)

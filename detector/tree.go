@@ -130,8 +130,9 @@ func (t *tree) files(rel string, match func(name string) bool) []string {
 	var out []string
 	var walk func(dir string)
 	walk = func(dir string) {
+		_, real := t.follow(dir)
 		for _, p := range t.entries(dir) {
-			n := t.nodes[p]
+			n := t.nodes[joinRel(real, path.Base(p))]
 			if n == nil {
 				continue
 			}

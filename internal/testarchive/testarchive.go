@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -161,4 +162,36 @@ func Sorted(entries []Entry) []Entry {
 	out := append([]Entry(nil), entries...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// WriteTree creates entries below root on disk (files, directories and
+// symlinks; parents are created as needed), for tests that need a tree
+// rather than an archive.
+func WriteTree(root string, entries []Entry) error {
+	for _, e := range entries {
+		p := filepath.Join(root, filepath.FromSlash(e.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		switch e.Kind {
+		case Dir:
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				return err
+			}
+		case Symlink:
+			if err := os.Symlink(e.Link, p); err != nil {
+				return err
+			}
+		case File:
+			if err := os.WriteFile(p, e.Body, os.FileMode(e.Mode)); err != nil {
+				return err
+			}
+			if err := os.Chmod(p, os.FileMode(e.Mode)); err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("WriteTree: %s: unsupported kind %q", e.Name, e.Kind)
+		}
+	}
+	return nil
 }

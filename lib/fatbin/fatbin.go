@@ -135,6 +135,9 @@ func parseEntries(section []byte, off, end int) ([]Entry, error) {
 		}
 		e := Entry{Kind: kind, SM: int(sm), Compressed: flags&flagCompressed != 0, Offset: off}
 		payload := h[hdrSize : hdrSize+payloadSize]
+		if c := uint64(binary.LittleEndian.Uint32(h[0x10:])); e.Compressed && c > 0 && c <= payloadSize {
+			payload = payload[:c] // the rest pads to 8 bytes
+		}
 		e.Specific = archSpecific(e, payload)
 		entries = append(entries, e)
 		off += int(hdrSize + payloadSize)
@@ -152,11 +155,8 @@ const prefixLen = 4096
 // line of PTX. Compressed payloads are LZ4 blocks; only a prefix is decoded.
 func archSpecific(e Entry, payload []byte) bool {
 	if e.Compressed {
-		p, err := lz4Prefix(payload, prefixLen)
-		if err != nil {
-			return false
-		}
-		payload = p
+		// A corrupt tail still leaves a usable prefix; the header is first.
+		payload, _ = lz4Prefix(payload, prefixLen)
 	}
 	if e.Kind == KindCubin {
 		return cubinArchSpecific(payload)
