@@ -1,0 +1,34 @@
+package archive_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/archive"
+)
+
+// FuzzUnpack feeds arbitrary bytes to Unpack: it may refuse them, but it
+// must not panic, and it must never create anything beside its output.
+func FuzzUnpack(f *testing.F) {
+	f.Add(testarchive.Tar(redistEntries))
+	f.Add(testarchive.TarGz([]E{F("t/a", "x"), L("t/l", "a"), D("t/d")}))
+	f.Add(testarchive.TarXz([]E{F("t/a", "x"), L("t/up", "../..")}))
+	f.Add(testarchive.Zip([]E{F("t/a", "x"), L("t/l", "../../etc")}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parent := t.TempDir()
+		src := filepath.Join(t.TempDir(), "in")
+		if err := os.WriteFile(src, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = archive.Unpack(src, filepath.Join(parent, "out"), archive.Options{MaxBytes: 1 << 20, MaxEntries: 1000})
+		names, err := os.ReadDir(parent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(names) > 1 || (len(names) == 1 && names[0].Name() != "out") {
+			t.Fatalf("Unpack wrote beside its output: %v", names)
+		}
+	})
+}
