@@ -1,6 +1,6 @@
 module github.com/nix-cuda/cuda-redist-find-features
 
-go 1.22
+go 1.23
 
 require (
 	github.com/google/go-cmp v0.7.0
@@ -11,4 +11,10 @@ require (
 require (
 	github.com/nix-community/go-nix v0.0.0-20250101154619-4bdde671e0a1
 	github.com/pierrec/lz4/v4 v4.1.33
+	github.com/tidwall/gjson v1.20.0
+)
+
+require (
+	github.com/tidwall/match v1.1.1 // indirect
+	github.com/tidwall/pretty v1.2.0 // indirect
 )

@@ -46,8 +46,8 @@ func TestRead(t *testing.T) {
 			wantSoname: "libbe.so.1", wantNeeded: []string{"libc.so.6"}, wantArchs: []string{"sm_52", "sm_80", "sm_90"},
 		},
 		{
-			name: "32-bit big-endian, no device code",
-			spec: testelf.Spec{Class: elf.ELFCLASS32, Data: elf.ELFDATA2MSB, Machine: elf.EM_PPC, Soname: "libhost.so"},
+			name:       "32-bit big-endian, no device code",
+			spec:       testelf.Spec{Class: elf.ELFCLASS32, Data: elf.ELFDATA2MSB, Machine: elf.EM_PPC, Soname: "libhost.so"},
 			wantSoname: "libhost.so", wantArchs: []string{},
 		},
 		{

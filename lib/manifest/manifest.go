@@ -1,0 +1,318 @@
+// Package manifest reads NVIDIA redistributable manifests
+// (redistrib_<version>.json): their releases, and the archives they list
+// per platform and CUDA variant, in both layouts NVIDIA uses (v2: platform
+// → archive; v3: platform → cuda variant → archive).
+//
+// The set of known keys lives in keys.json, which the Nix side
+// (nix/manifest.nix) reads too, so both agree on what a manifest may hold.
+package manifest
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/tidwall/gjson"
+)
+
+//go:embed keys.json
+var keysJSON []byte
+
+// Keys are the known keys of each level of a manifest.
+var Keys = func() struct {
+	Metadata  []string `json:"metadata"`
+	Release   []string `json:"release"`
+	Platforms []string `json:"platforms"`
+	Leaf      []string `json:"leaf"`
+} {
+	var k struct {
+		Metadata  []string `json:"metadata"`
+		Release   []string `json:"release"`
+		Platforms []string `json:"platforms"`
+		Leaf      []string `json:"leaf"`
+	}
+	if err := json.Unmarshal(keysJSON, &k); err != nil {
+		panic("manifest: keys.json: " + err.Error())
+	}
+	return k
+}()
+
+func isOneOf(s string, list []string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Manifest is one parsed redistrib_<version>.json.
+type Manifest struct {
+	// Source names the manifest in error messages (usually its path).
+	Source   string
+	Date     string
+	Label    string
+	Product  string
+	Releases map[string]*Release
+}
+
+// Release is one package of a manifest.
+type Release struct {
+	Package     string
+	Name        string
+	License     string
+	LicensePath string
+	Version     string
+	Variants    []string // cuda_variant, "" entries for v2
+	Archives    []Archive
+}
+
+// Archive is one downloadable archive: package × platform × variant.
+type Archive struct {
+	Package      string
+	Platform     string
+	Variant      string // "cuda12", or "" when the release has no variants
+	RelativePath string
+	SHA256       string
+	MD5          string
+	Size         string
+}
+
+// VariantKey is the index format's name for a variant: "None" for none.
+func (a Archive) VariantKey() string {
+	if a.Variant == "" {
+		return "None"
+	}
+	return a.Variant
+}
+
+// ID names the archive in messages: "pkg/platform[/variant]".
+func (a Archive) ID() string {
+	s := a.Package + "/" + a.Platform
+	if a.Variant != "" {
+		s += "/" + a.Variant
+	}
+	return s
+}
+
+var (
+	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	variantName = regexp.MustCompile(`^cuda[0-9]+$`)
+)
+
+// ReadFile parses the manifest at path.
+func ReadFile(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Parse reads a manifest. Unknown keys are errors that name the manifest
+// and the key: a new NVIDIA layout must be looked at, not guessed.
+func Parse(source string, data []byte) (*Manifest, error) {
+	if !gjson.ValidBytes(data) {
+		return nil, fmt.Errorf("manifest %s: not valid JSON", source)
+	}
+	root := gjson.ParseBytes(data)
+	if !root.IsObject() {
+		return nil, fmt.Errorf("manifest %s: top level is %s, not an object", source, root.Type)
+	}
+	m := &Manifest{Source: source, Releases: map[string]*Release{}}
+	var err error
+	root.ForEach(func(key, value gjson.Result) bool {
+		k := key.String()
+		switch {
+		case isOneOf(k, Keys.Metadata):
+			if value.Type != gjson.String {
+				err = fmt.Errorf("manifest %s: %s is %s, not a string", source, k, value.Type)
+				return false
+			}
+			switch k {
+			case "release_date":
+				m.Date = value.String()
+			case "release_label":
+				m.Label = value.String()
+			case "release_product":
+				m.Product = value.String()
+			}
+		case value.IsObject():
+			var r *Release
+			r, err = parseRelease(source, k, value)
+			if err != nil {
+				return false
+			}
+			m.Releases[k] = r
+		default:
+			err = fmt.Errorf("manifest %s: unknown top-level key %q (a %s)", source, k, value.Type)
+			return false
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
+	r := &Release{Package: pkg}
+	where := fmt.Sprintf("manifest %s: package %s", source, pkg)
+	for _, field := range []struct {
+		key string
+		dst *string
+	}{{"name", &r.Name}, {"license", &r.License}, {"license_path", &r.LicensePath}, {"version", &r.Version}} {
+		f := v.Get(gjson.Escape(field.key))
+		if f.Exists() && f.Type != gjson.String {
+			return nil, fmt.Errorf("%s: %s is %s, not a string", where, field.key, f.Type)
+		}
+		*field.dst = f.String()
+	}
+	if r.Version == "" {
+		return nil, fmt.Errorf("%s: no version", where)
+	}
+	if cv := v.Get("cuda_variant"); cv.Exists() {
+		if !cv.IsArray() {
+			return nil, fmt.Errorf("%s: cuda_variant is not a list", where)
+		}
+		for _, x := range cv.Array() {
+			r.Variants = append(r.Variants, "cuda"+x.String())
+		}
+	}
+	var err error
+	v.ForEach(func(key, value gjson.Result) bool {
+		k := key.String()
+		switch {
+		case isOneOf(k, Keys.Release):
+			return true
+		case !isOneOf(k, Keys.Platforms):
+			err = fmt.Errorf("%s: unknown key %q (not a known platform or release field)", where, k)
+			return false
+		case !value.IsObject():
+			err = fmt.Errorf("%s: platform %s is %s, not an object", where, k, value.Type)
+			return false
+		}
+		var archives []Archive
+		archives, err = parsePlatform(where, pkg, k, value, r.Variants)
+		r.Archives = append(r.Archives, archives...)
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(r.Archives, func(i, j int) bool { return r.Archives[i].ID() < r.Archives[j].ID() })
+	return r, nil
+}
+
+// parsePlatform reads a platform value: an archive (v2, and `source` in
+// v3), or a map from variant to archive (v3).
+func parsePlatform(where, pkg, platform string, v gjson.Result, variants []string) ([]Archive, error) {
+	if v.Get("relative_path").Exists() {
+		a, err := parseLeaf(where+": platform "+platform, v)
+		a.Package, a.Platform = pkg, platform
+		return []Archive{a}, err
+	}
+	var out []Archive
+	var err error
+	v.ForEach(func(key, value gjson.Result) bool {
+		variant := key.String()
+		at := fmt.Sprintf("%s: platform %s: variant %s", where, platform, variant)
+		if !variantName.MatchString(variant) {
+			err = fmt.Errorf("%s: unknown key (neither an archive field nor a cudaNN variant)", at)
+			return false
+		}
+		if variants != nil && !isOneOf(variant, variants) {
+			err = fmt.Errorf("%s: not listed in cuda_variant %v", at, variants)
+			return false
+		}
+		if !value.IsObject() {
+			err = fmt.Errorf("%s: is %s, not an object", at, value.Type)
+			return false
+		}
+		var a Archive
+		a, err = parseLeaf(at, value)
+		a.Package, a.Platform, a.Variant = pkg, platform, variant
+		out = append(out, a)
+		return err == nil
+	})
+	return out, err
+}
+
+func parseLeaf(where string, v gjson.Result) (Archive, error) {
+	var a Archive
+	var err error
+	v.ForEach(func(key, value gjson.Result) bool {
+		k := key.String()
+		if !isOneOf(k, Keys.Leaf) {
+			err = fmt.Errorf("%s: unknown archive field %q", where, k)
+			return false
+		}
+		if value.Type != gjson.String {
+			err = fmt.Errorf("%s: %s is %s, not a string", where, k, value.Type)
+			return false
+		}
+		switch k {
+		case "relative_path":
+			a.RelativePath = value.String()
+		case "sha256":
+			a.SHA256 = value.String()
+		case "md5":
+			a.MD5 = value.String()
+		case "size":
+			a.Size = value.String()
+		}
+		return true
+	})
+	if err != nil {
+		return a, err
+	}
+	switch {
+	case a.RelativePath == "":
+		return a, fmt.Errorf("%s: no relative_path", where)
+	case strings.HasPrefix(a.RelativePath, "/") || strings.Contains("/"+a.RelativePath+"/", "/../"):
+		return a, fmt.Errorf("%s: relative_path %q leaves the base URL", where, a.RelativePath)
+	case !sha256Hex.MatchString(a.SHA256):
+		return a, fmt.Errorf("%s: sha256 %q is not 64 lowercase hex digits", where, a.SHA256)
+	}
+	return a, nil
+}
+
+// Archives lists every archive of the manifest, sorted by ID.
+func (m *Manifest) Archives() []Archive {
+	var out []Archive
+	for _, pkg := range m.Packages() {
+		out = append(out, m.Releases[pkg].Archives...)
+	}
+	return out
+}
+
+// Packages lists the package names, sorted.
+func (m *Manifest) Packages() []string {
+	out := make([]string, 0, len(m.Releases))
+	for p := range m.Releases {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ConventionalPath is the relative path NVIDIA usually gives an archive:
+// <pkg>/<platform>/<pkg>-<platform>-<version>[_<variant>]-archive.tar.xz
+// (.zip on Windows). The index format records relativePath only when an
+// archive's path differs from it.
+func ConventionalPath(pkg, platform, version, variant string) string {
+	ext := "tar.xz"
+	if strings.HasPrefix(platform, "windows") {
+		ext = "zip"
+	}
+	v := version
+	if variant != "" {
+		v += "_" + variant
+	}
+	return fmt.Sprintf("%s/%s/%s-%s-%s-archive.%s", pkg, platform, pkg, platform, v, ext)
+}

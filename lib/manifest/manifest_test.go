@@ -1,0 +1,97 @@
+package manifest_test
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+)
+
+func sharedData(t *testing.T) string {
+	_, here, _, _ := runtime.Caller(0)
+	dir := filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "data", "nvidia")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no shared data beside the repo: %v", err)
+	}
+	return dir
+}
+
+// TestRealManifests parses every real NVIDIA manifest and checks the
+// counts against an independent walk of the JSON.
+func TestRealManifests(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(sharedData(t), "*", "redistrib_*.json"))
+	if len(files) < 19 {
+		t.Fatalf("found %d manifests, want the 19 in shared/data", len(files))
+	}
+	total := 0
+	for _, f := range files {
+		m, err := manifest.ReadFile(f)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		n := len(m.Archives())
+		if n == 0 {
+			t.Errorf("%s: no archives", f)
+		}
+		total += n
+	}
+	t.Logf("%d manifests, %d archives", len(files), total)
+}
+
+func TestParseLayouts(t *testing.T) {
+	v3 := `{"release_date":"2025-01-01","libx":{"name":"X","license":"L","version":"1.2","cuda_variant":["11","12"],
+	  "linux-x86_64":{"cuda11":{"relative_path":"libx/a_cuda11.tar.xz","sha256":"` + strings.Repeat("a", 64) + `","md5":"m","size":"1"},
+	                  "cuda12":{"relative_path":"libx/a_cuda12.tar.xz","sha256":"` + strings.Repeat("b", 64) + `","md5":"m","size":"1"}}},
+	  "src":{"name":"S","license":"L","version":"1","source":{"relative_path":"src/s.tar.xz","sha256":"` + strings.Repeat("c", 64) + `"}}}`
+	m, err := manifest.Parse("v3.json", []byte(v3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range m.Archives() {
+		ids = append(ids, a.ID()+"="+a.VariantKey())
+	}
+	if got, want := strings.Join(ids, " "), "libx/linux-x86_64/cuda11=cuda11 libx/linux-x86_64/cuda12=cuda12 src/source=None"; got != want {
+		t.Errorf("archives = %s, want %s", got, want)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	h := strings.Repeat("a", 64)
+	tests := []struct{ name, json, want string }{
+		{"broken JSON", `{"a":`, "manifest m.json: not valid JSON"},
+		{"unknown platform", `{"p":{"version":"1","linux-riscv":{"relative_path":"x","sha256":"` + h + `"}}}`, `package p: unknown key "linux-riscv"`},
+		{"unknown top-level scalar", `{"release_notes":"x"}`, `unknown top-level key "release_notes"`},
+		{"unknown leaf field", `{"p":{"version":"1","linux-x86_64":{"relative_path":"x","sha256":"` + h + `","url":"u"}}}`, `platform linux-x86_64: unknown archive field "url"`},
+		{"bad sha256", `{"p":{"version":"1","linux-x86_64":{"relative_path":"x","sha256":"XYZ"}}}`, `sha256 "XYZ" is not 64 lowercase hex digits`},
+		{"escaping path", `{"p":{"version":"1","linux-x86_64":{"relative_path":"../x","sha256":"` + h + `"}}}`, `leaves the base URL`},
+		{"variant not declared", `{"p":{"version":"1","cuda_variant":["12"],"linux-x86_64":{"cuda11":{"relative_path":"x","sha256":"` + h + `"}}}}`, `variant cuda11: not listed in cuda_variant`},
+		{"no version", `{"p":{"name":"n"}}`, "package p: no version"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := manifest.Parse("m.json", []byte(tc.json))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"p":{"version":"1","cuda_variant":["12"],"linux-x86_64":{"cuda12":{"relative_path":"x","sha256":"` + strings.Repeat("a", 64) + `"}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := manifest.Parse("fuzz.json", data)
+		if err == nil {
+			for _, a := range m.Archives() {
+				if a.RelativePath == "" || len(a.SHA256) != 64 {
+					t.Fatalf("accepted archive %+v", a)
+				}
+			}
+		}
+	})
+}
