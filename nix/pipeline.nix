@@ -1,0 +1,250 @@
+/**
+  The derivations of the pipeline: for each manifest entry a fixed-output
+  fetch, an unpack and a detect; for each manifest one aggregate; and a
+  merge of aggregates into one index.
+
+  No stdenv, no shell, no nixpkgs: fetches use Nix's `builtin:fetchurl`,
+  and every other derivation has the static detector binary as `builder`,
+  so the closure of a detection is the archive plus one binary.
+*/
+{
+  # Path of the static cuda-redist-find-features binary, or a derivation
+  # with it in bin/.
+  detector,
+  # The system the derivations build on (archives of any platform are
+  # detected on it: nothing executes their code).
+  system,
+}:
+let
+  inherit (builtins)
+    baseNameOf
+    concatMap
+    isAttrs
+    listToAttrs
+    match
+    placeholder
+    replaceStrings
+    ;
+
+  manifestLib = import ./manifest.nix;
+
+  builder =
+    if isAttrs detector then "${detector}/bin/cuda-redist-find-features" else "${detector}";
+
+  # Store path names allow [A-Za-z0-9+._?=-]; anything else becomes '-'.
+  sanitize =
+    s:
+    let
+      m = match "[A-Za-z0-9+._?=-]*" s;
+    in
+    if m != null then s else replaceStrings [ " " "/" ":" "@" "~" ] [ "-" "-" "-" "-" "-" ] s;
+
+  # The archive's name without its compression suffix.
+  stemOf =
+    relativePath:
+    let
+      base = baseNameOf relativePath;
+      m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar|zip)" base;
+    in
+    sanitize (if m == null then base else builtins.head m);
+
+  variantKey = e: if e.variant == null then "None" else e.variant;
+in
+rec {
+  /**
+    Fixed-output fetch of one archive with `builtin:fetchurl`. A wrong
+    sha256 fails this derivation alone, with Nix's hash-mismatch message.
+    Not `preferLocalBuild`: on remote builders the fetch, unpack and detect
+    of a multi-GB archive should happen on one machine.
+
+    # Type
+
+    ```
+    fetch :: { baseUrl :: String, entry :: Entry } -> Derivation
+    ```
+  */
+  fetch =
+    { baseUrl, entry }:
+    derivation {
+      name = sanitize (baseNameOf entry.relativePath);
+      system = "builtin";
+      builder = "builtin:fetchurl";
+      url = "${baseUrl}/${entry.relativePath}";
+      outputHashMode = "flat";
+      outputHashAlgo = "sha256";
+      outputHash = entry.sha256;
+      # What builtin:fetchurl honours of the environment (proxies).
+      impureEnvVars = [
+        "http_proxy"
+        "https_proxy"
+        "ftp_proxy"
+        "all_proxy"
+        "no_proxy"
+      ];
+    };
+
+  /**
+    The archive's content as a store path, with a single top-level
+    directory stripped (as `fetchzip` does). The builder refuses unsafe
+    archives with an error naming the entry.
+
+    # Type
+
+    ```
+    unpack :: { src :: Derivation, entry :: Entry } -> Derivation
+    ```
+  */
+  unpack =
+    { src, entry }:
+    derivation {
+      name = stemOf entry.relativePath;
+      inherit system builder;
+      args = [
+        "unpack"
+        "${src}"
+        (placeholder "out")
+      ];
+    };
+
+  /**
+    The features of an unpacked tree: a JSON file (see the README's schema).
+
+    # Type
+
+    ```
+    detect :: { unpacked :: Derivation, entry :: Entry } -> Derivation
+    ```
+  */
+  detect =
+    { unpacked, entry }:
+    derivation {
+      name = "${stemOf entry.relativePath}-features.json";
+      inherit system builder;
+      args = [
+        "detect"
+        "--out"
+        (placeholder "out")
+        "${unpacked}"
+      ];
+    };
+
+  /**
+    Fetch, unpack and detect one manifest entry.
+
+    # Type
+
+    ```
+    entryDerivations :: { baseUrl :: String, entry :: Entry } -> { src, unpacked, features }
+    ```
+  */
+  entryDerivations =
+    { baseUrl, entry }:
+    rec {
+      src = fetch { inherit baseUrl entry; };
+      unpacked = unpack { inherit src entry; };
+      features = detect { inherit unpacked entry; };
+    };
+
+  /**
+    The features of one manifest: a directory holding
+    `feature_<version>.json` (the legacy format, byte-compatible with the
+    files Nixpkgs carried), `index.json` (the index format with narHash)
+    and `detail.json` (everything the detector found, per entry).
+
+    The result also carries `entries.<package>.<platform>.<variant>` with
+    each entry's `src`, `unpacked` and `features` derivations.
+
+    # Inputs
+
+    `redistName`
+    : The product, e.g. `"cuda"`, `"cudnn"`.
+
+    `version`
+    : The manifest's version, e.g. `"12.8.0"`.
+
+    `manifest`
+    : Path of the `redistrib_<version>.json` file.
+
+    `baseUrl`
+    : Where `relative_path`s are resolved, without a trailing slash.
+
+    `platforms`, `packages`
+    : Optional selections (default: all).
+
+    # Type
+
+    ```
+    manifestFeatures :: { redistName, version, manifest :: Path, baseUrl, platforms?, packages? } -> Derivation
+    ```
+  */
+  manifestFeatures =
+    {
+      redistName,
+      version,
+      manifest,
+      baseUrl,
+      platforms ? null,
+      packages ? null,
+    }:
+    let
+      entries = manifestLib.entries {
+        name = "${redistName}/${baseNameOf manifest}";
+        manifest = builtins.fromJSON (builtins.readFile manifest);
+        inherit platforms packages;
+      };
+      withDrvs = map (entry: entry // { drvs = entryDerivations { inherit baseUrl entry; }; }) entries;
+      aggregate = derivation {
+        name = sanitize "${redistName}-${version}-features";
+        inherit system builder;
+        args = [ "aggregate" ];
+        __structuredAttrs = true;
+        # Tiny and cheap: not worth shipping to a remote builder.
+        preferLocalBuild = true;
+        allowSubstitutes = false;
+        inherit redistName version;
+        manifest = "${manifest}";
+        archives = map (e: {
+          inherit (e)
+            package
+            platform
+            relativePath
+            sha256
+            ;
+          variant = variantKey e;
+          features = "${e.drvs.features}";
+        }) withDrvs;
+      };
+      byKey =
+        f: list:
+        builtins.mapAttrs (_: f) (builtins.groupBy (x: x.key) list);
+      tree = byKey (
+        xs:
+        byKey (ys: listToAttrs (map (y: { name = variantKey y; value = y.drvs; }) ys)) (
+          map (x: x // { key = x.platform; }) xs
+        )
+      ) (map (e: e // { key = e.package; }) withDrvs);
+    in
+    aggregate // { entries = tree; };
+
+  /**
+    Merge the index of several manifests' features into one `index.json`
+    (redistName → version → package → …).
+
+    # Type
+
+    ```
+    mergeIndex :: { name :: String, features :: [Derivation] } -> Derivation
+    ```
+  */
+  mergeIndex =
+    { name, features }:
+    derivation {
+      name = sanitize "${name}-index";
+      inherit system builder;
+      args = [ "merge-index" ];
+      __structuredAttrs = true;
+      preferLocalBuild = true;
+      allowSubstitutes = false;
+      indexes = map (f: "${f}/index.json") features;
+    };
+}
