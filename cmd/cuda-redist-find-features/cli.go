@@ -43,7 +43,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand()}
+	return []command{unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand()}
 }
 
 const prog = "cuda-redist-find-features"

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
@@ -94,4 +95,43 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestGoldenEntryCounts writes (UPDATE_GOLDEN=1) or checks the number of
+// archives the Go parser finds in each bundled manifest. nix/tests.nix
+// compares the Nix walker's counts with the same file, so the two parsers
+// are held to each other.
+func TestGoldenEntryCounts(t *testing.T) {
+	_, here, _, _ := runtime.Caller(0)
+	repo := filepath.Join(filepath.Dir(here), "..", "..")
+	files, err := filepath.Glob(filepath.Join(repo, "manifests", "*", "redistrib_*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no bundled manifests: %v", err)
+	}
+	counts := map[string]int{}
+	for _, f := range files {
+		m, err := manifest.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(filepath.Join(repo, "manifests"), f)
+		counts[filepath.ToSlash(rel)] = len(m.Archives())
+	}
+	data, err := features.Encode(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden := filepath.Join(repo, "tests", "golden", "entry-counts.json")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(golden, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if string(want) != string(data) {
+		t.Errorf("entry counts differ from %s:\n%s", golden, data)
+	}
 }

@@ -1,0 +1,34 @@
+/**
+  The Go sources of the binary, and nothing else: edits to Nix files,
+  docs or the sample do not change the binary's hash, so they do not
+  re-run every detection.
+*/
+root:
+builtins.path {
+  path = root;
+  name = "cuda-redist-find-features-source";
+  filter =
+    path: type:
+    let
+      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
+      base = baseNameOf path;
+      topDir = builtins.head (builtins.split "/" rel);
+      isTest = builtins.match ".*_test\\.go" base != null;
+    in
+    if type == "directory" then
+      builtins.elem topDir [
+        "cmd"
+        "detector"
+        "lib"
+        "vendor"
+      ]
+      && !(builtins.elem base [ "testdata" ])
+    else
+      builtins.elem rel [
+        "go.mod"
+        "go.sum"
+      ]
+      || (topDir == "vendor")
+      || (builtins.match ".*\\.go" base != null && !isTest)
+      || rel == "lib/manifest/keys.json";
+}

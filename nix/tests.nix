@@ -1,0 +1,106 @@
+/**
+  Evaluation tests of nix/manifest.nix, in the shape of nixpkgs' runTests:
+  a list of { name, expr, expected }. nix/checks.nix fails on any mismatch.
+*/
+{ golden }:
+let
+  inherit (import ./manifest.nix) entries;
+  sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);
+  leaf = path: {
+    relative_path = path;
+    sha256 = sha;
+  };
+  fails = expr: !(builtins.tryEval (builtins.deepSeq expr expr)).success;
+  bundled =
+    let
+      dir = ../manifests;
+      redists = builtins.filter (r: (builtins.readDir dir).${r} == "directory") (builtins.attrNames (builtins.readDir dir));
+      files = r: builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (builtins.attrNames (builtins.readDir (dir + "/${r}")));
+    in
+    builtins.listToAttrs (
+      builtins.concatMap (
+        r:
+        map (f: {
+          name = "${r}/${f}";
+          value = builtins.length (entries {
+            name = "${r}/${f}";
+            manifest = builtins.fromJSON (builtins.readFile (dir + "/${r}/${f}"));
+          });
+        }) (files r)
+      ) redists
+    );
+in
+[
+  {
+    name = "v2 entry";
+    expr = entries {
+      name = "m";
+      manifest = {
+        release_date = "x";
+        p = {
+          version = "1";
+          name = "P";
+          linux-x86_64 = leaf "p.tar.xz";
+        };
+      };
+    };
+    expected = [
+      {
+        package = "p";
+        platform = "linux-x86_64";
+        variant = null;
+        relativePath = "p.tar.xz";
+        sha256 = sha;
+        version = "1";
+      }
+    ];
+  }
+  {
+    name = "v3 variants and source";
+    expr = map (e: "${e.package}/${e.platform}/${toString e.variant}") (entries {
+      name = "m";
+      manifest = {
+        p = {
+          version = "1";
+          cuda_variant = [ "11" "12" ];
+          linux-sbsa = { cuda12 = leaf "b"; };
+          linux-x86_64 = { cuda11 = leaf "a"; cuda12 = leaf "c"; };
+        };
+        s = { version = "1"; source = leaf "s"; };
+      };
+    });
+    expected = [ "p/linux-sbsa/cuda12" "p/linux-x86_64/cuda11" "p/linux-x86_64/cuda12" "s/source/" ];
+  }
+  {
+    name = "platform and package selection";
+    expr = map (e: e.platform) (entries {
+      name = "m";
+      manifest = { p = { version = "1"; linux-x86_64 = leaf "a"; linux-sbsa = leaf "b"; }; q = { version = "1"; linux-sbsa = leaf "c"; }; };
+      platforms = [ "linux-sbsa" ];
+      packages = [ "p" ];
+    });
+    expected = [ "linux-sbsa" ];
+  }
+  {
+    name = "unknown platform is an error";
+    expr = fails (entries { name = "m"; manifest = { p = { version = "1"; linux-riscv64 = leaf "a"; }; }; });
+    expected = true;
+  }
+  {
+    name = "unknown archive field is an error";
+    expr = fails (entries { name = "m"; manifest = { p = { version = "1"; linux-x86_64 = leaf "a" // { url = "u"; }; }; }; });
+    expected = true;
+  }
+  {
+    name = "unknown top-level scalar is an error";
+    expr = fails (entries { name = "m"; manifest = { release_notes = "x"; }; });
+    expected = true;
+  }
+  {
+    # The Go parser wrote this file (TestGoldenEntryCounts): both sides
+    # must find the same archives in every bundled manifest.
+    name = "bundled manifests: same entry counts as the Go parser";
+    expr = bundled;
+    expected = builtins.fromJSON (builtins.readFile (golden + "/entry-counts.json"));
+  }
+]

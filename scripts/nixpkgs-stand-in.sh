@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Assemble the offline nixpkgs stand-in (tests/nixpkgs-stand-in) in DEST,
+# with a copy of this machine's Go toolchain in DEST/go, and print DEST.
+set -euo pipefail
+dest=${1:?usage: nixpkgs-stand-in.sh DEST}
+here=$(cd "$(dirname "$0")/.." && pwd)
+goroot=$(go env GOROOT)
+stamp="$(go version) $(cat "$here"/tests/nixpkgs-stand-in/*.nix | sha256sum)"
+if [ -f "$dest/.stamp" ] && [ "$(cat "$dest/.stamp")" = "$stamp" ]; then
+  echo "$dest"
+  exit 0
+fi
+rm -rf "$dest"
+mkdir -p "$dest/go"
+cp "$here"/tests/nixpkgs-stand-in/*.nix "$dest/"
+# The toolchain without what building needs not: tests, docs, the
+# compiler's own sources (its binaries are in pkg/tool).
+tar -C "$goroot" --exclude=./test --exclude=./doc --exclude=./api --exclude=./misc \
+  --exclude=./src/cmd --exclude='testdata' -cf - . | tar -C "$dest/go" -xf -
+printf '%s' "$stamp" > "$dest/.stamp"
+echo "$dest"
