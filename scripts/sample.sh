@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job on the bundled sample: build the static binary, then let
+# Nix fetch, unpack and detect every archive of sample/redistrib_*.json in
+# sandboxed derivations and aggregate them. Prints the legacy feature file
+# of each manifest and the merged index; results stay in ./result-sample-*.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+mkdir -p .cache
+CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-redist-find-features
+nixopts=(--option sandbox true --option substituters '')
+for attr in '"1.0.0"' '"2.0.0"' index; do
+  name=${attr//\"/}
+  nix-build default.nix "${nixopts[@]}" --arg detector "$PWD/.cache/cuda-redist-find-features" \
+    -A "features.sample.$attr" -o "result-sample-$name" >&2
+done
+for v in 1.0.0 2.0.0; do
+  echo "== result-sample-$v/feature_$v.json"
+  cat "result-sample-$v/feature_$v.json"
+done
+echo "== result-sample-index (index.json of both manifests)"
+cat result-sample-index

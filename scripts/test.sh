@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, vet, vendor/ freshness, and every Go
+# test, including the real Nix builds (sandboxed, offline) and the checks
+# against real NVIDIA binaries from Debian's non-free CUDA 11.8 packages
+# with cuobjdump and patchelf as oracles. Installs what it needs on Debian.
+#
+# CRFF_REAL_CUDA=skip leaves out the real-binary tests (they download ~230 MB).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+
+echo "== gofmt"
+unformatted=$(gofmt -l $(find . -name '*.go' -not -path './vendor/*' -not -path './.cache/*' -not -path './tests/.cache/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+echo "== go vet"
+go vet ./...
+echo "== vendor/ is what go mod vendor writes"
+tmpvendor=$(mktemp -d)
+trap 'rm -rf "$tmpvendor"' EXIT
+go mod vendor -o "$tmpvendor/vendor"
+diff -r vendor "$tmpvendor/vendor" >&2
+
+if [ "${CRFF_REAL_CUDA:-}" != skip ]; then
+  export CRFF_REAL_CUDA=${CRFF_REAL_CUDA:-$PWD/tests/.cache/real-cuda}
+  echo "== real NVIDIA binaries in $CRFF_REAL_CUDA"
+  scripts/fetch-real-cuda.sh "$CRFF_REAL_CUDA"
+else
+  unset CRFF_REAL_CUDA
+fi
+export CRFF_REQUIRE_NIX=1
+echo "== go test"
+go test -count=1 -timeout 30m ./...

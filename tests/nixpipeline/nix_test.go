@@ -1,0 +1,341 @@
+// Package nixpipeline runs the Nix pipeline for real: sandboxed nix-build
+// of the bundled sample through default.nix, golden comparison, narHash
+// against `nix path-info`, failure isolation with --keep-going, corrupt
+// archives, determinism with --check, and `nix flake check` against the
+// offline nixpkgs stand-in.
+//
+// It needs Nix (Debian's nix-bin is enough). Without it the tests skip,
+// unless CRFF_REQUIRE_NIX=1, as in CI, where they fail instead.
+package nixpipeline
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+var nixOptions = []string{
+	"--option", "sandbox", "true",
+	"--option", "substituters", "",
+	"--extra-experimental-features", "nix-command flakes",
+}
+
+func repoRoot() string {
+	_, here, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(here), "..", "..")
+}
+
+func requireNix(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("nix-build"); err != nil {
+		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
+			t.Fatal("nix-build not found and CRFF_REQUIRE_NIX is set")
+		}
+		t.Skip("Nix is not installed (apt-get install nix-bin)")
+	}
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// detectorBinary builds the static binary once for all tests.
+func detectorBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "crff-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "cuda-redist-find-features")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "./cmd/cuda-redist-find-features")
+		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("build detector: %v", buildErr)
+	}
+	return binPath
+}
+
+// nix runs a Nix command with the offline, sandboxed options and returns
+// stdout; stderr is returned on failure.
+func nix(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	full := append(append([]string{}, args[1:]...), nixOptions...)
+	cmd := exec.Command(args[0], full...)
+	cmd.Dir = repoRoot()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return strings.TrimSpace(stdout.String()), stderr.String(), err
+}
+
+func mustNix(t *testing.T, args ...string) string {
+	t.Helper()
+	out, stderr, err := nix(t, args...)
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, stderr)
+	}
+	return out
+}
+
+// buildSample builds an attribute of default.nix's features.sample.
+func buildSample(t *testing.T, attr string) string {
+	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "detector", detectorBinary(t), "-A", "features.sample."+attr)
+}
+
+func diffPaths(t *testing.T, expected, actual string) {
+	t.Helper()
+	cmd := exec.Command(detectorBinary(t), "diff", expected, actual)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("%s differs from golden %s:\n%s", actual, expected, out)
+	}
+}
+
+func TestSampleMatchesGolden(t *testing.T) {
+	requireNix(t)
+	golden := filepath.Join(repoRoot(), "tests", "golden", "sample")
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		out := buildSample(t, `"`+v+`"`)
+		diffPaths(t, filepath.Join(golden, v), out)
+	}
+	diffPaths(t, filepath.Join(golden, "index.json"), buildSample(t, "index"))
+}
+
+// TestNarHashMatchesNix checks that the narHash the detector computes in
+// its sandbox is the one Nix records for the unpacked store path.
+func TestNarHashMatchesNix(t *testing.T) {
+	requireNix(t)
+	for _, e := range []string{
+		`"1.0.0".entries.cuda_demo_rt.linux-x86_64.None`,
+		`"1.0.0".entries.cuda_demo_rt.windows-x86_64.None`,
+		`"1.0.0".entries.cuda_demo_tools.linux-x86_64.None`,
+		`"2.0.0".entries.libdemo_variant.linux-x86_64.cuda12`,
+	} {
+		unpacked := buildSample(t, e+".unpacked")
+		featuresFile := buildSample(t, e+".features")
+		f, err := features.ReadFeatures(featuresFile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := mustNix(t, "nix", "path-info", "--json", unpacked)
+		var paths []struct {
+			NarHash string `json:"narHash"`
+		}
+		if err := json.Unmarshal([]byte(info), &paths); err != nil || len(paths) != 1 {
+			t.Fatalf("path-info %s: %v (%s)", unpacked, err, info)
+		}
+		if paths[0].NarHash != f.NarHash {
+			t.Errorf("%s: detector narHash %s, nix path-info %s", e, f.NarHash, paths[0].NarHash)
+		}
+	}
+}
+
+// copySample copies the sample into a temp dir (outside the store) so a
+// test can break it, and returns the dir.
+func copySample(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	cmd := exec.Command("cp", "-r", filepath.Join(repoRoot(), "sample")+"/.", dst)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	return dst
+}
+
+// pipelineExpr is a Nix expression for the features of one manifest in
+// dir, fetched from dir with file:// (made visible to the sandbox by
+// extra-sandbox-paths).
+func pipelineExpr(t *testing.T, dir, manifestFile string) string {
+	return `(import ` + repoRoot() + `/default.nix { detector = ` + detectorBinary(t) + `; }).pipeline.manifestFeatures {
+	  redistName = "broken"; version = "1.0.0";
+	  manifest = ` + filepath.Join(dir, manifestFile) + `;
+	  baseUrl = "file://` + dir + `";
+	}`
+}
+
+func rewriteManifest(t *testing.T, path string, edit func(m map[string]any)) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	edit(m)
+	data, err = json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func leaf(m map[string]any, pkg, platform string) map[string]any {
+	return m[pkg].(map[string]any)[platform].(map[string]any)
+}
+
+// TestWrongHashFailsOnlyItsEntry: with --keep-going, a bad sha256 fails
+// that entry's fetch with Nix's hash-mismatch message; every other
+// entry's detection still builds.
+func TestWrongHashFailsOnlyItsEntry(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	const wrong = "0000000000000000000000000000000000000000000000000000000000000001"
+	rewriteManifest(t, filepath.Join(dir, "redistrib_1.0.0.json"), func(m map[string]any) {
+		leaf(m, "cuda_demo_tools", "linux-x86_64")["sha256"] = wrong
+	})
+	expr := pipelineExpr(t, dir, "redistrib_1.0.0.json")
+	_, stderr, err := nix(t, "nix-build", "--no-out-link", "--keep-going", "--option", "extra-sandbox-paths", dir, "-E", expr)
+	if err == nil {
+		t.Fatal("build with a wrong sha256 succeeded")
+	}
+	if !strings.Contains(stderr, "hash mismatch") || !strings.Contains(stderr, "demo-tools-1.0.7.tar.gz") {
+		t.Errorf("stderr lacks the hash mismatch for demo-tools-1.0.7.tar.gz:\n%s", stderr)
+	}
+	// The other entries were built despite the failure.
+	for _, e := range []string{"cuda_demo_rt.linux-x86_64.None", "cuda_demo_rt.windows-x86_64.None", "demo_samples.linux-x86_64.None", "libdemo_versioned.linux-x86_64.None"} {
+		drv := mustNix(t, "nix-instantiate", "--option", "extra-sandbox-paths", dir, "-E", "("+expr+").entries."+e+".features")
+		out := mustNix(t, "nix-store", "-q", "--outputs", drv)
+		if _, err := os.Stat(out); err != nil {
+			t.Errorf("entry %s was not built: %v", e, err)
+		}
+	}
+}
+
+// TestCorruptArchiveFailsUnpack: an archive whose bytes match the manifest
+// but cannot be decoded fails its unpack with the binary's error.
+func TestCorruptArchiveFailsUnpack(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	rel := "demo_samples/linux-x86_64/demo_samples-linux-x86_64-1.0.0-archive.tar.xz"
+	data, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = data[:len(data)/2] // truncated download
+	if err := os.WriteFile(filepath.Join(dir, rel), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256.Sum256(data)
+	sum := hex.EncodeToString(digest[:])
+	rewriteManifest(t, filepath.Join(dir, "redistrib_1.0.0.json"), func(m map[string]any) {
+		leaf(m, "demo_samples", "linux-x86_64")["sha256"] = sum
+	})
+	expr := "(" + pipelineExpr(t, dir, "redistrib_1.0.0.json") + ").entries.demo_samples.linux-x86_64.None.features"
+	_, stderr, err := nix(t, "nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir, "-E", expr)
+	if err == nil {
+		t.Fatal("build of a truncated archive succeeded")
+	}
+	if !strings.Contains(stderr, "cuda-redist-find-features unpack: unpack /nix/store/") || !strings.Contains(stderr, "demo_samples-linux-x86_64-1.0.0-archive.tar.xz") {
+		t.Errorf("stderr lacks the unpack error naming the archive:\n%s", stderr)
+	}
+}
+
+// TestDeterministic rebuilds every derivation of the sample (not the
+// fetches) with --check: outputs must be byte-identical.
+func TestDeterministic(t *testing.T) {
+	requireNix(t)
+	buildSample(t, "index")
+	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "detector", detectorBinary(t), "-A", "features.sample.index")
+	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))
+	checked := 0
+	for _, d := range closure {
+		if !strings.HasSuffix(d, ".drv") || strings.HasSuffix(d, ".tar.xz.drv") || strings.HasSuffix(d, ".tar.gz.drv") || strings.HasSuffix(d, ".zip.drv") {
+			continue
+		}
+		mustNix(t, "nix-build", "--check", "--no-out-link", d)
+		checked++
+	}
+	if checked < 10 {
+		t.Errorf("checked only %d derivations", checked)
+	}
+	t.Logf("%d derivations rebuilt with identical outputs", checked)
+}
+
+// TestFlakeCheck runs `nix flake check` offline, with nixpkgs replaced by
+// the stand-in that compiles the binary from source in the sandbox.
+func TestFlakeCheck(t *testing.T) {
+	requireNix(t)
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	root := repoRoot()
+	standIn := filepath.Join(t.TempDir(), "nixpkgs")
+	cmd := exec.Command(filepath.Join(root, "scripts", "nixpkgs-stand-in.sh"), standIn)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("stand-in: %v\n%s", err, out)
+	}
+	registry := filepath.Join(t.TempDir(), "registry.json")
+	if err := os.WriteFile(registry, []byte(`{"flakes":[],"version":2}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	flake := checkoutCopy(t, root)
+	_, stderr, err := nix(t, "nix", "flake", "check", "--option", "flake-registry", registry,
+		"--override-input", "nixpkgs", "path:"+standIn, "path:"+flake)
+	if err != nil {
+		t.Fatalf("nix flake check: %v\n%s", err, stderr)
+	}
+	out := mustNix(t, "nix", "build", "--no-link", "--json", "--option", "flake-registry", registry,
+		"--override-input", "nixpkgs", "path:"+standIn, "path:"+flake+`#features.sample."1.0.0"`)
+	var built []struct {
+		Outputs map[string]string `json:"outputs"`
+	}
+	if err := json.Unmarshal([]byte(out), &built); err != nil || len(built) != 1 {
+		t.Fatalf("nix build --json: %v: %s", err, out)
+	}
+	diffPaths(t, filepath.Join(root, "tests", "golden", "sample", "1.0.0"), built[0].Outputs["out"])
+}
+
+// checkoutCopy copies the files git tracks (or, outside a checkout, the
+// tree without caches) to a temp dir, as a clean clone would have them.
+func checkoutCopy(t *testing.T, root string) string {
+	t.Helper()
+	dst := t.TempDir()
+	var files []string
+	if out, err := exec.Command("git", "-C", root, "ls-files", "-co", "--exclude-standard").Output(); err == nil {
+		files = strings.Fields(string(out))
+	}
+	if len(files) == 0 {
+		t.Fatal("no git-tracked files to copy")
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil {
+			if os.IsNotExist(err) {
+				continue // deleted in the work tree
+			}
+			t.Fatal(err)
+		}
+		fi, _ := os.Stat(filepath.Join(root, f))
+		p := filepath.Join(dst, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
