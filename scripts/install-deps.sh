@@ -11,6 +11,7 @@ command -v xz >/dev/null || need+=(xz-utils)
 command -v gcc >/dev/null || need+=(gcc)
 command -v objcopy >/dev/null || need+=(binutils)
 command -v git >/dev/null || need+=(git)
+command -v bc >/dev/null || need+=(bc)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them" >&2
