@@ -9,6 +9,7 @@ require (
 )
 
 require (
+	github.com/hashicorp/go-version v1.9.0
 	github.com/nix-community/go-nix v0.0.0-20250101154619-4bdde671e0a1
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/tidwall/gjson v1.20.0

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixbuild"
@@ -97,7 +98,7 @@ func writeAggregate(dir, redistName, version string, m *manifest.Manifest, entri
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.name, err)
 		}
-		if err := writeFileAtomic(filepath.Join(dir, d.name), data); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, d.name), data); err != nil {
 			return err
 		}
 	}

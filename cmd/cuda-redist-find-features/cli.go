@@ -43,7 +43,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand(), manifestSchemaCommand(), featureSchemaCommand()}
 }
 
 const prog = "cuda-redist-find-features"

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/download"
+)
+
+func downloadCommand() command {
+	return command{
+		name:    "download-manifests",
+		args:    "URL MANIFEST_DIR",
+		summary: "Download the redistrib_<version>.json manifests listed at URL into MANIFEST_DIR.",
+		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+			ff := addFilterFlags(fs)
+			timeout := fs.Duration("timeout", 2*time.Minute, "timeout of each HTTP request")
+			jobs := fs.Int("jobs", 8, "downloads at once when parallel")
+			return func(args []string) error {
+				if len(args) != 2 {
+					return usageErrorf("download-manifests takes URL and MANIFEST_DIR, got %d arguments", len(args))
+				}
+				flt, err := ff.filter()
+				if err != nil {
+					return err
+				}
+				url, dir := args[0], args[1]
+				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+				defer stop()
+				client := &http.Client{Timeout: *timeout}
+				listed, err := download.Versions(ctx, client, url)
+				if err != nil {
+					return err
+				}
+				var versions []string
+				for _, v := range listed {
+					if flt.Match(v) {
+						versions = append(versions, v)
+					}
+				}
+				e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
+				if len(versions) == 0 {
+					e.log.Warn("no manifest matches the version filters", "url", url, "listed", len(listed))
+					return nil
+				}
+				parallel := *jobs
+				if ff.serial() {
+					parallel = 1
+				}
+				prog := newProgress(e, "download", len(versions))
+				written, err := download.Manifests(ctx, client, url, dir, versions, download.Options{
+					Parallel: parallel,
+					Done: func(v string, err error) {
+						prog.done("redistrib_"+v+".json", err)
+					},
+				})
+				prog.finish()
+				for _, v := range written {
+					fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
+				}
+				return err
+			}
+		},
+	}
+}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"flag"
+	"os"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+)
+
+// filterFlags are the version filters and parallelism flags that
+// download-manifests and process-manifests share with upstream.
+type filterFlags struct {
+	version, min, max *string
+	noParallel        *bool
+	parallel          *bool
+}
+
+func addFilterFlags(fs *flag.FlagSet) *filterFlags {
+	return &filterFlags{
+		version:    fs.String("version", "", "the one manifest version to accept (exclusive with --min-version/--max-version)"),
+		min:        fs.String("min-version", "", "the lowest manifest version to accept"),
+		max:        fs.String("max-version", "", "the highest manifest version to accept"),
+		noParallel: fs.Bool("no-parallel", false, "one at a time"),
+		parallel:   fs.Bool("parallel", true, "in parallel (the default)"),
+	}
+}
+
+func (f *filterFlags) filter() (manifest.Filter, error) {
+	flt, err := manifest.NewFilter(*f.version, *f.min, *f.max)
+	if err != nil {
+		return flt, usageErrorf("%v", err)
+	}
+	return flt, nil
+}
+
+func (f *filterFlags) serial() bool { return *f.noParallel || !*f.parallel }
+
+// isTerminal reports whether w is an interactive terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

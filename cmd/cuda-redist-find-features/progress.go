@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+)
+
+// progress reports work items as they finish: a live counter line on a
+// terminal, plain log lines otherwise.
+type progress struct {
+	mu       sync.Mutex
+	e        *env
+	what     string
+	total    int
+	finished int
+	failed   int
+	tty      bool
+}
+
+func newProgress(e *env, what string, total int) *progress {
+	return &progress{e: e, what: what, total: total, tty: isTerminal(e.stderr)}
+}
+
+func (p *progress) done(item string, err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.finished++
+	if err != nil {
+		p.failed++
+	}
+	if p.tty {
+		status := "ok"
+		if err != nil {
+			status = "FAILED"
+		}
+		fmt.Fprintf(p.e.stderr, "\r\033[K%s [%d/%d, %d failed] %s %s", p.what, p.finished, p.total, p.failed, item, status)
+		return
+	}
+	if err != nil {
+		p.e.log.Error(p.what+" failed", "item", item, "error", err)
+	} else {
+		p.e.log.Info(p.what+" done", "item", item, "done", p.finished, "total", p.total)
+	}
+}
+
+func (p *progress) finish() {
+	if p.tty && p.finished > 0 {
+		fmt.Fprintln(p.e.stderr)
+	}
+}

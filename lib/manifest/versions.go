@@ -1,0 +1,113 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+
+	"github.com/hashicorp/go-version"
+)
+
+// ManifestFile matches the name of a manifest: redistrib_<version>.json,
+// with 3 or 4 numeric components. Feature files (feature_<version>.json)
+// never match.
+var ManifestFile = regexp.MustCompile(`^redistrib_(\d+\.\d+\.\d+(?:\.\d+)?)\.json$`)
+
+// Filter selects manifest versions: one exact version, or a range.
+type Filter struct {
+	exact, min, max *version.Version
+}
+
+// ErrExclusive is returned when --version is combined with a range.
+var ErrExclusive = errors.New("--version is mutually exclusive with --min-version and --max-version")
+
+// NewFilter parses the filter flags; empty strings mean "no bound".
+func NewFilter(exact, min, max string) (Filter, error) {
+	var f Filter
+	if exact != "" && (min != "" || max != "") {
+		return f, ErrExclusive
+	}
+	parse := func(flag, s string) (*version.Version, error) {
+		if s == "" {
+			return nil, nil
+		}
+		v, err := version.NewVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s %q: %w", flag, s, err)
+		}
+		return v, nil
+	}
+	var err error
+	if f.exact, err = parse("--version", exact); err != nil {
+		return f, err
+	}
+	if f.min, err = parse("--min-version", min); err != nil {
+		return f, err
+	}
+	if f.max, err = parse("--max-version", max); err != nil {
+		return f, err
+	}
+	if f.min != nil && f.max != nil && f.min.GreaterThan(f.max) {
+		return f, fmt.Errorf("--min-version %s is greater than --max-version %s", f.min, f.max)
+	}
+	return f, nil
+}
+
+// Match reports whether version s passes the filter.
+func (f Filter) Match(s string) bool {
+	v, err := version.NewVersion(s)
+	if err != nil {
+		return false
+	}
+	switch {
+	case f.exact != nil:
+		return v.Equal(f.exact)
+	case f.min != nil && v.LessThan(f.min):
+		return false
+	case f.max != nil && v.GreaterThan(f.max):
+		return false
+	}
+	return true
+}
+
+// SortVersions orders version strings numerically.
+func SortVersions(vs []string) {
+	sort.SliceStable(vs, func(i, j int) bool {
+		a, errA := version.NewVersion(vs[i])
+		b, errB := version.NewVersion(vs[j])
+		if errA != nil || errB != nil {
+			return vs[i] < vs[j]
+		}
+		return a.LessThan(b)
+	})
+}
+
+// LocalManifest is a manifest file found in a directory.
+type LocalManifest struct {
+	Version string
+	Path    string
+}
+
+// FindManifests lists the redistrib_<version>.json files in dir that pass
+// the filter, in version order.
+func FindManifests(dir string, f Filter) ([]LocalManifest, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var versions []string
+	for _, e := range entries {
+		if m := ManifestFile.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() && f.Match(m[1]) {
+			versions = append(versions, m[1])
+		}
+	}
+	SortVersions(versions)
+	out := make([]LocalManifest, len(versions))
+	for i, v := range versions {
+		out[i] = LocalManifest{Version: v, Path: filepath.Join(dir, "redistrib_"+v+".json")}
+	}
+	return out, nil
+}

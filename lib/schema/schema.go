@@ -1,0 +1,169 @@
+// Package schema writes JSON Schema (draft 2020-12) documents of what the
+// tool reads (NVIDIA manifests) and writes (the legacy feature files, the
+// index format, detect results and detail files). The manifest schema is
+// generated from the same key list the parsers use (lib/manifest/keys.json).
+package schema
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+)
+
+const (
+	draft  = "https://json-schema.org/draft/2020-12/schema"
+	baseID = "https://github.com/nix-cuda/cuda-redist-find-features/schemas/"
+)
+
+type obj = map[string]any
+
+func str() obj               { return obj{"type": "string"} }
+func strList() obj           { return obj{"type": "array", "items": str()} }
+func ref(name string) obj    { return obj{"$ref": "#/$defs/" + name} }
+func pattern(p string) obj   { return obj{"type": "string", "pattern": p} }
+func mapOf(values any) obj   { return obj{"type": "object", "additionalProperties": values} }
+func enumOf(vs []string) obj { return obj{"type": "string", "enum": vs} }
+func closed(props obj, required ...string) obj {
+	o := obj{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// Manifest is the schema of redistrib_<version>.json.
+func Manifest() map[string]any {
+	top := obj{}
+	for _, k := range manifest.Keys.Metadata {
+		top[k] = str()
+	}
+	release := obj{
+		"name":         str(),
+		"license":      str(),
+		"license_path": str(),
+		"version":      str(),
+		"cuda_variant": obj{"type": "array", "items": pattern(`^[0-9]+$`)},
+	}
+	for _, p := range manifest.Keys.Platforms {
+		release[p] = ref("platform")
+	}
+	leaf := obj{
+		"relative_path": obj{"type": "string", "minLength": 1},
+		"sha256":        pattern(`^[0-9a-f]{64}$`),
+		"md5":           pattern(`^[0-9a-f]{32}$`),
+		"size":          pattern(`^[0-9]+$`),
+	}
+	if len(leaf) != len(manifest.Keys.Leaf) {
+		panic(fmt.Sprintf("schema: archive fields %v out of step with keys.json", manifest.Keys.Leaf))
+	}
+	return obj{
+		"$schema":              draft,
+		"$id":                  baseID + "manifest.json",
+		"title":                "NVIDIA redistributable manifest (redistrib_<version>.json)",
+		"type":                 "object",
+		"properties":           top,
+		"additionalProperties": ref("release"),
+		"$defs": obj{
+			"release": closed(release, "version"),
+			"archive": closed(leaf, "relative_path", "sha256"),
+			"variants": obj{
+				"type":                 "object",
+				"propertyNames":        pattern(`^cuda[0-9]+$`),
+				"additionalProperties": ref("archive"),
+				"minProperties":        1,
+			},
+			// An object with relative_path is one archive; otherwise it maps
+			// CUDA variants to archives (v3 manifests).
+			"platform": obj{"if": obj{"required": []string{"relative_path"}}, "then": ref("archive"), "else": ref("variants")},
+		},
+	}
+}
+
+// Formats are the names Feature accepts.
+var Formats = []string{"legacy", "index", "detect", "detail"}
+
+// Feature is the schema of one output format.
+func Feature(format string) (map[string]any, error) {
+	outputs := obj{}
+	for _, name := range features.OutputNames {
+		outputs[name] = obj{"type": "boolean"}
+	}
+	legacyOutputs := obj{}
+	for _, name := range features.LegacyOutputNames {
+		legacyOutputs[name] = obj{"type": "boolean"}
+	}
+	grouped := obj{"oneOf": []any{strList(), mapOf(strList())}}
+	library := closed(obj{
+		"path":              str(),
+		"kind":              enumOf([]string{"shared", "static", "object", "linkerScript", "danglingSymlink", "other"}),
+		"soname":            str(),
+		"needed":            strList(),
+		"cudaArchitectures": obj{"type": "array", "items": pattern(`^sm_[0-9]+[a-z]?$`)},
+		"stub":              obj{"type": "boolean"},
+		"error":             str(),
+	}, "path", "kind", "soname", "needed", "cudaArchitectures", "stub")
+	detect := closed(obj{
+		"outputs":           closed(outputs, features.OutputNames...),
+		"cudaArchitectures": grouped,
+		"providedLibs":      grouped,
+		"neededLibs":        grouped,
+		"libLayout":         enumOf([]string{"none", "files", "subdirs", "mixed"}),
+		"cudaVersionsInLib": strList(),
+		"headers":           strList(),
+		"pythonModules":     strList(),
+		"libraries":         obj{"type": "array", "items": ref("library")},
+		"narHash":           ref("narHash"),
+	}, "outputs", "cudaArchitectures", "providedLibs", "neededLibs", "libLayout", "cudaVersionsInLib", "headers", "pythonModules", "libraries", "narHash")
+	indexOutputs := append([]string(nil), features.OutputNames...)
+	sort.Strings(indexOutputs)
+	indexLeaf := closed(obj{
+		"feature": closed(obj{
+			"outputs":           obj{"type": "array", "items": enumOf(indexOutputs), "prefixItems": []any{obj{"const": "out"}}, "minItems": 1, "uniqueItems": true},
+			"cudaVersionsInLib": strList(),
+		}, "outputs"),
+		"narHash":      ref("narHash"),
+		"sha256":       pattern(`^[0-9a-f]{64}$`),
+		"relativePath": str(),
+	}, "feature", "narHash", "sha256")
+	defs := obj{
+		"narHash": pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
+		"library": library,
+		"detect":  detect,
+	}
+	doc := obj{"$schema": draft, "$defs": defs}
+	switch format {
+	case "legacy":
+		doc["$id"] = baseID + "feature-legacy.json"
+		doc["title"] = "feature_<version>.json: package -> platform -> outputs"
+		for k, v := range mapOf(mapOf(closed(obj{"outputs": closed(legacyOutputs, features.LegacyOutputNames...)}, "outputs"))) {
+			doc[k] = v
+		}
+	case "index":
+		doc["$id"] = baseID + "feature-index.json"
+		doc["title"] = "index: redistName -> version -> package -> {releaseInfo, packages: platform -> variant -> leaf}"
+		pkg := closed(obj{
+			"releaseInfo": closed(obj{"license": str(), "licensePath": str(), "name": str(), "version": str()}, "version"),
+			"packages":    mapOf(mapOf(ref("indexLeaf"))),
+		}, "releaseInfo", "packages")
+		defs["indexLeaf"] = indexLeaf
+		for k, v := range mapOf(mapOf(mapOf(pkg))) {
+			doc[k] = v
+		}
+	case "detect":
+		doc["$id"] = baseID + "feature-detect.json"
+		doc["title"] = "detect: the features of one unpacked archive"
+		doc["$ref"] = "#/$defs/detect"
+	case "detail":
+		doc["$id"] = baseID + "feature-detail.json"
+		doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
+		entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
+		for k, v := range mapOf(mapOf(mapOf(entry))) {
+			doc[k] = v
+		}
+	default:
+		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
+	}
+	return doc, nil
+}
