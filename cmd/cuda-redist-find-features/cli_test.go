@@ -1,0 +1,373 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// runCLI runs the command line in-process and returns exit code and output.
+func runCLI(args ...string) (int, string, string) {
+	var stdout, stderr bytes.Buffer
+	code := run(args, &stdout, &stderr)
+	return code, stdout.String(), stderr.String()
+}
+
+// TestHelpGolden checks every command's --help against testdata/help/.
+// UPDATE_GOLDEN=1 rewrites the files.
+func TestHelpGolden(t *testing.T) {
+	names := []string{""}
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	for _, name := range names {
+		args := []string{"--help"}
+		file := "top.txt"
+		if name != "" {
+			args = []string{name, "--help"}
+			file = name + ".txt"
+		}
+		code, stdout, stderr := runCLI(args...)
+		if code != exitOK || stderr != "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+		golden := filepath.Join("testdata", "help", file)
+		if os.Getenv("UPDATE_GOLDEN") != "" {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
+		}
+		if diff := cmp.Diff(string(want), stdout); diff != "" {
+			t.Errorf("%v (-golden +got):\n%s", args, diff)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{[]string{}, exitUsage, "Usage:"},
+		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{[]string{"unpack", "one"}, exitUsage, "unpack takes ARCHIVE and OUTDIR"},
+		{[]string{"download-manifests", "--version", "1.0.0", "--min-version", "0.9.0", "http://127.0.0.1:1", "d"}, exitUsage, "mutually exclusive"},
+		{[]string{"process-manifests", "--max-version", "x.y", "u", "d"}, exitUsage, `--max-version "x.y"`},
+		{[]string{"--log-level", "LOUD", "detect", "."}, exitUsage, `unknown log level "LOUD"`},
+		{[]string{"print-feature-schema", "--format", "yaml"}, exitUsage, `unknown format "yaml"`},
+		{[]string{"detect", "/nonexistent/dir"}, exitFail, "/nonexistent/dir"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.wantErr) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.wantErr)
+		}
+	}
+	code, stdout, _ := runCLI("--version")
+	if code != exitOK || !strings.HasPrefix(stdout, prog+" ") {
+		t.Errorf("--version: exit %d, %q", code, stdout)
+	}
+}
+
+// manifestJSON is a small valid manifest for version v.
+func manifestJSON(v string) string {
+	return fmt.Sprintf(`{"release_date": "2025-01-01", "libx": {"name": "X", "license": "L", "version": "%s",
+	  "linux-x86_64": {"relative_path": "libx/libx-%s.tar.xz", "sha256": "%s", "md5": "%s", "size": "1"}}}`,
+		v, v, strings.Repeat("a", 64), strings.Repeat("b", 32))
+}
+
+// redistServer serves an index page and manifests like NVIDIA's redist
+// directory, with some broken ones, and counts concurrent requests.
+type redistServer struct {
+	*httptest.Server
+	inFlight, maxInFlight atomic.Int32
+	mu                    sync.Mutex
+	requested             []string
+}
+
+func newRedistServer(t *testing.T) *redistServer {
+	s := &redistServer{}
+	index := `<html><body>
+	<a href='redistrib_1.0.0.json'>redistrib_1.0.0.json</a>
+	<a href="redistrib_1.1.0.json">1.1.0</a>
+	<a href='redistrib_2.0.0.1.json'>2.0.0.1</a>
+	<a href='redistrib_3.0.0.json'>3.0.0 (404)</a>
+	<a href='redistrib_4.0.0.json'>4.0.0 (truncated)</a>
+	<a href='redistrib_5.0.0.json'>5.0.0 (not a manifest)</a>
+	<a href='feature_1.0.0.json'>not a manifest link</a>
+	<a href='redistrib_latest.json'>no version</a>
+	</body></html>`
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redist/", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.requested = append(s.requested, r.URL.Path)
+		s.mu.Unlock()
+		n := s.inFlight.Add(1)
+		defer s.inFlight.Add(-1)
+		for {
+			m := s.maxInFlight.Load()
+			if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		// Long enough that parallel requests overlap; no assertion depends on it.
+		time.Sleep(50 * time.Millisecond)
+		name := strings.TrimPrefix(r.URL.Path, "/redist/")
+		switch name {
+		case "":
+			fmt.Fprint(w, index)
+		case "redistrib_1.0.0.json", "redistrib_1.1.0.json", "redistrib_2.0.0.1.json":
+			v := strings.TrimSuffix(strings.TrimPrefix(name, "redistrib_"), ".json")
+			fmt.Fprint(w, manifestJSON(v))
+		case "redistrib_4.0.0.json":
+			body := manifestJSON("4.0.0")
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			fmt.Fprint(w, body[:len(body)/2]) // the connection closes early
+		case "redistrib_5.0.0.json":
+			fmt.Fprint(w, `{"hello": "world"}`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestDownloadManifests(t *testing.T) {
+	srv := newRedistServer(t)
+	url := srv.URL + "/redist/"
+	tests := []struct {
+		name      string
+		args      []string
+		wantFiles []string
+		wantCode  int
+		wantErr   []string
+	}{
+		{
+			name: "exact version", args: []string{"--version", "1.1.0"},
+			wantFiles: []string{"redistrib_1.1.0.json"}, wantCode: exitOK,
+		},
+		{
+			name: "range with a 4-component version", args: []string{"--min-version", "1.1.0", "--max-version", "2.0.0.1"},
+			wantFiles: []string{"redistrib_1.1.0.json", "redistrib_2.0.0.1.json"}, wantCode: exitOK,
+		},
+		{
+			name: "everything: the good ones are written, the broken ones named", args: []string{"--no-parallel"},
+			wantFiles: []string{"redistrib_1.0.0.json", "redistrib_1.1.0.json", "redistrib_2.0.0.1.json"}, wantCode: exitFail,
+			wantErr: []string{"3 of 6 manifests failed (3.0.0, 4.0.0, 5.0.0)", "redistrib_3.0.0.json: 404", "redistrib_4.0.0.json: body: unexpected EOF", `redistrib_5.0.0.json: not written: manifest`, `unknown top-level key "hello"`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// A feature file and an old manifest are already there.
+			if err := os.WriteFile(filepath.Join(dir, "feature_1.0.0.json"), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "redistrib_4.0.0.json"), []byte("old"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := append(append([]string{"download-manifests"}, tc.args...), url, dir)
+			code, stdout, stderr := runCLI(args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantCode, stderr)
+			}
+			for _, e := range tc.wantErr {
+				if !strings.Contains(stderr, e) {
+					t.Errorf("stderr lacks %q:\n%s", e, stderr)
+				}
+			}
+			var got []string
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.HasPrefix(e.Name(), "redistrib_") && e.Name() != "redistrib_4.0.0.json" {
+					got = append(got, e.Name())
+				}
+				if strings.HasPrefix(e.Name(), ".") {
+					t.Errorf("temporary file left behind: %s", e.Name())
+				}
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tc.wantFiles, got); diff != "" {
+				t.Errorf("files (-want +got):\n%s", diff)
+			}
+			if old, _ := os.ReadFile(filepath.Join(dir, "redistrib_4.0.0.json")); string(old) != "old" {
+				t.Errorf("a failed download replaced the existing file: %q", old)
+			}
+			if feat, _ := os.ReadFile(filepath.Join(dir, "feature_1.0.0.json")); string(feat) != "{}\n" {
+				t.Errorf("feature file touched: %q", feat)
+			}
+			if len(strings.Fields(stdout)) != len(tc.wantFiles) {
+				t.Errorf("stdout lists %q, want %d files", stdout, len(tc.wantFiles))
+			}
+			for _, f := range tc.wantFiles {
+				data, _ := os.ReadFile(filepath.Join(dir, f))
+				v := strings.TrimSuffix(strings.TrimPrefix(f, "redistrib_"), ".json")
+				if string(data) != manifestJSON(v) {
+					t.Errorf("%s content differs from what was served", f)
+				}
+			}
+		})
+	}
+}
+
+func TestDownloadInParallel(t *testing.T) {
+	srv := newRedistServer(t)
+	dir := t.TempDir()
+	code, _, stderr := runCLI("download-manifests", "--max-version", "2.0.0.1", srv.URL+"/redist/", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if m := srv.maxInFlight.Load(); m < 2 {
+		t.Errorf("at most %d request at once: downloads did not run in parallel", m)
+	}
+	srv2 := newRedistServer(t)
+	code, _, stderr = runCLI("download-manifests", "--no-parallel", "--max-version", "2.0.0.1", srv2.URL+"/redist/", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if m := srv2.maxInFlight.Load(); m != 1 {
+		t.Errorf("--no-parallel: %d requests at once", m)
+	}
+}
+
+func TestDownloadIndexErrors(t *testing.T) {
+	srv := newRedistServer(t)
+	code, _, stderr := runCLI("download-manifests", srv.URL+"/elsewhere/", t.TempDir())
+	if code != exitFail || !strings.Contains(stderr, "404") {
+		t.Errorf("missing index page: exit %d, %q", code, stderr)
+	}
+}
+
+func sharedData(t *testing.T) string {
+	dir := filepath.Join("..", "..", "..", "shared", "data")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no shared data beside the repo: %v", err)
+	}
+	return dir
+}
+
+func compileSchema(t *testing.T, args ...string) *jsonschema.Schema {
+	t.Helper()
+	code, stdout, stderr := runCLI(args...)
+	if code != exitOK {
+		t.Fatalf("%v: exit %d: %s", args, code, stderr)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("schema.json", doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile("schema.json")
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return s
+}
+
+func validateFile(t *testing.T, s *jsonschema.Schema, path string) error {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	v, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Validate(v)
+}
+
+// TestSchemasValidateRealFiles validates NVIDIA's manifests, upstream's
+// feature and index files, and our own outputs against the schemas, and
+// checks that the schemas reject broken documents.
+func TestSchemasValidateRealFiles(t *testing.T) {
+	data := sharedData(t)
+	golden := filepath.Join("..", "..", "tests", "golden", "sample")
+	cases := []struct {
+		schema []string
+		globs  []string
+		min    int
+	}{
+		{[]string{"print-manifest-schema"}, []string{filepath.Join(data, "nvidia", "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 21},
+		{[]string{"print-feature-schema"}, []string{filepath.Join(data, "nvidia", "*", "feature_*.json"), filepath.Join(golden, "*", "feature_*.json")}, 10},
+		{[]string{"print-feature-schema", "--format", "index"}, []string{filepath.Join(data, "index", "package-info.json"), filepath.Join(golden, "*", "index.json"), filepath.Join(golden, "index.json")}, 4},
+		{[]string{"print-feature-schema", "--format", "detail"}, []string{filepath.Join(golden, "*", "detail.json")}, 2},
+	}
+	for _, c := range cases {
+		s := compileSchema(t, c.schema...)
+		n := 0
+		for _, g := range c.globs {
+			files, _ := filepath.Glob(g)
+			for _, f := range files {
+				n++
+				if err := validateFile(t, s, f); err != nil {
+					t.Errorf("%v: %s: %v", c.schema, f, err)
+				}
+			}
+		}
+		if n < c.min {
+			t.Errorf("%v: validated %d files, want at least %d", c.schema, n, c.min)
+		}
+	}
+	// And the schemas can fail.
+	bad := map[string][]string{
+		`{"p": {"version": "1", "linux-x86_64": {"relative_path": "x", "sha256": "nothex"}}}`:                                                                                     {"print-manifest-schema"},
+		`{"p": {"version": "1", "linux-mips": {"relative_path": "x", "sha256": "` + strings.Repeat("a", 64) + `"}}}`:                                                              {"print-manifest-schema"},
+		`{"p": {"linux-x86_64": {"outputs": {"bin": true}}}}`:                                                                                                                     {"print-feature-schema"},
+		`{"r": {"1": {"p": {"releaseInfo": {"version": "1"}, "packages": {"linux-x86_64": {"None": {"feature": {"outputs": ["lib"]}, "narHash": "sha256-x", "sha256": "x"}}}}}}}`: {"print-feature-schema", "--format", "index"},
+	}
+	for doc, args := range bad {
+		s := compileSchema(t, args...)
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Validate(v) == nil {
+			t.Errorf("%v accepted %s", args, doc)
+		}
+	}
+}
+
+// TestDetectOutputMatchesSchema runs detect on a real tree and validates.
+func TestDetectOutputMatchesSchema(t *testing.T) {
+	s := compileSchema(t, "print-feature-schema", "--format", "detect")
+	code, stdout, stderr := runCLI("detect", filepath.Join("..", "..", "lib"))
+	if code != exitOK {
+		t.Fatalf("detect: %d %s", code, stderr)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	v, _ := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+	if err := s.Validate(v); err != nil {
+		t.Errorf("detect output: %v", err)
+	}
+}
