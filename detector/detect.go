@@ -15,18 +15,42 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
+// Options tune Detect.
+type Options struct {
+	// CudaMajor is the cudaMajorVersion the buildRedist simulation uses
+	// ("12" for a cuda12 variant); empty for archives without a variant.
+	CudaMajor string
+	// Globstar reads "**" in buildRedist's patterns as bash's globstar
+	// would; stdenv leaves it off (see lib/buildredist).
+	Globstar bool
+}
+
 // Detect walks the unpacked tree at root and returns its features.
 func Detect(root string) (*features.Features, error) {
+	return DetectWith(root, Options{})
+}
+
+// DetectWith is Detect with options.
+func DetectWith(root string, opts Options) (*features.Features, error) {
 	t, narHash, err := scan(root)
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", root, err)
 	}
 	f := t.features()
 	f.NarHash = narHash
+	f.Tree = t.buildRedistTree()
+	f.BuildRedist = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: opts.CudaMajor, Globstar: opts.Globstar})
+	if opts.CudaMajor == "" && len(f.CudaVersionsInLib) > 0 {
+		f.BuildRedistByCudaMajor = map[string]buildredist.Facts{}
+		for _, v := range f.CudaVersionsInLib {
+			f.BuildRedistByCudaMajor[v] = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: v, Globstar: opts.Globstar})
+		}
+	}
 	return f, nil
 }
 

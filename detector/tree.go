@@ -22,6 +22,7 @@ type node struct {
 	target   string   // symlink target
 	children []string // directory entries, sorted
 	file     *fileInfo
+	usr      usrReference // for buildRedist's /usr/ check
 }
 
 // tree indexes the walked nodes by relative path ("" is the root).

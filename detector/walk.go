@@ -70,6 +70,7 @@ func (t *tree) walk(h *nixstore.NarHasher, abs, rel string) error {
 				return err
 			}
 			n.file = inspect(rel, data)
+			n.usr = findUsr(rel, data)
 			return nil
 		})
 	default:

@@ -124,8 +124,10 @@ rec {
         "detect"
         "--out"
         (placeholder "out")
-        "${unpacked}"
-      ];
+      ]
+      # buildRedist's lib/<cudaMajorVersion> move depends on the variant.
+      ++ (if entry.variant == null then [ ] else [ "--cuda-major" (replaceStrings [ "cuda" ] [ "" ] entry.variant) ])
+      ++ [ "${unpacked}" ];
     };
 
   /**
@@ -223,8 +225,26 @@ rec {
           map (x: x // { key = x.platform; }) xs
         )
       ) (map (e: e // { key = e.package; }) withDrvs);
+      # The buildRedist declarations alone, as JSON.
+      buildRedist = derivation {
+        name = sanitize "${redistName}-${version}-buildRedist.json";
+        inherit system builder;
+        args = [
+          "print-buildredist"
+          "--json"
+          "--out"
+          (placeholder "out")
+          "${aggregate}"
+        ];
+        preferLocalBuild = true;
+        allowSubstitutes = false;
+      };
     in
-    aggregate // { entries = tree; };
+    aggregate
+    // {
+      entries = tree;
+      inherit buildRedist;
+    };
 
   /**
     Merge the index of several manifests' features into one `index.json`

@@ -89,6 +89,7 @@ func writeAggregate(dir, redistName, version string, m *manifest.Manifest, entri
 		{"feature_" + version + ".json", features.Legacy(entries)},
 		{"index.json", index},
 		{"detail.json", features.BuildDetail(entries)},
+		{"buildRedist.json", features.BuildRedistDecls(entries)},
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -43,7 +43,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand(), manifestSchemaCommand(), featureSchemaCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand()}
 }
 
 const prog = "cuda-redist-find-features"

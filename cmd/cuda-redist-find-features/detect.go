@@ -14,11 +14,13 @@ func detectCommand() command {
 		summary: "Print the features of an unpacked archive tree as JSON.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			out := fs.String("out", "", "write the JSON to this file (atomically) instead of stdout")
+			cudaMajor := fs.String("cuda-major", "", "cudaMajorVersion for the buildRedist simulation (lib/<major> replaces lib/)")
+			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			return func(args []string) error {
 				if len(args) != 1 {
 					return usageErrorf("detect takes one DIR, got %d arguments", len(args))
 				}
-				f, err := detector.Detect(args[0])
+				f, err := detector.DetectWith(args[0], detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar})
 				if err != nil {
 					return err
 				}

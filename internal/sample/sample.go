@@ -97,7 +97,7 @@ func rtEntries(top string, machine elf.Machine, withStatic bool) []entry {
 		l(top+"/lib/libdemo_rt.so.1", "libdemo_rt.so.1.0.0"),
 		l(top+"/lib/libdemo_rt.so", "libdemo_rt.so.1"),
 		b(top+"/lib/stubs/libdemo_driver.so", lib(machine, "libdemo_driver.so.1", nil, nil)),
-		f(top+"/lib/pkgconfig/demo_rt-1.0.pc", "cudaroot=/usr/local/cuda-1.0\nlibdir=${cudaroot}/lib\nincludedir=${cudaroot}/include\n\nName: demo_rt\nVersion: 1.0\nLibs: -L${libdir} -ldemo_rt\n"),
+		f(top+"/pkg-config/demo_rt-1.0.pc", "cudaroot=/usr/local/cuda-1.0\nlibdir=${cudaroot}/lib\nincludedir=${cudaroot}/include\n\nName: demo_rt\nVersion: 1.0\nLibs: -L${libdir} -ldemo_rt\n"),
 	}
 	if withStatic {
 		es = append(es, b(top+"/lib/libdemo_rt_static.a", staticLib(machine, 80, 90)))

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
@@ -70,6 +71,8 @@ type IndexLeaf struct {
 	NarHash      string       `json:"narHash"`
 	SHA256       string       `json:"sha256"`
 	RelativePath string       `json:"relativePath,omitempty"`
+	// BuildRedist is not in upstream's format: what buildRedist needs.
+	BuildRedist *buildredist.Facts `json:"buildRedist,omitempty"`
 }
 
 // IndexFeature is the feature object of an index leaf.
@@ -128,6 +131,10 @@ func BuildIndex(redistName, version string, m *manifest.Manifest, entries []Dete
 			Feature: IndexFeature{Outputs: TrueOutputs(e.Features.Outputs), CudaVersionsInLib: e.Features.CudaVersionsInLib},
 			NarHash: e.Features.NarHash,
 			SHA256:  a.SHA256,
+		}
+		if e.Features.BuildRedist.Outputs != nil {
+			br := e.Features.BuildRedist
+			leaf.BuildRedist = &br
 		}
 		if a.RelativePath != manifest.ConventionalPath(a.Package, a.Platform, r.Version, a.Variant) {
 			leaf.RelativePath = a.RelativePath

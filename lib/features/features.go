@@ -5,7 +5,11 @@
 // `json.dumps(obj, indent=2, sort_keys=True) + "\n"`.
 package features
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
+)
 
 // OutputNames are the outputs the detector decides, in index order: "out"
 // first, then alphabetical (upstream's package-info.json order).
@@ -32,6 +36,16 @@ type Features struct {
 	PythonModules     []string  `json:"pythonModules"`
 	Libraries         []Library `json:"libraries"`
 	NarHash           string    `json:"narHash"`
+	// BuildRedist is what Nixpkgs' buildRedist needs for this archive
+	// (outputs to declare, stubs hook, FHS references), simulated with
+	// the CUDA major of the archive's variant when it has one.
+	BuildRedist buildredist.Facts `json:"buildRedist"`
+	// BuildRedistByCudaMajor simulates each lib/<major> directory of an
+	// archive without a variant, for each cudaMajorVersion it can serve.
+	BuildRedistByCudaMajor map[string]buildredist.Facts `json:"buildRedistByCudaMajor,omitempty"`
+	// Tree lists the archive for later simulations with other
+	// declarations (check-nixpkgs).
+	Tree buildredist.Tree `json:"tree"`
 }
 
 // Library is what one library file (or *.so-named link) holds.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
@@ -105,16 +106,21 @@ func Feature(format string) (map[string]any, error) {
 		"error":             str(),
 	}, "path", "kind", "soname", "needed", "cudaArchitectures", "stub")
 	detect := closed(obj{
-		"outputs":           closed(outputs, features.OutputNames...),
-		"cudaArchitectures": grouped,
-		"providedLibs":      grouped,
-		"neededLibs":        grouped,
-		"libLayout":         enumOf([]string{"none", "files", "subdirs", "mixed"}),
-		"cudaVersionsInLib": strList(),
-		"headers":           strList(),
-		"pythonModules":     strList(),
-		"libraries":         obj{"type": "array", "items": ref("library")},
-		"narHash":           ref("narHash"),
+		"outputs":                closed(outputs, features.OutputNames...),
+		"cudaArchitectures":      grouped,
+		"providedLibs":           grouped,
+		"neededLibs":             grouped,
+		"libLayout":              enumOf([]string{"none", "files", "subdirs", "mixed"}),
+		"cudaVersionsInLib":      strList(),
+		"headers":                strList(),
+		"pythonModules":          strList(),
+		"libraries":              obj{"type": "array", "items": ref("library")},
+		"narHash":                ref("narHash"),
+		"buildRedist":            ref("buildRedistFacts"),
+		"buildRedistByCudaMajor": mapOf(ref("buildRedistFacts")),
+		"tree": closed(obj{
+			"files": strList(), "symlinks": strList(), "emptyDirs": strList(), "usrFiles": strList(), "usrOnlyInPkgConfigVars": strList(),
+		}, "files", "symlinks", "emptyDirs", "usrFiles", "usrOnlyInPkgConfigVars"),
 	}, "outputs", "cudaArchitectures", "providedLibs", "neededLibs", "libLayout", "cudaVersionsInLib", "headers", "pythonModules", "libraries", "narHash")
 	indexOutputs := append([]string(nil), features.OutputNames...)
 	sort.Strings(indexOutputs)
@@ -126,8 +132,17 @@ func Feature(format string) (map[string]any, error) {
 		"narHash":      ref("narHash"),
 		"sha256":       pattern(`^[0-9a-f]{64}$`),
 		"relativePath": str(),
+		"buildRedist":  ref("buildRedistFacts"),
 	}, "feature", "narHash", "sha256")
 	defs := obj{
+		"buildRedistFacts": closed(obj{
+			"outputs":       obj{"type": "array", "items": enumOf(buildredist.ExpectedOutputs)},
+			"hasStubs":      obj{"type": "boolean"},
+			"stubsDirs":     strList(),
+			"fhsReferences": closed(obj{"count": obj{"type": "integer", "minimum": 0}, "paths": strList()}, "count", "paths"),
+			"cudaMajorDir":  obj{"type": "boolean"},
+			"globstar":      obj{"type": "boolean"},
+		}, "outputs", "hasStubs", "stubsDirs", "fhsReferences", "cudaMajorDir", "globstar"),
 		"narHash": pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
 		"library": library,
 		"detect":  detect,

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+func printBuildRedistCommand() command {
+	return command{
+		name:    "print-buildredist",
+		args:    "FILE|DIR",
+		summary: "Print what each package's buildRedist call should declare (a buildRedist.json, or an aggregate directory holding one) as a table.",
+		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			out := fs.String("out", "", "write to this file instead of stdout")
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("print-buildredist takes one FILE or DIR")
+				}
+				path := args[0]
+				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+					path = filepath.Join(path, "buildRedist.json")
+				}
+				var decls map[string]features.RedistDecl
+				if err := readJSON(path, &decls); err != nil {
+					return err
+				}
+				var data []byte
+				if *asJSON {
+					var err error
+					if data, err = features.Encode(decls); err != nil {
+						return err
+					}
+				} else {
+					var b strings.Builder
+					writeBuildRedistTable(&b, decls)
+					data = []byte(b.String())
+				}
+				return writeResult(e, *out, data)
+			}
+		},
+	}
+}
+
+// writeBuildRedistTable writes one row per package; packages whose lists
+// differ between platforms get the Nix expression and the per-platform
+// lists on the following lines.
+func writeBuildRedistTable(w io.Writer, decls map[string]features.RedistDecl) {
+	names := make([]string, 0, len(decls))
+	for n := range decls {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PACKAGE\tOUTPUTS\tSTUBS HOOK\tFHS REFERENCES")
+	yes := func(b bool) string {
+		if b {
+			return "true"
+		}
+		return "-"
+	}
+	var differ []string
+	for _, n := range names {
+		d := decls[n]
+		outputs := strings.Join(d.Outputs, " ")
+		if len(d.Outputs) == 0 {
+			outputs = "(differs by platform, see below)"
+			differ = append(differ, n)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, outputs, yes(d.IncludeRemoveStubsFromRunpathHook), yes(d.AllowFHSReferences))
+	}
+	tw.Flush()
+	for _, n := range differ {
+		d := decls[n]
+		fmt.Fprintf(w, "\n%s:\n  outputs = %s;\n", n, d.NixExpression)
+		var platforms []string
+		for p := range d.OutputsByPlatform {
+			platforms = append(platforms, p)
+		}
+		sort.Strings(platforms)
+		for _, p := range platforms {
+			var variants []string
+			for v := range d.OutputsByPlatform[p] {
+				variants = append(variants, v)
+			}
+			sort.Strings(variants)
+			for _, v := range variants {
+				fmt.Fprintf(w, "  %s/%s: %s\n", p, v, strings.Join(d.OutputsByPlatform[p][v], " "))
+			}
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package features
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
+)
+
+// RedistDecl is what one package's buildRedist call should declare, from
+// every platform and CUDA variant the manifest has for it.
+type RedistDecl struct {
+	// Outputs is the list to declare when one list fits every platform
+	// and variant; empty otherwise.
+	Outputs []string `json:"outputs"`
+	// OutputsByPlatform is the list each platform and variant needs.
+	OutputsByPlatform map[string]map[string][]string `json:"outputsByPlatform"`
+	// NixExpression declares the outputs in Nix: a literal list, or the
+	// common list plus lib.optionals for what only some platforms or
+	// variants need (names from Nixpkgs' cuda-modules scope:
+	// backendStdenv.hostRedistSystem, cudaMajorVersion).
+	NixExpression string `json:"nixExpression"`
+	// IncludeRemoveStubsFromRunpathHook must be set when some archive has
+	// a stubs directory.
+	IncludeRemoveStubsFromRunpathHook bool `json:"includeRemoveStubsFromRunpathHook"`
+	// AllowFHSReferences must be set when some archive has a file with /usr/.
+	AllowFHSReferences bool `json:"allowFHSReferences"`
+	// FHSReferences names the first such files: "platform/variant: path".
+	FHSReferences []string `json:"fhsReferences"`
+}
+
+type declKey struct{ platform, variant string }
+
+func (k declKey) String() string { return k.platform + "/" + k.variant }
+
+// BuildRedistDecls computes the declarations of every package of a
+// manifest. Windows archives are left out (buildRedist builds Linux
+// packages). An archive without a variant but with lib/<major>
+// directories counts once per major, as variant "cuda<major>".
+func BuildRedistDecls(entries []Detected) map[string]RedistDecl {
+	facts := map[string]map[declKey]buildredist.Facts{}
+	for _, e := range entries {
+		a := e.Archive
+		if strings.HasPrefix(a.Platform, "windows") {
+			continue
+		}
+		if facts[a.Package] == nil {
+			facts[a.Package] = map[declKey]buildredist.Facts{}
+		}
+		if a.Variant == "" && len(e.Features.BuildRedistByCudaMajor) > 0 {
+			for major, f := range e.Features.BuildRedistByCudaMajor {
+				facts[a.Package][declKey{a.Platform, "cuda" + major}] = f
+			}
+			continue
+		}
+		facts[a.Package][declKey{a.Platform, a.VariantKey()}] = e.Features.BuildRedist
+	}
+	decls := map[string]RedistDecl{}
+	for pkg, byKey := range facts {
+		d := RedistDecl{Outputs: []string{}, OutputsByPlatform: map[string]map[string][]string{}, FHSReferences: []string{}}
+		lists := map[declKey][]string{}
+		var keys []declKey
+		for k, f := range byKey {
+			keys = append(keys, k)
+			lists[k] = f.Outputs
+			if d.OutputsByPlatform[k.platform] == nil {
+				d.OutputsByPlatform[k.platform] = map[string][]string{}
+			}
+			d.OutputsByPlatform[k.platform][k.variant] = f.Outputs
+			d.IncludeRemoveStubsFromRunpathHook = d.IncludeRemoveStubsFromRunpathHook || f.HasStubs
+			d.AllowFHSReferences = d.AllowFHSReferences || f.FHSReferences.Count > 0
+			for _, p := range f.FHSReferences.Paths {
+				d.FHSReferences = append(d.FHSReferences, k.String()+": "+p)
+			}
+		}
+		sortKeys(keys)
+		sort.Strings(d.FHSReferences)
+		if len(d.FHSReferences) > 5 {
+			d.FHSReferences = d.FHSReferences[:5]
+		}
+		d.NixExpression = outputsExpression(keys, lists)
+		if same(keys, lists) {
+			d.Outputs = lists[keys[0]]
+		}
+		decls[pkg] = d
+	}
+	return decls
+}
+
+func sortKeys(keys []declKey) {
+	sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
+}
+
+func same(keys []declKey, lists map[declKey][]string) bool {
+	for _, k := range keys[1:] {
+		if strings.Join(lists[k], " ") != strings.Join(lists[keys[0]], " ") {
+			return false
+		}
+	}
+	return true
+}
+
+func nixList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return "[ " + strings.Join(q, " ") + " ]"
+}
+
+// outputsExpression writes the smallest expression this generator knows
+// for the lists: the outputs every key needs, plus one lib.optionals per
+// distinct condition, the condition on platforms, on CUDA majors, or on
+// both, whichever is shortest and exact.
+func outputsExpression(keys []declKey, lists map[declKey][]string) string {
+	has := func(k declKey, o string) bool {
+		for _, x := range lists[k] {
+			if x == o {
+				return true
+			}
+		}
+		return false
+	}
+	var common []string
+	type group struct {
+		cond    string
+		outputs []string
+	}
+	var groups []*group
+	for _, o := range buildredist.ExpectedOutputs {
+		var with []declKey
+		for _, k := range keys {
+			if has(k, o) {
+				with = append(with, k)
+			}
+		}
+		switch len(with) {
+		case 0:
+			continue
+		case len(keys):
+			common = append(common, o)
+			continue
+		}
+		cond := condition(keys, with)
+		var g *group
+		for _, x := range groups {
+			if x.cond == cond {
+				g = x
+			}
+		}
+		if g == nil {
+			g = &group{cond: cond}
+			groups = append(groups, g)
+		}
+		g.outputs = append(g.outputs, o)
+	}
+	expr := nixList(common)
+	for _, g := range groups {
+		expr += " ++ lib.optionals (" + g.cond + ") " + nixList(g.outputs)
+	}
+	return expr
+}
+
+func condition(all, with []declKey) string {
+	in := map[declKey]bool{}
+	for _, k := range with {
+		in[k] = true
+	}
+	selects := func(pred func(declKey) bool) bool {
+		for _, k := range all {
+			if pred(k) != in[k] {
+				return false
+			}
+		}
+		return true
+	}
+	uniq := func(f func(declKey) string) []string {
+		seen := map[string]bool{}
+		var out []string
+		for _, k := range with {
+			if v := f(k); !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	oneOf := func(varName string, values []string) string {
+		if len(values) == 1 {
+			return fmt.Sprintf("%s == %q", varName, values[0])
+		}
+		return fmt.Sprintf("lib.elem %s %s", varName, nixList(values))
+	}
+	platforms := uniq(func(k declKey) string { return k.platform })
+	majors := uniq(func(k declKey) string { return strings.TrimPrefix(k.variant, "cuda") })
+	var candidates []string
+	if selects(func(k declKey) bool { return contains(platforms, k.platform) }) {
+		candidates = append(candidates, oneOf("backendStdenv.hostRedistSystem", platforms))
+	}
+	if !contains(majors, "None") && selects(func(k declKey) bool { return contains(majors, strings.TrimPrefix(k.variant, "cuda")) }) {
+		candidates = append(candidates, oneOf("cudaMajorVersion", majors))
+	}
+	var pairs []string
+	for _, k := range with {
+		c := fmt.Sprintf("backendStdenv.hostRedistSystem == %q", k.platform)
+		if k.variant != "None" {
+			c = fmt.Sprintf("(%s && cudaMajorVersion == %q)", c, strings.TrimPrefix(k.variant, "cuda"))
+		}
+		pairs = append(pairs, c)
+	}
+	candidates = append(candidates, strings.Join(pairs, " || "))
+	best := candidates[0]
+	for _, c := range candidates[1:] {
+		if len(c) < len(best) {
+			best = c
+		}
+	}
+	return best
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
