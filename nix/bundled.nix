@@ -48,7 +48,7 @@ let
       };
     };
 
-  baseUrls = removeAttrs (fromJSON (readFile ../manifests/base-urls.json)) [ "comment" ];
+  baseUrls = removeAttrs (fromJSON (readFile ../lib/manifest/base-urls.json)) [ "comment" ];
 
   nvidia = mapAttrs (
     redistName: baseUrl:

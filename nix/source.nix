@@ -30,5 +30,6 @@ builtins.path {
       ]
       || (topDir == "vendor")
       || (builtins.match ".*\\.go" base != null && !isTest)
-      || rel == "lib/manifest/keys.json";
+      || rel == "lib/manifest/keys.json"
+      || rel == "lib/manifest/base-urls.json";
 }

@@ -14,7 +14,7 @@ let
   bundled =
     let
       dir = ../manifests;
-      redists = builtins.filter (r: (builtins.readDir dir).${r} == "directory") (builtins.attrNames (builtins.readDir dir));
+      redists = builtins.attrNames (builtins.readDir dir);
       files = r: builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (builtins.attrNames (builtins.readDir (dir + "/${r}")));
     in
     builtins.listToAttrs (

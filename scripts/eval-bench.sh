@@ -11,7 +11,7 @@ CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-
 expr='let f = (import ./default.nix { detector = ./.cache/cuda-redist-find-features; system = "x86_64-linux"; }).features; in f.index.drvPath'
 entries=$(nix-instantiate --eval --strict -E '
   let m = import ./nix/manifest.nix; d = ./manifests;
-      rs = builtins.attrNames (builtins.removeAttrs (builtins.readDir d) ["base-urls.json"]);
+      rs = builtins.attrNames (builtins.readDir d);
       fs = r: builtins.filter (f: builtins.match "redistrib_.*" f != null) (builtins.attrNames (builtins.readDir (d + "/${r}")));
   in builtins.foldl'"'"' (n: r: builtins.foldl'"'"' (k: f: k + builtins.length (m.entries { name = f; manifest = builtins.fromJSON (builtins.readFile (d + "/${r}/${f}")); })) n (fs r)) 0 rs')
 /usr/bin/time -f 'nix eval of the drvPath of everything: %e s wall, %M KB peak' \

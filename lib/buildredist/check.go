@@ -130,8 +130,12 @@ func Check(t Tree, decl Declaration, opts Options) []Finding {
 			continue
 		}
 		if len(outputs[o]) == 0 {
+			why := "buildRedist moves nothing into it"
+			if len(Patterns[o]) > 0 {
+				why = "nothing matches " + strings.Join(Patterns[o], " ")
+			}
 			findings = append(findings, Finding{Error: true, Kind: "emptyOutput", Output: o,
-				Message: fmt.Sprintf("declared output %s ends up empty: nothing matches %s", o, strings.Join(Patterns[o], " "))})
+				Message: fmt.Sprintf("declared output %s ends up empty: %s", o, why)})
 		}
 	}
 

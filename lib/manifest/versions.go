@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -110,4 +112,18 @@ func FindManifests(dir string, f Filter) ([]LocalManifest, error) {
 		out[i] = LocalManifest{Version: v, Path: filepath.Join(dir, "redistrib_"+v+".json")}
 	}
 	return out, nil
+}
+
+//go:embed base-urls.json
+var baseURLsJSON []byte
+
+// BaseURL returns NVIDIA's base URL for a redist ("cuda", "cudnn", ...),
+// from base-urls.json (shared with nix/bundled.nix).
+func BaseURL(redist string) (string, bool) {
+	var urls map[string]string
+	if err := json.Unmarshal(baseURLsJSON, &urls); err != nil {
+		panic("manifest: base-urls.json: " + err.Error())
+	}
+	u, ok := urls[redist]
+	return u, ok && redist != "comment"
 }

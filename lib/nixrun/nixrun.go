@@ -44,6 +44,7 @@ type Manifest struct {
 // Entry is one archive's detection, as the pipeline names it.
 type Entry struct {
 	Manifest string `json:"manifest"` // the manifest's version
+	Redist   string `json:"redist"`
 	Package  string `json:"package"`
 	Platform string `json:"platform"`
 	Variant  string `json:"variant"`
@@ -109,7 +110,7 @@ func (r *Runner) expression(ms []Manifest) string {
 	b.WriteString("  entriesOf = m: let f = p.manifestFeatures m; in\n")
 	b.WriteString("    builtins.concatLists (builtins.attrValues (builtins.mapAttrs (pkg: platforms:\n")
 	b.WriteString("      builtins.concatLists (builtins.attrValues (builtins.mapAttrs (platform: variants:\n")
-	b.WriteString("        builtins.attrValues (builtins.mapAttrs (variant: d: { manifest = m.version; package = pkg; inherit platform variant; features = d.features; }) variants)\n")
+	b.WriteString("        builtins.attrValues (builtins.mapAttrs (variant: d: { manifest = m.version; redist = m.redistName; package = pkg; inherit platform variant; features = d.features; }) variants)\n")
 	b.WriteString("      ) platforms))) f.entries));\n")
 	b.WriteString("in builtins.concatLists [\n")
 	for _, m := range ms {
@@ -132,7 +133,7 @@ func (r *Runner) optionArgs() []string {
 // path its detection will have. Evaluation errors (unknown manifest keys)
 // fail here, before anything is built.
 func (r *Runner) Entries(ctx context.Context, ms []Manifest) ([]Entry, error) {
-	wrapped := "map (e: { inherit (e) manifest package platform variant; out = e.features.outPath; drv = e.features.drvPath; }) (" + r.expression(ms) + ")"
+	wrapped := "map (e: { inherit (e) manifest redist package platform variant; out = e.features.outPath; drv = e.features.drvPath; }) (" + r.expression(ms) + ")"
 	args := append([]string{"--eval", "--strict", "--json", "-E", wrapped}, r.optionArgs()...)
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
@@ -211,4 +212,44 @@ func Delete(ctx context.Context, paths []string) int {
 		}
 	}
 	return deleted
+}
+
+// Case is one platform and CUDA version to evaluate package files for.
+type Case struct {
+	Platform    string `json:"platform"`
+	CudaVersion string `json:"cudaVersion"`
+}
+
+// PackageEval is a package file's buildRedist arguments for one Case.
+type PackageEval struct {
+	Case
+	OK                                bool     `json:"ok"`
+	Pname                             string   `json:"pname"`
+	RedistName                        string   `json:"redistName"`
+	Outputs                           []string `json:"outputs"`
+	IncludeRemoveStubsFromRunpathHook *bool    `json:"includeRemoveStubsFromRunpathHook"`
+	AllowFHSReferences                bool     `json:"allowFHSReferences"`
+}
+
+// EvalPackages evaluates every *.nix file of a Nixpkgs cuda-modules
+// packages directory with the buildRedist stand-in
+// (nix/buildredist-standin.nix), for each case. Result: file → evals.
+func (r *Runner) EvalPackages(ctx context.Context, dir string, cases []Case) (map[string][]PackageEval, error) {
+	casesJSON, err := json.Marshal(cases)
+	if err != nil {
+		return nil, err
+	}
+	expr := fmt.Sprintf("import (/. + %s) { dir = /. + %s; cases = builtins.fromJSON %s; }",
+		nixString(r.NixLib+"/buildredist-standin.nix"), nixString(dir), nixString(string(casesJSON)))
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "nix-instantiate", append([]string{"--eval", "--strict", "--json", "-E", expr}, r.optionArgs()...)...)
+	cmd.Stdout, cmd.Stderr = &out, r.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("evaluate %s: nix-instantiate: %w", dir, err)
+	}
+	var evals map[string][]PackageEval
+	if err := json.Unmarshal(out.Bytes(), &evals); err != nil {
+		return nil, fmt.Errorf("evaluate %s: %w", dir, err)
+	}
+	return evals, nil
 }

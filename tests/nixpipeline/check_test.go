@@ -1,0 +1,134 @@
+package nixpipeline
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// packagesDir writes a Nixpkgs-style cuda-modules packages/ directory.
+func packagesDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func checkNixpkgs(t *testing.T, pkgs, sample string, extra ...string) (int, []string, string) {
+	t.Helper()
+	args := append([]string{"check-nixpkgs", "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + sample,
+		"--url", "file://" + sample}, extra...)
+	args = append(args, pkgs, sample)
+	cmd := exec.Command(detectorBinary(t), args...)
+	cmd.Dir = repoRoot()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return code, lines, stderr.String()
+}
+
+// A packages/ directory that matches the sample: no errors, exit 0.
+var goodPackages = map[string]string{
+	"cuda_demo_rt.nix": `{ buildRedist, lib, backendStdenv }:
+buildRedist (finalAttrs: {
+  redistName = "sample";
+  pname = "cuda_demo_rt";
+  outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
+  meta.license = lib.licenses.unfree;
+})
+`,
+	"cuda_demo_tools.nix": `{ buildRedist }: buildRedist { redistName = "sample"; pname = "cuda_demo_tools"; outputs = [ "out" "bin" ]; }
+`,
+	"demo_samples.nix": `{ buildRedist }: buildRedist { redistName = "sample"; pname = "demo_samples"; outputs = [ "out" "samples" "python" "lib" ]; allowFHSReferences = true; }
+`,
+	"libdemo_versioned.nix": `{ buildRedist }: buildRedist { redistName = "sample"; pname = "libdemo_versioned"; outputs = [ "out" "include" "lib" ]; }
+`,
+	"libdemo_variant.nix": `{ buildRedist }: buildRedist { redistName = "sample"; pname = "libdemo_variant"; outputs = [ "out" "include" "lib" "static" ]; }
+`,
+	"demo_src.nix": `{ buildRedist }: buildRedist { redistName = "sample"; pname = "demo_src"; outputs = [ "out" "include" ]; }
+`,
+}
+
+func TestCheckNixpkgsClean(t *testing.T) {
+	requireNix(t)
+	sample := copySample(t)
+	code, lines, stderr := checkNixpkgs(t, packagesDir(t, goodPackages), sample)
+	if code != 0 || len(lines) != 0 {
+		t.Fatalf("exit %d, lines:\n%s\nstderr:\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
+}
+
+func TestCheckNixpkgsDrift(t *testing.T) {
+	requireNix(t)
+	sample := copySample(t)
+	files := map[string]string{}
+	for k, v := range goodPackages {
+		files[k] = v
+	}
+	// static on every platform, though linux-sbsa has no static archive;
+	// and the stubs hook turned off although there are stubs.
+	files["cuda_demo_rt.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "cuda_demo_rt";
+  outputs = [ "out" "include" "lib" "static" "stubs" ]; includeRemoveStubsFromRunpathHook = false; }
+`
+	// The Makefile has /usr/local/cuda: allowFHSReferences is needed.
+	files["demo_samples.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "demo_samples"; outputs = [ "out" "samples" "python" "lib" ]; }
+`
+	// Declares doc, which buildRedist never fills, and not bin's sibling.
+	files["cuda_demo_tools.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "cuda_demo_tools"; outputs = [ "out" "bin" "doc" ]; }
+`
+	// Only out: a hint, never an error.
+	files["libdemo_versioned.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "libdemo_versioned"; outputs = [ "out" ]; }
+`
+	// Needs an argument the stand-in does not have.
+	files["demo_src.nix"] = `{ buildRedist, fetchFromGitHub }: buildRedist { redistName = "sample"; pname = "demo_src"; outputs = [ "out" fetchFromGitHub ]; }
+`
+	code, lines, stderr := checkNixpkgs(t, packagesDir(t, files), sample)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	want := []string{
+		"ERROR cuda_demo_rt linux-sbsa None 1.0.0: declared [out include lib static stubs] needed [out include lib stubs]: declared output static ends up empty: nothing matches **/*.a",
+		"ERROR cuda_demo_rt linux-sbsa None 1.0.0: declared [out include lib static stubs] needed [out include lib stubs]: output stubs has a stubs directory but includeRemoveStubsFromRunpathHook is false (lib/stubs)",
+		"ERROR cuda_demo_rt linux-x86_64 None 1.0.0: declared [out include lib static stubs] needed [out include lib static stubs]: output stubs has a stubs directory but includeRemoveStubsFromRunpathHook is false (lib/stubs)",
+		"ERROR cuda_demo_tools linux-x86_64 None 1.0.0: declared [out bin doc] needed [out bin]: declared output doc ends up empty: buildRedist moves nothing into it",
+		"ERROR demo_samples linux-x86_64 None 1.0.0: declared [out samples python lib] needed [out samples python lib]: a file contains /usr/ and allowFHSReferences is not set (samples/vectorAdd/Makefile)",
+		"HINT  libdemo_versioned linux-x86_64 None 1.0.0: declared [out] needed [out include lib]: output include could be declared (include/demo_v.h)",
+		"HINT  libdemo_versioned linux-x86_64 None 1.0.0: declared [out] needed [out include lib]: output lib could be declared (lib/libdemo_v.so)",
+	}
+	// demo_src.nix fails to evaluate: an error naming the file, and its
+	// package is then one without a file (a hint).
+	var got []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "HINT  demo_src source None 2.0.0: declared [] needed [out include]: no package file") {
+			got = append(got, l)
+		}
+	}
+	want = append([]string{"ERROR demo_src.nix: does not evaluate under the buildRedist stand-in for any platform (nix-instantiate --eval it for the error)"}, want...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("check-nixpkgs lines (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(stderr, "would fail") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
