@@ -287,3 +287,53 @@ func TestDetectErrors(t *testing.T) {
 		t.Errorf("missing dir: err = %v", err)
 	}
 }
+
+// TestBuildRedistFacts checks the buildRedist facts the walk gathers:
+// /usr/ found in content, pkg-config lines that buildRedist rewrites,
+// LICENSE excluded, lib/<major> chosen by the CUDA major.
+func TestBuildRedistFacts(t *testing.T) {
+	entries := []E{
+		F("LICENSE", "see /usr/share/doc"),
+		F("pkg-config/cudart-12.8.pc", "cudaroot=/usr/local/cuda-12.8\nlibdir=${cudaroot}/lib\nincludedir = /usr/local/cuda-12.8/include\n\nName: cudart\n"),
+		F("pkg-config/nvml-12.8.pc", "cudaroot=/usr/local/cuda-12.8\nlibdir=/usr/lib/x86_64-linux-gnu\n"),
+		F("samples/Makefile", "CUDA_PATH ?= /usr/local/cuda\n"),
+		F("include/x.h", "int x;"),
+		B("lib/11/libx.so", sharedLib("libx.so.11", nil)),
+		B("lib/12/libx.so", sharedLib("libx.so.12", nil)),
+		B("lib/12/stubs/libcuda.so", sharedLib("libcuda.so.1", nil)),
+	}
+	root := t.TempDir()
+	if err := testarchive.WriteTree(root, entries); err != nil {
+		t.Fatal(err)
+	}
+	f, err := detector.DetectWith(root, detector.Options{CudaMajor: "12"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := f.BuildRedist
+	if diff := cmp.Diff([]string{"out", "samples", "include", "lib", "stubs"}, br.Outputs); diff != "" {
+		t.Errorf("Outputs (-want +got):\n%s", diff)
+	}
+	if !br.HasStubs || !br.CudaMajorDir {
+		t.Errorf("HasStubs %v CudaMajorDir %v, want both true", br.HasStubs, br.CudaMajorDir)
+	}
+	// cudart's /usr/ lines are all rewritten; nvml's libdir does not end in
+	// /lib, so it stays; LICENSE is excluded.
+	wantFHS := []string{"samples/Makefile", "share/pkgconfig/nvml-12.8.pc"}
+	if diff := cmp.Diff(wantFHS, br.FHSReferences.Paths); diff != "" {
+		t.Errorf("FHS references (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"pkg-config/cudart-12.8.pc"}, f.Tree.UsrOnlyInPkgConfigVars); diff != "" {
+		t.Errorf("UsrOnlyInPkgConfigVars (-want +got):\n%s", diff)
+	}
+	if f.BuildRedistByCudaMajor != nil {
+		t.Errorf("BuildRedistByCudaMajor set although a major was given")
+	}
+	g, err := detector.Detect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.BuildRedistByCudaMajor) != 2 || g.BuildRedistByCudaMajor["11"].HasStubs || !g.BuildRedistByCudaMajor["12"].HasStubs {
+		t.Errorf("BuildRedistByCudaMajor = %+v", g.BuildRedistByCudaMajor)
+	}
+}
