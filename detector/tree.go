@@ -4,6 +4,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/symlink"
 )
 
 type nodeKind int
@@ -30,44 +32,21 @@ type tree struct {
 	nodes map[string]*node
 }
 
-// maxHops matches the kernel's symlink limit.
-const maxHops = 40
-
 // resolve follows symlinks, as the kernel would, and returns the path of
 // the node rel finally names, or ok=false when it dangles, loops or leaves
 // the tree.
 func (t *tree) resolve(rel string) (string, bool) {
-	cur := []string{}
-	pending := splitRel(rel)
-	hops := 0
-	for len(pending) > 0 {
-		c := pending[0]
-		pending = pending[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(cur) == 0 {
-				return "", false
-			}
-			cur = cur[:len(cur)-1]
-			continue
-		}
-		cur = append(cur, c)
-		n := t.nodes[strings.Join(cur, "/")]
+	c, err := symlink.Resolve(nil, rel, func(c []string) symlink.Node {
+		n := t.nodes[strings.Join(c, "/")]
 		if n == nil {
-			return "", false
+			return symlink.Node{}
 		}
-		if n.kind == kindSymlink {
-			hops++
-			if hops > maxHops || strings.HasPrefix(n.target, "/") {
-				return "", false
-			}
-			cur = cur[:len(cur)-1]
-			pending = append(splitRel(n.target), pending...)
-		}
+		return symlink.Node{Exists: true, IsDir: n.kind == kindDir, IsSymlink: n.kind == kindSymlink, Target: n.target}
+	})
+	if err != nil {
+		return "", false
 	}
-	return strings.Join(cur, "/"), true
+	return strings.Join(c, "/"), true
 }
 
 func splitRel(p string) []string {

@@ -52,13 +52,9 @@ func aggregateCommand() command {
 				if err != nil {
 					return err
 				}
-				known := map[string]manifest.Archive{}
-				for _, arc := range m.Archives() {
-					known[arc.Package+"/"+arc.Platform+"/"+arc.VariantKey()] = arc
-				}
 				var entries []features.Detected
 				for _, in := range a.Archives {
-					arc, ok := known[in.Package+"/"+in.Platform+"/"+in.Variant]
+					arc, ok := m.Archive(in.Package, in.Platform, in.Variant)
 					if !ok || arc.SHA256 != in.SHA256 || arc.RelativePath != in.RelativePath {
 						return fmt.Errorf("archive %s/%s/%s does not match manifest %s", in.Package, in.Platform, in.Variant, a.Manifest)
 					}
@@ -140,11 +136,7 @@ func mergeIndexCommand() command {
 					}
 					indexes = append(indexes, idx)
 				}
-				merged, err := features.MergeIndexes(indexes...)
-				if err != nil {
-					return err
-				}
-				data, err := features.Encode(merged)
+				data, err := features.EncodeMerged(indexes...)
 				if err != nil {
 					return err
 				}

@@ -181,10 +181,6 @@ func (p *processRun) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		known := map[string]manifest.Archive{}
-		for _, a := range mf.Archives() {
-			known[a.Package+"/"+a.Platform+"/"+a.VariantKey()] = a
-		}
 		var detected []features.Detected
 		for _, e := range entries {
 			if e.Manifest != m.Version {
@@ -195,7 +191,11 @@ func (p *processRun) run(ctx context.Context) error {
 				failed = append(failed, e.ID())
 				continue
 			}
-			detected = append(detected, features.Detected{Archive: known[e.Package+"/"+e.Platform+"/"+e.Variant], Features: f})
+			a, ok := mf.Archive(e.Package, e.Platform, e.Variant)
+			if !ok {
+				return fmt.Errorf("entry %s: not in manifest %s", e.ID(), m.Path)
+			}
+			detected = append(detected, features.Detected{Archive: a, Features: f})
 		}
 		features.SortDetected(detected)
 		data, err := features.Encode(features.Legacy(detected))
@@ -215,11 +215,7 @@ func (p *processRun) run(ctx context.Context) error {
 		indexes = append(indexes, idx)
 	}
 	if p.indexFile != "" {
-		merged, err := features.MergeIndexes(indexes...)
-		if err != nil {
-			return err
-		}
-		data, err := features.Encode(merged)
+		data, err := features.EncodeMerged(indexes...)
 		if err != nil {
 			return err
 		}

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/symlink"
 )
 
 type entryKind int
@@ -428,72 +430,47 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// readDirNames lists a directory's entries (the extractor's own output:
+// small, so os.ReadDir's sorting and lstat cost nothing).
 func readDirNames(dir string) ([]string, error) {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil, err
+	entries, err := os.ReadDir(dir)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.Name()
 	}
-	defer f.Close()
-	return f.Readdirnames(-1)
+	return names, err
 }
-
-// maxSymlinkHops is the kernel's own limit (ELOOP after 40 links).
-const maxSymlinkHops = 40
 
 // resolveInside follows the symlink at rel, component by component and
 // through further symlinks, as the kernel would, and fails if the walk ever
 // leaves root. A dangling link inside the tree is fine: NVIDIA ships some.
 func resolveInside(root, rel string) error {
-	cur := strings.Split(path.Dir(rel), "/")
-	if cur[0] == "." {
-		cur = nil
-	}
 	target, err := os.Readlink(filepath.Join(root, rel))
 	if err != nil {
 		return err
 	}
-	pending := splitPath(target)
-	hops := 0
-	for len(pending) > 0 {
-		c := pending[0]
-		pending = pending[1:]
-		switch c {
-		case "", ".":
-			continue
-		case "..":
-			if len(cur) == 0 {
-				return fmt.Errorf("symlink to %q resolves outside the output", target)
-			}
-			cur = cur[:len(cur)-1]
-			continue
-		}
-		cur = append(cur, c)
-		fi, err := os.Lstat(filepath.Join(root, filepath.Join(cur...)))
-		if err != nil {
-			return nil // dangling: the kernel stops here too
-		}
-		switch {
-		case fi.Mode()&os.ModeSymlink != 0:
-			hops++
-			if hops > maxSymlinkHops {
-				return fmt.Errorf("symlink to %q: too many levels of symbolic links", target)
-			}
-			next, err := os.Readlink(filepath.Join(root, filepath.Join(cur...)))
-			if err != nil {
-				return err
-			}
-			if strings.HasPrefix(next, "/") {
-				return fmt.Errorf("symlink to %q resolves through absolute %q outside the output", target, next)
-			}
-			cur = cur[:len(cur)-1]
-			pending = append(splitPath(next), pending...)
-		case !fi.IsDir() && len(pending) > 0:
-			return nil // a file used as a directory: resolution fails harmlessly
-		}
+	dir := strings.Split(path.Dir(rel), "/")
+	if dir[0] == "." {
+		dir = nil
 	}
-	return nil
-}
-
-func splitPath(p string) []string {
-	return strings.Split(p, "/")
+	_, err = symlink.Resolve(dir, target, func(c []string) symlink.Node {
+		p := filepath.Join(root, filepath.Join(c...))
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return symlink.Node{}
+		}
+		n := symlink.Node{Exists: true, IsDir: fi.IsDir(), IsSymlink: fi.Mode()&os.ModeSymlink != 0}
+		if n.IsSymlink {
+			n.Target, _ = os.Readlink(p)
+		}
+		return n
+	})
+	switch {
+	case err == nil, errors.Is(err, symlink.ErrDangling):
+		return nil
+	case errors.Is(err, symlink.ErrLoop):
+		return fmt.Errorf("symlink to %q: %w", target, err)
+	default:
+		return fmt.Errorf("symlink to %q %w", target, err)
+	}
 }

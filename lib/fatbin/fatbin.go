@@ -271,6 +271,25 @@ func splitArch(a string) (int, string) {
 
 var errLZ4 = errors.New("corrupt lz4 block")
 
+// lz4Length reads an LZ4 length: the 4-bit value from the token, extended
+// by bytes that follow while the sum keeps hitting 15, then 255.
+func lz4Length(src []byte, i *int, n int) (int, bool) {
+	if n != 15 {
+		return n, true
+	}
+	for {
+		if *i >= len(src) {
+			return 0, false
+		}
+		b := src[*i]
+		*i++
+		n += int(b)
+		if b != 255 {
+			return n, true
+		}
+	}
+}
+
 // lz4Prefix decodes the first n bytes of a raw LZ4 block (no frame), or all
 // of it when shorter.
 func lz4Prefix(src []byte, n int) ([]byte, error) {
@@ -279,19 +298,9 @@ func lz4Prefix(src []byte, n int) ([]byte, error) {
 	for i < len(src) && len(dst) < n {
 		token := src[i]
 		i++
-		lit := int(token >> 4)
-		if lit == 15 {
-			for {
-				if i >= len(src) {
-					return dst, errLZ4
-				}
-				b := src[i]
-				i++
-				lit += int(b)
-				if b != 255 {
-					break
-				}
-			}
+		lit, ok := lz4Length(src, &i, int(token>>4))
+		if !ok {
+			return dst, errLZ4
 		}
 		if lit > len(src)-i {
 			return dst, errLZ4
@@ -309,20 +318,11 @@ func lz4Prefix(src []byte, n int) ([]byte, error) {
 		if offset == 0 || offset > len(dst) {
 			return dst, errLZ4
 		}
-		ml := int(token&15) + 4
-		if token&15 == 15 {
-			for {
-				if i >= len(src) {
-					return dst, errLZ4
-				}
-				b := src[i]
-				i++
-				ml += int(b)
-				if b != 255 {
-					break
-				}
-			}
+		ml, ok := lz4Length(src, &i, int(token&15))
+		if !ok {
+			return dst, errLZ4
 		}
+		ml += 4 // the minimum match
 		from := len(dst) - offset
 		for k := 0; k < ml && len(dst) < n; k++ {
 			dst = append(dst, dst[from+k])

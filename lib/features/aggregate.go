@@ -167,6 +167,15 @@ func MergeIndexes(indexes ...Index) (Index, error) {
 	return out, nil
 }
 
+// EncodeMerged merges indexes and encodes the result canonically.
+func EncodeMerged(indexes ...Index) ([]byte, error) {
+	merged, err := MergeIndexes(indexes...)
+	if err != nil {
+		return nil, err
+	}
+	return Encode(merged)
+}
+
 // DetailEntry is one archive in detail.json: the full detection result.
 type DetailEntry struct {
 	SHA256       string    `json:"sha256"`

@@ -129,17 +129,11 @@ func Parse(source string, data []byte) (*Manifest, error) {
 		k := key.String()
 		switch {
 		case isOneOf(k, Keys.Metadata):
-			if value.Type != gjson.String {
-				err = fmt.Errorf("manifest %s: %s is %s, not a string", source, k, value.Type)
+			err = setString(fmt.Sprintf("manifest %s", source), k, value, map[string]*string{
+				"release_date": &m.Date, "release_label": &m.Label, "release_product": &m.Product,
+			})
+			if err != nil {
 				return false
-			}
-			switch k {
-			case "release_date":
-				m.Date = value.String()
-			case "release_label":
-				m.Label = value.String()
-			case "release_product":
-				m.Product = value.String()
 			}
 		case value.IsObject():
 			var r *Release
@@ -246,27 +240,15 @@ func parsePlatform(where, pkg, platform string, v gjson.Result, variants []strin
 func parseLeaf(where string, v gjson.Result) (Archive, error) {
 	var a Archive
 	var err error
+	fields := map[string]*string{"relative_path": &a.RelativePath, "sha256": &a.SHA256, "md5": &a.MD5, "size": &a.Size}
 	v.ForEach(func(key, value gjson.Result) bool {
 		k := key.String()
 		if !isOneOf(k, Keys.Leaf) {
 			err = fmt.Errorf("%s: unknown archive field %q", where, k)
 			return false
 		}
-		if value.Type != gjson.String {
-			err = fmt.Errorf("%s: %s is %s, not a string", where, k, value.Type)
-			return false
-		}
-		switch k {
-		case "relative_path":
-			a.RelativePath = value.String()
-		case "sha256":
-			a.SHA256 = value.String()
-		case "md5":
-			a.MD5 = value.String()
-		case "size":
-			a.Size = value.String()
-		}
-		return true
+		err = setString(where, k, value, fields)
+		return err == nil
 	})
 	if err != nil {
 		return a, err
@@ -282,6 +264,17 @@ func parseLeaf(where string, v gjson.Result) (Archive, error) {
 	return a, nil
 }
 
+// setString stores a string value in the field named by key.
+func setString(where, key string, value gjson.Result, fields map[string]*string) error {
+	if value.Type != gjson.String {
+		return fmt.Errorf("%s: %s is %s, not a string", where, key, value.Type)
+	}
+	if dst, ok := fields[key]; ok {
+		*dst = value.String()
+	}
+	return nil
+}
+
 // Archives lists every archive of the manifest, sorted by ID.
 func (m *Manifest) Archives() []Archive {
 	var out []Archive
@@ -289,6 +282,21 @@ func (m *Manifest) Archives() []Archive {
 		out = append(out, m.Releases[pkg].Archives...)
 	}
 	return out
+}
+
+// Archive finds the archive of package × platform × variant key ("None"
+// for no variant, as the index format and the Nix pipeline name it).
+func (m *Manifest) Archive(pkg, platform, variantKey string) (Archive, bool) {
+	r, ok := m.Releases[pkg]
+	if !ok {
+		return Archive{}, false
+	}
+	for _, a := range r.Archives {
+		if a.Platform == platform && a.VariantKey() == variantKey {
+			return a, true
+		}
+	}
+	return Archive{}, false
 }
 
 // Packages lists the package names, sorted.

@@ -1,9 +1,7 @@
 package nixpipeline
 
 import (
-	"bytes"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -28,24 +26,14 @@ func checkNixpkgs(t *testing.T, pkgs, sample string, extra ...string) (int, []st
 	args := append([]string{"check-nixpkgs", "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + sample,
 		"--url", "file://" + sample}, extra...)
 	args = append(args, pkgs, sample)
-	cmd := exec.Command(detectorBinary(t), args...)
-	cmd.Dir = repoRoot()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code, stdout, stderr := runDetector(t, args...)
 	var lines []string
-	for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		if l != "" {
 			lines = append(lines, l)
 		}
 	}
-	return code, lines, stderr.String()
+	return code, lines, stderr
 }
 
 // A packages/ directory that matches the sample: no errors, exit 0.

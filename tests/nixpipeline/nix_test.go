@@ -102,6 +102,24 @@ func buildSample(t *testing.T, attr string) string {
 	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "detector", detectorBinary(t), "-A", "features.sample."+attr)
 }
 
+// runDetector runs the built binary from the repository root (where it
+// finds nix/) and returns its exit code, stdout and stderr.
+func runDetector(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	cmd := exec.Command(detectorBinary(t), args...)
+	cmd.Dir = repoRoot()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
 func diffPaths(t *testing.T, expected, actual string) {
 	t.Helper()
 	cmd := exec.Command(detectorBinary(t), "diff", expected, actual)

@@ -1,12 +1,10 @@
 package nixpipeline
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,18 +22,7 @@ func process(t *testing.T, dir string, extra ...string) (int, string, string) {
 		"--redist-name", "sample",
 	}, extra...)
 	args = append(args, "file://"+dir, dir)
-	cmd := exec.Command(detectorBinary(t), args...)
-	cmd.Dir = repoRoot() // finds nix/ from here
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stdout.String(), stderr.String()
+	return runDetector(t, args...)
 }
 
 func TestProcessManifestsMatchesGolden(t *testing.T) {
