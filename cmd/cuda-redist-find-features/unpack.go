@@ -15,11 +15,12 @@ func unpackCommand() command {
 			maxBytes := fs.Int64("max-bytes", archive.DefaultMaxBytes, "refuse archives whose files inflate past this many bytes")
 			maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "refuse archives with more entries than this")
 			keepTop := fs.Bool("keep-top-level", false, "do not strip a single top-level directory")
+			threads := fs.Int("threads", 0, "decode a multi-block .tar.xz on this many threads (0: one per CPU, 1: in sequence)")
 			return func(args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("unpack takes ARCHIVE and OUTDIR, got %d arguments", len(args))
 				}
-				st, err := archive.Unpack(args[0], args[1], archive.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries, KeepTopLevel: *keepTop})
+				st, err := archive.Unpack(args[0], args[1], archive.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries, KeepTopLevel: *keepTop, Threads: *threads})
 				if err != nil {
 					return err
 				}

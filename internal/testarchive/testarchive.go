@@ -195,3 +195,18 @@ func WriteTree(root string, entries []Entry) error {
 	}
 	return nil
 }
+
+// TarXzBlocks is Tar compressed with xz in blocks of blockSize bytes, as
+// multi-threaded xz (xz -T0) writes it.
+func TarXzBlocks(entries []Entry, blockSize int64) []byte {
+	var buf bytes.Buffer
+	w, err := xz.WriterConfig{BlockSize: blockSize, DictCap: 1 << 16}.NewWriter(&buf)
+	if err != nil {
+		panic(err)
+	}
+	w.Write(Tar(entries))
+	if err := w.Close(); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+}

@@ -3,6 +3,7 @@ package archive_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
@@ -16,6 +17,7 @@ func FuzzUnpack(f *testing.F) {
 	f.Add(testarchive.TarGz([]E{F("t/a", "x"), L("t/l", "a"), D("t/d")}))
 	f.Add(testarchive.TarXz([]E{F("t/a", "x"), L("t/up", "../..")}))
 	f.Add(testarchive.Zip([]E{F("t/a", "x"), L("t/l", "../../etc")}))
+	f.Add(testarchive.TarXzBlocks([]E{F("t/a", strings.Repeat("x", 3000)), F("t/b", strings.Repeat("y", 3000))}, 1024))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parent := t.TempDir()
 		src := filepath.Join(t.TempDir(), "in")

@@ -31,6 +31,9 @@ type Options struct {
 	MaxEntries int
 	// KeepTopLevel disables the stripping of a single top-level directory.
 	KeepTopLevel bool
+	// Threads decode the blocks of a multi-block .tar.xz in parallel
+	// (0: one per CPU; 1: decode in sequence).
+	Threads int
 }
 
 func (o Options) withDefaults() Options {
@@ -100,13 +103,12 @@ func unpackFile(f *os.File, dst string, opts Options) (Stats, error) {
 			return x.stats, err
 		}
 	} else {
-		stream, err := decompressor(format, br)
+		stream, err := tarStream(f, format, br, opts.Threads)
 		if err != nil {
 			return x.stats, err
 		}
-		ra := readAhead(stream)
-		defer ra.Close()
-		if err := x.extractTar(ra); err != nil {
+		defer stream.Close()
+		if err := x.extractTar(stream); err != nil {
 			return x.stats, err
 		}
 	}
@@ -114,6 +116,30 @@ func unpackFile(f *os.File, dst string, opts Options) (Stats, error) {
 		return x.stats, err
 	}
 	return x.stats, nil
+}
+
+// tarStream returns the decompressed tar stream: for a multi-block xz
+// file, its blocks decoded in parallel; otherwise the decoder running a
+// few chunks ahead on its own goroutine.
+func tarStream(f *os.File, format Format, br *bufio.Reader, threads int) (io.ReadCloser, error) {
+	if format == FormatTarXz && threads != 1 {
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		blocks, err := xzBlocks(f, fi.Size())
+		if err != nil {
+			return nil, err
+		}
+		if blocks != nil {
+			return newParallelXZ(f, blocks, threads), nil
+		}
+	}
+	stream, err := decompressor(format, br)
+	if err != nil {
+		return nil, err
+	}
+	return readAhead(stream), nil
 }
 
 func (x *extractor) extractTar(r io.Reader) error {
