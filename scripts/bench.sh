@@ -16,14 +16,20 @@ mkdir -p "$cache"
 bin="$cache/cuda-redist-find-features"
 CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/cuda-redist-find-features
 
+# The same tree twice: as multi-threaded xz writes it (independent 24 MiB
+# blocks: xz -T0, the default of XZ Utils 5.6 and of dpkg) and as
+# single-threaded xz does (one block).
 archive="$cache/libcufft-linux-x86_64-10.9.0.58-archive.tar.xz"
-if [ ! -f "$archive" ]; then
+single="$cache/libcufft-single-block.tar.xz"
+if [ ! -f "$archive" ] || [ ! -f "$single" ]; then
   stage="$cache/stage/libcufft-linux-x86_64-10.9.0.58-archive"
   rm -rf "$cache/stage" && mkdir -p "$stage/lib"
   cp -a "$real"/root/usr/lib/x86_64-linux-gnu/libcufft* "$stage/lib/"
   cp -a "$real"/root/usr/share/doc "$stage/" 2>/dev/null || true
   tar -C "$cache/stage" -cf - libcufft-linux-x86_64-10.9.0.58-archive | xz -6 -T0 > "$archive.tmp"
+  tar -C "$cache/stage" -cf - libcufft-linux-x86_64-10.9.0.58-archive | xz -6 -T1 > "$single.tmp"
   mv "$archive.tmp" "$archive"
+  mv "$single.tmp" "$single"
   rm -rf "$cache/stage"
 fi
 
@@ -41,11 +47,14 @@ best() {
 ratio() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
 
 out="$cache/out"
-tar_unpack() { rm -rf "$out" && mkdir -p "$out" && tar -C "$out" -xJf "$archive"; }
-our_unpack() { rm -rf "$out" && "$bin" unpack "$archive" "$out"; }
-t_tar=$(best tar_unpack)
+tar_unpack() { rm -rf "$out" && mkdir -p "$out" && tar -C "$out" -xJf "$1"; }
+our_unpack() { rm -rf "$out" && "$bin" unpack "${@:2}" "$1" "$out"; }
+t_tar1=$(best tar_unpack "$single")
+t_unpack1=$(best our_unpack "$single")
+t_tar=$(best tar_unpack "$archive")
 t_xz=$(best sh -c "xz -dc '$archive' > /dev/null")
-t_unpack=$(best our_unpack)
+t_seq=$(best our_unpack "$archive" --threads 1)
+t_unpack=$(best our_unpack "$archive")
 tree="$out"
 t_nix=$(best nix --extra-experimental-features nix-command hash path "$tree")
 t_detect=$(best "$bin" detect "$tree")
@@ -68,12 +77,15 @@ t_upstream_all=$(best upstream "$tree")
 size_all=$(du -sbL "$tree" | cut -f1)
 
 cat <<TABLE
-archive: $(basename "$archive"), $(stat -c %s "$archive") bytes, $size bytes unpacked; best of $runs runs; $(nproc) cores
+archives: $(basename "$single") ($(stat -c %s "$single") bytes) and $(basename "$archive") ($(stat -c %s "$archive") bytes), $size bytes unpacked; best of $runs runs; $(nproc) cores
 | measure | seconds | ratio |
 |---|---|---|
-| tar -xJf (GNU tar + xz) | $t_tar | 1 |
-| xz -dc > /dev/null | $t_xz | $(ratio "$t_xz" "$t_tar") |
-| cuda-redist-find-features unpack | $t_unpack | $(ratio "$t_unpack" "$t_tar") × tar |
+| single-block .tar.xz: tar -xJf (GNU tar + xz) | $t_tar1 | 1 |
+| single-block: cuda-redist-find-features unpack | $t_unpack1 | $(ratio "$t_unpack1" "$t_tar1") × tar |
+| multi-block .tar.xz (xz -T0): tar -xJf | $t_tar | 1 |
+| multi-block: xz -dc > /dev/null | $t_xz | $(ratio "$t_xz" "$t_tar") |
+| multi-block: unpack --threads 1 | $t_seq | $(ratio "$t_seq" "$t_tar") × tar |
+| multi-block: unpack (blocks in parallel) | $t_unpack | $(ratio "$t_unpack" "$t_tar") × tar |
 | nix hash path | $t_nix | 1 |
 | cuda-redist-find-features detect (incl. NAR hash) | $t_detect | $(ratio "$t_detect" "$t_nix") × nix hash path |
 | cuobjdump + patchelf --print-soname/--print-needed | $t_upstream | detect is $(ratio "$t_upstream" "$t_detect")× faster |
