@@ -88,18 +88,9 @@ func Tar(entries []Entry) []byte {
 	return buf.Bytes()
 }
 
-// TarXz is Tar compressed with xz.
+// TarXz is Tar compressed with xz, in one block.
 func TarXz(entries []Entry) []byte {
-	var buf bytes.Buffer
-	w, err := xz.NewWriter(&buf)
-	if err != nil {
-		panic(err)
-	}
-	w.Write(Tar(entries))
-	if err := w.Close(); err != nil {
-		panic(err)
-	}
-	return buf.Bytes()
+	return TarXzBlocks(entries, 0)
 }
 
 // TarGz is Tar compressed with gzip.
@@ -197,10 +188,10 @@ func WriteTree(root string, entries []Entry) error {
 }
 
 // TarXzBlocks is Tar compressed with xz in blocks of blockSize bytes, as
-// multi-threaded xz (xz -T0) writes it.
+// multi-threaded xz (xz -T0) writes it; 0 means one block.
 func TarXzBlocks(entries []Entry, blockSize int64) []byte {
 	var buf bytes.Buffer
-	w, err := xz.WriterConfig{BlockSize: blockSize, DictCap: 1 << 16}.NewWriter(&buf)
+	w, err := xz.WriterConfig{BlockSize: blockSize}.NewWriter(&buf)
 	if err != nil {
 		panic(err)
 	}
