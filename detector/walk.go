@@ -2,6 +2,7 @@ package detector
 
 import (
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,16 +12,60 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstore"
 )
 
-// scan walks root once, depth first in NAR order, feeding every node to
-// the NAR hasher and every library-like file to the ELF reader from the
-// same mapping of its content: each file is read exactly once.
+// The walk is two stages on two goroutines. The reader walks the tree in
+// NAR order (depth first, names sorted by their bytes) and reads small
+// files into a ring of buffers; the consumer hashes every node and hands
+// every file to the ELF reader, mapping large files itself. Each file is
+// read exactly once, and the system calls of the walk overlap with the
+// hashing: on trees of thousands of headers, they cost as much.
+
+// smallFile is the size up to which the reader reads a file ahead into a
+// buffer; larger files are mapped by the consumer.
+const smallFile = 256 << 10
+
+// readAheadBuffers bounds the small files read ahead (memory: this many
+// times smallFile).
+const readAheadBuffers = 32
+
+// walkItem is one node as the reader found it.
+type walkItem struct {
+	rel      string
+	abs      string
+	kind     nodeKind
+	exec     bool
+	size     int64
+	target   string   // symlink
+	children []string // directory, sorted
+	data     []byte   // content of a small file
+	buf      *[]byte  // the ring buffer holding data, to give back
+	err      error
+}
+
+// scan walks root once, feeding every node to the NAR hasher and every
+// file to the ELF reader from the same copy of its content.
 func scan(root string) (*tree, string, error) {
 	t := &tree{nodes: map[string]*node{}}
 	h, err := nixstore.NewNarHasher()
 	if err != nil {
 		return nil, "", err
 	}
-	if err := t.walk(h, root, ""); err != nil {
+	items := make(chan walkItem, readAheadBuffers)
+	free := make(chan *[]byte, readAheadBuffers)
+	for i := 0; i < readAheadBuffers; i++ {
+		b := make([]byte, smallFile)
+		free <- &b
+	}
+	stop := make(chan struct{})
+	r := &reader{items: items, free: free, stop: stop}
+	go func() {
+		defer close(items)
+		r.walk(root, "")
+	}()
+	err = t.consume(h, items, free)
+	close(stop)
+	for range items { // let the reader finish
+	}
+	if err != nil {
 		return nil, "", err
 	}
 	sum, err := h.Sum()
@@ -32,49 +77,123 @@ func scan(root string) (*tree, string, error) {
 
 func narPath(rel string) string { return "/" + rel }
 
-func (t *tree) walk(h *nixstore.NarHasher, abs, rel string) error {
+// consume builds the tree's nodes and the NAR hash from the reader's items.
+func (t *tree) consume(h *nixstore.NarHasher, items <-chan walkItem, free chan<- *[]byte) error {
+	var mapped []byte
+	for it := range items {
+		if it.err != nil {
+			return it.err
+		}
+		switch it.kind {
+		case kindSymlink:
+			t.nodes[it.rel] = &node{kind: kindSymlink, target: it.target}
+			if err := h.Symlink(narPath(it.rel), it.target); err != nil {
+				return err
+			}
+		case kindDir:
+			t.nodes[it.rel] = &node{kind: kindDir, children: it.children}
+			if err := h.Dir(narPath(it.rel)); err != nil {
+				return err
+			}
+		case kindFile:
+			n := &node{kind: kindFile, exec: it.exec}
+			t.nodes[it.rel] = n
+			data := it.data
+			if data == nil && it.size > 0 {
+				var err error
+				if mapped, err = mapFile(it.abs, it.size); err != nil {
+					return err
+				}
+				data = mapped
+			}
+			err := h.FileBytes(narPath(it.rel), n.exec, data)
+			if err == nil {
+				n.file = inspect(it.rel, data)
+				n.usr = findUsr(it.rel, data)
+			}
+			if mapped != nil {
+				syscall.Munmap(mapped)
+				mapped = nil
+			}
+			if it.buf != nil {
+				free <- it.buf
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// reader walks the tree for consume.
+type reader struct {
+	items chan<- walkItem
+	free  <-chan *[]byte
+	stop  <-chan struct{}
+}
+
+// send hands an item over; false when the consumer has stopped.
+func (r *reader) send(it walkItem) bool {
+	select {
+	case r.items <- it:
+		return true
+	case <-r.stop:
+		return false
+	}
+}
+
+func (r *reader) fail(err error) bool {
+	r.send(walkItem{err: err})
+	return false
+}
+
+func (r *reader) walk(abs, rel string) bool {
 	fi, err := os.Lstat(abs)
 	if err != nil {
-		return err
+		return r.fail(err)
 	}
 	switch mode := fi.Mode(); {
 	case mode&fs.ModeSymlink != 0:
 		target, err := os.Readlink(abs)
 		if err != nil {
-			return err
+			return r.fail(err)
 		}
-		t.nodes[rel] = &node{kind: kindSymlink, target: target}
-		return h.Symlink(narPath(rel), target)
+		return r.send(walkItem{rel: rel, kind: kindSymlink, target: target})
 	case mode.IsDir():
 		names, err := readDirNames(abs)
 		if err != nil {
-			return err
+			return r.fail(err)
 		}
 		// NAR orders entries by their bytes, as Go's string comparison does.
 		sort.Strings(names)
-		t.nodes[rel] = &node{kind: kindDir, children: names}
-		if err := h.Dir(narPath(rel)); err != nil {
-			return err
+		if !r.send(walkItem{rel: rel, kind: kindDir, children: names}) {
+			return false
 		}
 		for _, name := range names {
-			if err := t.walk(h, filepath.Join(abs, name), joinRel(rel, name)); err != nil {
-				return err
+			if !r.walk(filepath.Join(abs, name), joinRel(rel, name)) {
+				return false
 			}
 		}
-		return nil
+		return true
 	case mode.IsRegular():
-		n := &node{kind: kindFile, exec: mode&0o111 != 0}
-		t.nodes[rel] = n
-		return withContent(abs, fi.Size(), func(data []byte) error {
-			if err := h.FileBytes(narPath(rel), n.exec, data); err != nil {
-				return err
+		it := walkItem{rel: rel, abs: abs, kind: kindFile, exec: mode&0o111 != 0, size: fi.Size()}
+		if it.size > 0 && it.size <= smallFile {
+			var buf *[]byte
+			select {
+			case buf = <-r.free:
+			case <-r.stop:
+				return false
 			}
-			n.file = inspect(rel, data)
-			n.usr = findUsr(rel, data)
-			return nil
-		})
+			data, err := readSmall(abs, it.size, *buf)
+			if err != nil {
+				return r.fail(fmt.Errorf("read %s: %w", abs, err))
+			}
+			it.data, it.buf = data, buf
+		}
+		return r.send(it)
 	default:
-		return fmt.Errorf("%s: unsupported file type %v (a store path holds only files, directories and symlinks)", abs, mode.Type())
+		return r.fail(fmt.Errorf("%s: unsupported file type %v (a store path holds only files, directories and symlinks)", abs, mode.Type()))
 	}
 }
 
@@ -94,26 +213,48 @@ func readDirNames(dir string) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// withContent maps the file read-only for fn. Mapping rather than reading
-// lets the ELF reader jump to section headers and fatbins of a 500 MB
-// library without copying it, while the hash streams through it once.
-func withContent(path string, size int64, fn func([]byte) error) error {
-	if size == 0 {
-		return fn(nil)
-	}
+// mapFile maps a large file read-only: the ELF reader jumps to the section
+// headers and fatbins of a 500 MB library without copying it, while the
+// hash streams through it once. The caller unmaps it.
+func mapFile(path string, size int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	if int64(int(size)) != size {
-		return fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
+		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return fmt.Errorf("map %s: %w", path, err)
+		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	defer syscall.Munmap(data)
 	_ = syscall.Madvise(data, syscall.MADV_SEQUENTIAL)
-	return fn(data)
+	return data, nil
+}
+
+// readSmall reads a small file into buf with plain open/read/close: os.Open
+// also registers every file with the runtime's poller, which for thousands
+// of headers costs more than reading them.
+func readSmall(path string, size int64, buf []byte) ([]byte, error) {
+	data := buf[:size]
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	for off := 0; off < len(data); {
+		n, err := syscall.Read(fd, data[off:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, io.ErrUnexpectedEOF // the file shrank during the walk
+		}
+		off += n
+	}
+	return data, nil
 }

@@ -75,6 +75,12 @@ t_nix_all=$(best nix --extra-experimental-features nix-command hash path "$tree"
 t_detect_all=$(best "$bin" detect "$tree")
 t_upstream_all=$(best upstream "$tree")
 size_all=$(du -sbL "$tree" | cut -f1)
+# Header-heavy packages (cuda_cccl, cuda_nvcc) are thousands of small
+# files: the Go toolchain's sources stand in for such a tree.
+small="$(go env GOROOT)/src"
+small_files=$(find "$small" -type f | wc -l)
+t_nix_small=$(best nix --extra-experimental-features nix-command hash path "$small")
+t_detect_small=$(best "$bin" detect "$small")
 
 cat <<TABLE
 archives: $(basename "$single") ($(stat -c %s "$single") bytes) and $(basename "$archive") ($(stat -c %s "$archive") bytes), $size bytes unpacked; best of $runs runs; $(nproc) cores
@@ -92,4 +98,6 @@ archives: $(basename "$single") ($(stat -c %s "$single") bytes) and $(basename "
 | all 12 real libraries ($size_all bytes): nix hash path | $t_nix_all | 1 |
 | all 12: detect | $t_detect_all | $(ratio "$t_detect_all" "$t_nix_all") × nix hash path |
 | all 12: cuobjdump + patchelf | $t_upstream_all | detect is $(ratio "$t_upstream_all" "$t_detect_all")× faster |
+| $small_files small files (\$GOROOT/src): nix hash path | $t_nix_small | 1 |
+| $small_files small files: detect | $t_detect_small | $(ratio "$t_detect_small" "$t_nix_small") × nix hash path |
 TABLE

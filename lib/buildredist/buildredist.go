@@ -134,6 +134,17 @@ func globMatch(pattern, p string, globstar bool) bool {
 	return matchParts(strings.Split(pattern, "/"), strings.Split(p, "/"), globstar)
 }
 
+// splitPatterns splits each output's patterns once.
+var splitPatterns = func() map[string][][]string {
+	m := map[string][][]string{}
+	for o, pats := range Patterns {
+		for _, p := range pats {
+			m[o] = append(m[o], strings.Split(p, "/"))
+		}
+	}
+	return m
+}()
+
 func matchParts(pat, parts []string, globstar bool) bool {
 	if len(pat) == 0 {
 		return len(parts) == 0
@@ -167,17 +178,15 @@ func matchParts(pat, parts []string, globstar bool) bool {
 	return matchParts(pat[1:], parts[1:], globstar)
 }
 
-// claims reports whether one of patterns moves the entry: it matches the
-// entry's path or one of its parent directories.
-func claims(patterns []string, p string, globstar bool) bool {
-	for q := p; q != "." && q != ""; q = path.Dir(q) {
+// claims reports whether one of patterns (split at "/") moves the entry
+// whose path has the given components: a pattern matches the path or one
+// of its parent directories.
+func claims(patterns [][]string, parts []string, globstar bool) bool {
+	for k := len(parts); k > 0; k-- {
 		for _, pat := range patterns {
-			if globMatch(pat, q, globstar) {
+			if matchParts(pat, parts[:k], globstar) {
 				return true
 			}
-		}
-		if !strings.Contains(q, "/") {
-			break
 		}
 	}
 	return false
@@ -194,12 +203,16 @@ func install(entries []entry, declared []string, globstar bool) map[string][]ent
 	for i := range entries {
 		owner[i] = "out"
 	}
+	parts := make([][]string, len(entries))
+	for i, e := range entries {
+		parts[i] = strings.Split(e.path, "/")
+	}
 	for _, o := range ExpectedOutputs[1:] {
 		if !d[o] {
 			continue
 		}
-		for i, e := range entries {
-			if claims(Patterns[o], e.path, globstar) {
+		for i := range entries {
+			if claims(splitPatterns[o], parts[i], globstar) {
 				owner[i] = o
 			}
 		}
