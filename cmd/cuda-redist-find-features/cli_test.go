@@ -17,6 +17,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testenv"
 )
 
 // runCLI runs the command line in-process and returns exit code and output.
@@ -261,14 +263,6 @@ func TestDownloadIndexErrors(t *testing.T) {
 	}
 }
 
-func sharedData(t *testing.T) string {
-	dir := filepath.Join("..", "..", "..", "shared", "data")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no shared data beside the repo: %v", err)
-	}
-	return dir
-}
-
 func compileSchema(t *testing.T, args ...string) *jsonschema.Schema {
 	t.Helper()
 	code, stdout, stderr := runCLI(args...)
@@ -308,7 +302,7 @@ func validateFile(t *testing.T, s *jsonschema.Schema, path string) error {
 // feature and index files, and our own outputs against the schemas, and
 // checks that the schemas reject broken documents.
 func TestSchemasValidateRealFiles(t *testing.T) {
-	data := sharedData(t)
+	data := testenv.SharedData(t)
 	golden := filepath.Join("..", "..", "tests", "golden", "sample")
 	cases := []struct {
 		schema []string

@@ -4,30 +4,21 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
-
-func sharedData(t *testing.T) string {
-	_, here, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "data")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no shared data beside the repo: %v", err)
-	}
-	return dir
-}
 
 // TestEncodeMatchesUpstreamBytes decodes every feature file upstream wrote
 // and every index file, and encodes them again: the bytes must be equal,
 // so what we write is byte-compatible with what Nixpkgs consumed.
 func TestEncodeMatchesUpstreamBytes(t *testing.T) {
-	dir := sharedData(t)
+	dir := testenv.SharedData(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "nvidia", "*", "feature_*.json"))
 	if len(files) < 8 {
 		t.Fatalf("found %d feature files", len(files))

@@ -3,27 +3,18 @@ package manifest_test
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
-func sharedData(t *testing.T) string {
-	_, here, _, _ := runtime.Caller(0)
-	dir := filepath.Join(filepath.Dir(here), "..", "..", "..", "shared", "data", "nvidia")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no shared data beside the repo: %v", err)
-	}
-	return dir
-}
-
 // TestRealManifests parses every real NVIDIA manifest and checks the
 // counts against an independent walk of the JSON.
 func TestRealManifests(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(sharedData(t), "*", "redistrib_*.json"))
+	files, _ := filepath.Glob(filepath.Join(testenv.SharedData(t), "nvidia", "*", "redistrib_*.json"))
 	if len(files) < 19 {
 		t.Fatalf("found %d manifests, want the 19 in shared/data", len(files))
 	}
@@ -102,8 +93,7 @@ func FuzzParse(f *testing.F) {
 // compares the Nix walker's counts with the same file, so the two parsers
 // are held to each other.
 func TestGoldenEntryCounts(t *testing.T) {
-	_, here, _, _ := runtime.Caller(0)
-	repo := filepath.Join(filepath.Dir(here), "..", "..")
+	repo := testenv.RepoRoot()
 	files, err := filepath.Glob(filepath.Join(repo, "manifests", "*", "redistrib_*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no bundled manifests: %v", err)

@@ -16,11 +16,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
@@ -30,10 +30,7 @@ var nixOptions = []string{
 	"--extra-experimental-features", "nix-command flakes",
 }
 
-func repoRoot() string {
-	_, here, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(here), "..", "..")
-}
+func repoRoot() string { return testenv.RepoRoot() }
 
 func requireNix(t *testing.T) {
 	t.Helper()
