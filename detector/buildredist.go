@@ -84,8 +84,3 @@ func (t *tree) buildRedistTree() buildredist.Tree {
 	}
 	return bt
 }
-
-// majorOfVariant turns a manifest variant ("cuda12") into cudaMajorVersion.
-func majorOfVariant(v string) string {
-	return strings.TrimPrefix(v, "cuda")
-}

@@ -29,10 +29,7 @@ func checkNixpkgsCommand() command {
 			cudaVersion := fs.String("cuda-version", "", "cudaVersion for packages without CUDA variants (default: the manifest's version for the cuda redist, else 12.8)")
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			hints := fs.Bool("hints", true, "also print outputs that could be split off (never an error)")
-			detector := fs.String("detector", "", "the static binary the derivations run (default: this executable)")
-			nixLib := fs.String("nix-lib", os.Getenv("CRFF_NIX_LIB"), "the Nix library directory (default: $CRFF_NIX_LIB, else nix/ in the working directory or a parent)")
-			var nixOptions multiFlag
-			fs.Var(&nixOptions, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
+			nf := addNixFlags(fs)
 			return func(args []string) error {
 				if len(args) < 2 {
 					return usageErrorf("check-nixpkgs takes PACKAGES_DIR and at least one MANIFEST_DIR")
@@ -41,7 +38,7 @@ func checkNixpkgsCommand() command {
 				if err != nil {
 					return err
 				}
-				runner, err := newRunner(*detector, *nixLib, true, nixOptions, e)
+				runner, err := nf.runner(true, e)
 				if err != nil {
 					return err
 				}

@@ -39,11 +39,8 @@ func processCommand() command {
 			cleanup := fs.Bool("cleanup", false, "remove what this run added to the Nix store once the results are written")
 			indexFile := fs.String("index", "", "also write the index format of all processed manifests to this file")
 			redistName := fs.String("redist-name", "", "the redist's name in the index (default: from URL .../compute/<name>/redist, else MANIFEST_DIR's name)")
-			detector := fs.String("detector", "", "the static binary the derivations run (default: this executable)")
-			nixLib := fs.String("nix-lib", os.Getenv("CRFF_NIX_LIB"), "the Nix library directory (default: $CRFF_NIX_LIB, else nix/ in the working directory or a parent)")
+			nf := addNixFlags(fs)
 			sandbox := fs.Bool("sandbox", true, "build in Nix's sandbox (--option sandbox true)")
-			var nixOptions multiFlag
-			fs.Var(&nixOptions, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 			return func(args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("process-manifests takes URL and MANIFEST_DIR, got %d arguments", len(args))
@@ -63,7 +60,7 @@ func processCommand() command {
 						p.redist = filepath.Base(abs)
 					}
 				}
-				runner, err := newRunner(*detector, *nixLib, *sandbox, nixOptions, e)
+				runner, err := nf.runner(*sandbox, e)
 				if err != nil {
 					return err
 				}
@@ -106,7 +103,25 @@ func mustAbs(p string) string {
 	return abs
 }
 
-func newRunner(detector, nixLib string, sandbox bool, options []string, e *env) (*nixrun.Runner, error) {
+// nixFlags are the options of the commands that drive the Nix pipeline.
+type nixFlags struct {
+	detector, nixLib *string
+	options          multiFlag
+}
+
+func addNixFlags(fs *flag.FlagSet) *nixFlags {
+	nf := &nixFlags{
+		detector: fs.String("detector", "", "the static binary the derivations run (default: this executable)"),
+		nixLib:   fs.String("nix-lib", os.Getenv("CRFF_NIX_LIB"), "the Nix library directory (default: $CRFF_NIX_LIB, else nix/ in the working directory or a parent)"),
+	}
+	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
+	return nf
+}
+
+// runner checks the detector is static, finds the Nix library, and parses
+// the --nix-option values.
+func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
+	detector := *nf.detector
 	if detector == "" {
 		self, err := os.Executable()
 		if err != nil {
@@ -118,7 +133,7 @@ func newRunner(detector, nixLib string, sandbox bool, options []string, e *env) 
 	if err := nixrun.CheckStatic(detector); err != nil {
 		return nil, err
 	}
-	lib, err := nixrun.FindNixLib(nixLib)
+	lib, err := nixrun.FindNixLib(*nf.nixLib)
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +141,7 @@ func newRunner(detector, nixLib string, sandbox bool, options []string, e *env) 
 	if sandbox {
 		r.Options = append(r.Options, [2]string{"sandbox", "true"})
 	}
-	for _, o := range options {
+	for _, o := range nf.options {
 		name, value, ok := strings.Cut(o, "=")
 		if !ok || name == "" {
 			return nil, usageErrorf("--nix-option %q: want NAME=VALUE", o)
@@ -146,10 +161,15 @@ type processRun struct {
 }
 
 func (p *processRun) run(ctx context.Context) error {
+	// Parse every manifest before building anything: a broken one fails
+	// here, with the parser's message, not as a Nix evaluation error.
+	parsed := map[string]*manifest.Manifest{}
 	for _, m := range p.manifests {
-		if _, err := manifest.ReadFile(m.Path); err != nil {
+		mf, err := manifest.ReadFile(m.Path)
+		if err != nil {
 			return err
 		}
+		parsed[m.Path] = mf
 	}
 	entries, err := p.runner.Entries(ctx, p.manifests)
 	if err != nil {
@@ -177,10 +197,7 @@ func (p *processRun) run(ctx context.Context) error {
 	var failed []string
 	var indexes []features.Index
 	for _, m := range p.manifests {
-		mf, err := manifest.ReadFile(m.Path)
-		if err != nil {
-			return err
-		}
+		mf := parsed[m.Path]
 		var detected []features.Detected
 		for _, e := range entries {
 			if e.Manifest != m.Version {
