@@ -10,6 +10,7 @@ require (
 
 require (
 	github.com/hashicorp/go-version v1.9.0
+	github.com/klauspost/compress v1.18.2
 	github.com/nix-community/go-nix v0.0.0-20250101154619-4bdde671e0a1
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3

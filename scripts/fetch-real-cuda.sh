@@ -1,31 +1,60 @@
 #!/usr/bin/env bash
-# Fetch real NVIDIA CUDA 11.8 binaries from Debian's non-free component and
+# Fetch real NVIDIA CUDA binaries from Debian's non-free component and
 # unpack them (without installing) into DEST:
-#   DEST/root     the packages' files: libraries and /usr/bin/cuobjdump (the oracle)
-#   DEST/debs     the .deb files
-# Used by the real-binary tests and the benchmarks. Needs root for apt-get.
+#   DEST/root, DEST/debs                CUDA 11.8 (bookworm): libraries and
+#                                       /usr/bin/cuobjdump 11.8 (the oracle)
+#   DEST/cuda-12.5/root, .../debs       CUDA 12.5 (experimental): libraries
+#                                       and cuobjdump, ptxas, fatbinary 12.5
+# Used by the real-binary tests and the benchmarks.
+#
+# apt runs with a configuration of its own under DEST/apt-<suite> (sources,
+# lists, cache; no dpkg status): the machine's apt sources and state are
+# neither read nor changed. The mirror is the one of the machine's Debian
+# sources. Downloads (.deb sizes): 11.8 about 230 MB, 12.5 about 150 MB.
 set -euo pipefail
 dest=${1:?usage: fetch-real-cuda.sh DEST}
-packages=(nvidia-cuda-toolkit libnvjpeg11 libcufft10 libcufftw10 libnppc11 libcurand10 libnvblas11 libcudart11.0 libnvrtc-builtins11.8)
 
-if [ -x "$dest/root/usr/bin/cuobjdump" ] && [ -f "$dest/.complete" ]; then
-  exit 0
-fi
-if ! apt-cache policy nvidia-cuda-toolkit 2>/dev/null | grep -q 'Candidate: [0-9]'; then
-  if ! grep -rqs 'non-free' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    cat > /etc/apt/sources.list.d/cuda-redist-non-free.sources <<'SRC'
-Types: deb
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: contrib non-free
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
+cuda118=(nvidia-cuda-toolkit libnvjpeg11 libcufft10 libcufftw10 libnppc11 libcurand10 libnvblas11 libcudart11.0 libnvrtc-builtins11.8)
+# nvidia-cuda-toolkit holds cuobjdump, ptxas and fatbinary; the libraries
+# are small ones with device code (libnvjpeg, two NPP parts), host-only
+# ones with a stray sm_52 cubin (libnppc, libcufftw), and libcublas.
+cuda125=(nvidia-cuda-toolkit libcublas12 libnvjpeg12 libnppicc12 libnppitc12 libnppc12 libcufftw11 libcudart12)
+
+keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+
+# mirror prints the first URI of the machine's Debian sources (read only).
+mirror() {
+  local uri
+  uri=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/*$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n1 || true)
+  if [ -z "$uri" ]; then
+    uri=$(sed -n 's/^deb[[:space:]]\+\(\[[^]]*\][[:space:]]\+\)\?\([^[:space:]]*\/debian\)\/\?[[:space:]].*/\2/p' /etc/apt/sources.list 2>/dev/null | head -n1 || true)
   fi
-  apt-get update -qq
-fi
-mkdir -p "$dest/debs" "$dest/root"
-(cd "$dest/debs" && apt-get download -qq "${packages[@]}" 2>&1 | grep -v 'unsandboxed' || true)
-for deb in "$dest"/debs/*.deb; do
-  dpkg-deb -x "$deb" "$dest/root"
-done
-touch "$dest/.complete"
+  echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# fetch SUITE OUT PACKAGE...: download the packages' .deb files of SUITE's
+# contrib and non-free into OUT/debs and unpack them into OUT/root.
+fetch() {
+  local suite=$1 out=$2
+  shift 2
+  if [ -f "$out/.complete" ]; then
+    return 0
+  fi
+  local aptdir="$dest/apt-$suite"
+  mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial" "$out/debs" "$out/root"
+  echo "deb [signed-by=$keyring] $(mirror) $suite contrib non-free" > "$aptdir/sources.list"
+  local apt=(-o "Dir::Etc::sourcelist=$aptdir/sources.list" -o Dir::Etc::sourceparts=-
+    -o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
+    -o Dir::State::status=/dev/null -o APT::Architecture=amd64
+    -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
+  apt-get "${apt[@]}" update -qq
+  (cd "$out/debs" && apt-get "${apt[@]}" download -qq "$@")
+  for deb in "$out"/debs/*.deb; do
+    dpkg-deb -x "$deb" "$out/root"
+  done
+  touch "$out/.complete"
+}
+
+# The 11.8 tree keeps its place (DEST/root) and its marker (DEST/.complete).
+fetch bookworm "$dest" "${cuda118[@]}"
+fetch experimental "$dest/cuda-12.5" "${cuda125[@]}"

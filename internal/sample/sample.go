@@ -143,8 +143,10 @@ func manifests() []manifest {
 					f("libdemo_versioned-linux-x86_64-2.3.0-archive/include/demo_v.h", "int demo_v(void);\n"),
 					b("libdemo_versioned-linux-x86_64-2.3.0-archive/lib/11/libdemo_v.so",
 						lib(elf.EM_X86_64, "libdemo_v.so.2", []string{"libcudart.so.11.0"}, testfatbin.Container(img{SM: 60}, img{SM: 70}))),
+					// The sm_90 cubin's e_flags carry the accelerator bit but its
+					// entry header does not: cuobjdump lists sm_90, not sm_90a.
 					b("libdemo_versioned-linux-x86_64-2.3.0-archive/lib/12/libdemo_v.so",
-						lib(elf.EM_X86_64, "libdemo_v.so.2", []string{"libcudart.so.12"}, testfatbin.Container(img{SM: 70}, img{SM: 80}, img{SM: 90, Specific: true}))),
+						lib(elf.EM_X86_64, "libdemo_v.so.2", []string{"libcudart.so.12"}, testfatbin.Container(img{SM: 70}, img{SM: 80}, img{SM: 90, ELFAccel: true}))),
 				}},
 				{pkg: "demo_samples", platform: "linux-x86_64", format: "tar.xz", entries: []entry{
 					d("demo_samples-linux-x86_64-1.0.0-archive/"),

@@ -1,6 +1,8 @@
 // Package testfatbin writes fatbin containers with chosen architectures,
-// laid out as domain-fatbin.md describes (and as cuobjdump 11.8 reads),
-// so tests can check the parser against images whose truth they set.
+// laid out as domain-fatbin.md describes (and as cuobjdump 11.8 and 12.5
+// read), so tests can check the parser against images whose truth they
+// set: CUDA 11/12 entries (LZ4, 64/72-byte headers) and CUDA 13-shaped ones
+// (ZSTD payloads, 80 to 112-byte headers, entry kinds 0x10 and 0x40).
 package testfatbin
 
 import (
@@ -8,26 +10,44 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 )
 
 // Image is one fatbin entry.
 type Image struct {
-	PTX      bool // PTX text instead of a cubin
-	SM       int
-	Specific bool // sm_XXa
-	Compress bool // LZ4-compress the payload
+	PTX bool // PTX text instead of a cubin
+	// Kind overrides the entry kind (1 PTX, 2 cubin), for kinds the
+	// parser does not know, such as CUDA 13's 0x10 and 0x40.
+	Kind int
+	SM   int
+	// Specific marks an architecture-specific target (sm_90a) as NVIDIA's
+	// tools do: header flag 0x100000, and for a cubin also its e_flags
+	// accelerator bit, and for PTX its .target line.
+	Specific bool
+	// ELFAccel sets only the cubin's e_flags accelerator bit, leaving the
+	// header unmarked: what a few sm_50/60/61 cubins of libcublas 12.5
+	// carry, and what cuobjdump lists without the suffix.
+	ELFAccel bool
+	Compress bool // LZ4-compress the payload (CUDA 11/12)
+	ZSTD     bool // ZSTD-compress the payload (CUDA 13)
 	// ABI8 writes the cubin's e_flags in the CUDA 13 layout.
 	ABI8 bool
 	// HeaderSize overrides the entry header size (PTX in relocatable
-	// fatbins uses 96 or 112).
+	// fatbins uses 96 or 112, CUDA 13 80, 104 or 112).
 	HeaderSize int
+	// ExtraFlags are ORed into the header flags (CUDA 13 sm_12x cubins
+	// carry 0x1000000).
+	ExtraFlags uint64
 }
 
+// Header flags (domain-fatbin.md).
 const (
-	flag64       = 0x1
-	flagLinux    = 0x10
-	flagCompress = 0x2000
+	flag64           = 0x1
+	flagLinux        = 0x10
+	flagLZ4          = 0x2000
+	flagZSTD         = 0x8000
+	flagArchSpecific = 0x100000
 )
 
 // Container returns one fatbin container holding the images.
@@ -50,22 +70,57 @@ func Section(containers ...[]byte) []byte {
 	return bytes.Join(containers, nil)
 }
 
+// Flags returns the header flags Container writes for im.
+func Flags(im Image) uint64 {
+	flags := uint64(flag64|flagLinux) | im.ExtraFlags
+	if im.Specific {
+		flags |= flagArchSpecific
+	}
+	if im.ZSTD {
+		flags |= flagZSTD
+	} else if im.Compress {
+		flags |= flagLZ4
+	}
+	return flags
+}
+
+// HeaderSize returns the entry header size Container writes for im.
+func HeaderSize(im Image) int {
+	switch {
+	case im.HeaderSize != 0:
+		return im.HeaderSize
+	case im.PTX:
+		return 72
+	}
+	return 64
+}
+
+// KindOf returns the entry kind Container writes for im.
+func KindOf(im Image) int {
+	switch {
+	case im.Kind != 0:
+		return im.Kind
+	case im.PTX:
+		return 1
+	}
+	return 2
+}
+
+var zstdEncoder, _ = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1))
+
 func entry(im Image) []byte {
 	payload := cubin(im)
-	kind := uint16(2)
-	hdrSize := 64
 	if im.PTX {
 		payload = ptx(im)
-		kind = 1
-		hdrSize = 72
 	}
-	if im.HeaderSize != 0 {
-		hdrSize = im.HeaderSize
-	}
+	hdrSize := HeaderSize(im)
 	rawSize := len(payload)
-	flags := uint64(flag64 | flagLinux)
 	compressedSize := 0
-	if im.Compress {
+	switch {
+	case im.ZSTD:
+		payload = zstdEncoder.EncodeAll(payload, nil)
+		compressedSize = len(payload)
+	case im.Compress:
 		buf := make([]byte, lz4.CompressBlockBound(len(payload)))
 		n, err := lz4.CompressBlock(payload, buf, nil)
 		if err != nil || n == 0 {
@@ -73,14 +128,13 @@ func entry(im Image) []byte {
 		}
 		payload = buf[:n]
 		compressedSize = n
-		flags |= flagCompress
 	}
 	for len(payload)%8 != 0 {
 		payload = append(payload, 0)
 	}
 	h := make([]byte, hdrSize)
 	le := binary.LittleEndian
-	le.PutUint16(h[0:], kind)
+	le.PutUint16(h[0:], uint16(KindOf(im)))
 	le.PutUint16(h[2:], 0x0101)
 	le.PutUint32(h[4:], uint32(hdrSize))
 	le.PutUint64(h[8:], uint64(len(payload)))
@@ -94,8 +148,8 @@ func entry(im Image) []byte {
 		le.PutUint16(h[0x1A:], 1)
 	}
 	le.PutUint32(h[0x1C:], uint32(im.SM))
-	le.PutUint64(h[0x28:], flags)
-	if im.Compress {
+	le.PutUint64(h[0x28:], Flags(im))
+	if im.Compress || im.ZSTD {
 		le.PutUint64(h[0x38:], uint64(rawSize))
 	}
 	return append(h, payload...)
@@ -111,17 +165,18 @@ func cubin(im Image) []byte {
 	le.PutUint16(h[16:], 2)   // ET_EXEC
 	le.PutUint16(h[18:], 190) // EM_CUDA
 	le.PutUint32(h[20:], 1)
+	accel := im.Specific || im.ELFAccel
 	var flags uint32
 	if im.ABI8 {
 		h[8] = 8
 		flags = uint32(im.SM)<<16 | uint32(im.SM)<<8
-		if im.Specific {
+		if accel {
 			flags |= 0x8
 		}
 	} else {
 		h[8] = 7
 		flags = uint32(im.SM)<<16 | 0x500 | uint32(im.SM)
-		if im.Specific {
+		if accel {
 			flags |= 0x800
 		}
 	}
