@@ -39,6 +39,11 @@ type Image struct {
 	// ExtraFlags are ORed into the header flags (CUDA 13 sm_12x cubins
 	// carry 0x1000000).
 	ExtraFlags uint64
+	// SectionTable gives the cubin an ELF section header table (a null
+	// section and .shstrtab): cuobjdump 12.5 refuses a cubin without one
+	// ("Invalid ELF"), 11.8 does not. Off, the bytes stay those the
+	// committed sample was generated with.
+	SectionTable bool
 }
 
 // Header flags (domain-fatbin.md).
@@ -181,7 +186,29 @@ func cubin(im Image) []byte {
 		}
 	}
 	le.PutUint32(h[48:], flags)
-	return append(h, bytes.Repeat([]byte("device code "), 40)...)
+	filler := bytes.Repeat([]byte("device code "), 40)
+	if !im.SectionTable {
+		return append(h, filler...)
+	}
+	// Layout: header, .shstrtab, filler, section headers (null, .shstrtab).
+	shstrtab := []byte("\x00.shstrtab\x00")
+	shoff := len(h) + len(shstrtab) + len(filler)
+	shoff += (8 - shoff%8) % 8
+	le.PutUint64(h[40:], uint64(shoff)) // e_shoff
+	le.PutUint16(h[52:], 64)            // e_ehsize
+	le.PutUint16(h[54:], 56)            // e_phentsize
+	le.PutUint16(h[58:], 64)            // e_shentsize
+	le.PutUint16(h[60:], 2)             // e_shnum
+	le.PutUint16(h[62:], 1)             // e_shstrndx
+	out := append(append(append(h, shstrtab...), filler...), make([]byte, shoff-len(h)-len(shstrtab)-len(filler))...)
+	out = append(out, make([]byte, 64)...) // SHN_UNDEF
+	sh := make([]byte, 64)
+	le.PutUint32(sh[0:], 1)                      // sh_name: ".shstrtab"
+	le.PutUint32(sh[4:], 3)                      // SHT_STRTAB
+	le.PutUint64(sh[24:], 64)                    // sh_offset
+	le.PutUint64(sh[32:], uint64(len(shstrtab))) // sh_size
+	le.PutUint64(sh[48:], 1)                     // sh_addralign
+	return append(out, sh...)
 }
 
 func ptx(im Image) []byte {

@@ -44,6 +44,11 @@ type Kind uint16
 const (
 	KindPTX   Kind = 1
 	KindCubin Kind = 2
+	// KindListed16 is a kind CUDA 13 libraries carry (public notes call it
+	// another cubin form). cuobjdump 12.5 prints it as `Fatbin <unknown
+	// kind> code:` and still lists its `arch =` line, so it counts in
+	// Archs, but neither as SASS nor as PTX.
+	KindListed16 Kind = 0x10
 )
 
 func (k Kind) String() string {
@@ -56,10 +61,14 @@ func (k Kind) String() string {
 	return "kind" + strconv.Itoa(int(k))
 }
 
-// Known reports whether cuobjdump lists entries of this kind as an
-// architecture: PTX and ELF cubins. Other kinds (CUDA 13 libraries carry
-// 0x10 and 0x40) are kept as entries but not counted.
+// Known reports whether the kind is one this package understands: PTX or
+// an ELF cubin.
 func (k Kind) Known() bool { return k == KindPTX || k == KindCubin }
+
+// Listed reports whether `cuobjdump FILE` prints an `arch =` line for
+// entries of this kind. Other kinds (CUDA 13's 0x40, reportedly not
+// listed) are kept as entries but not counted.
+func (k Kind) Listed() bool { return k.Known() || k == KindListed16 }
 
 // Entry is one device code image, as its header describes it.
 type Entry struct {
@@ -169,9 +178,9 @@ func parseEntries(section []byte, off, end int) ([]Entry, error) {
 		if payloadSize > uint64(len(h))-hdrSize {
 			return entries, fmt.Errorf("fatbin entry at offset %#x: payload of %d bytes runs past its container", off, payloadSize)
 		}
-		// Unknown kinds are recorded whatever their SM field holds; only
-		// the kinds that become architectures must name a plausible one.
-		if kind.Known() && (sm == 0 || sm > maxSM) {
+		// Other kinds are recorded whatever their SM field holds; only the
+		// kinds that become architectures must name a plausible one.
+		if kind.Listed() && (sm == 0 || sm > maxSM) {
 			return entries, fmt.Errorf("fatbin entry at offset %#x: implausible architecture sm_%d", off, sm)
 		}
 		entries = append(entries, Entry{
@@ -186,11 +195,11 @@ func parseEntries(section []byte, off, end int) ([]Entry, error) {
 	return entries, nil
 }
 
-// Archs returns the distinct architecture names of the PTX and cubin
-// entries, ordered by SM number, the generic target before its 'a'
-// variant: the `arch =` lines of `cuobjdump FILE`.
+// Archs returns the distinct architecture names of the listed entries
+// (PTX, cubin, kind 0x10), ordered by SM number, the generic target before
+// its 'a' variant: the `arch =` lines of `cuobjdump FILE`.
 func Archs(entries []Entry) []string {
-	return archs(entries, Kind.Known)
+	return archs(entries, Kind.Listed)
 }
 
 // ArchsOfKind returns the distinct architectures of one kind's entries:

@@ -87,14 +87,15 @@ func TestParseArchs(t *testing.T) {
 			want: []string{"sm_75", "sm_100a", "sm_120", "sm_120a", "sm_121a"}, sass: []string{"sm_75", "sm_100a", "sm_120a", "sm_121a"}, ptx: []string{"sm_120"}, entries: 5,
 		},
 		{
-			name: "CUDA 13: kinds 0x10 and 0x40 are recorded, not counted",
+			// cuobjdump lists kind 0x10 (as <unknown kind> in 12.5), not 0x40.
+			name: "CUDA 13: kind 0x10 listed but neither SASS nor PTX, 0x40 not listed",
 			section: testfatbin.Container(
 				img{SM: 90, ZSTD: true},
-				img{Kind: 0x10, SM: 100, ZSTD: true, HeaderSize: 112},
-				img{Kind: 0x40, SM: 0, HeaderSize: 80},
+				img{Kind: 0x10, SM: 103, ZSTD: true, HeaderSize: 112},
+				img{Kind: 0x40, SM: 110, HeaderSize: 80},
 				img{SM: 100, ZSTD: true, HeaderSize: 112, Specific: true},
 			),
-			want: []string{"sm_90", "sm_100a"}, sass: []string{"sm_90", "sm_100a"}, ptx: []string{}, entries: 4,
+			want: []string{"sm_90", "sm_100a", "sm_103"}, sass: []string{"sm_90", "sm_100a"}, ptx: []string{}, entries: 4,
 		},
 		{
 			name:    "zero padding after the last container",
@@ -212,7 +213,7 @@ func TestParseErrors(t *testing.T) {
 
 // An unknown kind is not an error, and what follows it is still read.
 func TestUnknownKindNotFatal(t *testing.T) {
-	section := testfatbin.Container(img{Kind: 7, SM: 0}, img{SM: 86})
+	section := testfatbin.Container(img{Kind: 7, SM: 0}, img{Kind: 0x40, SM: 1 << 30}, img{SM: 86})
 	entries, err := fatbin.Parse(section)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
@@ -261,7 +262,7 @@ func FuzzParse(f *testing.F) {
 			if e.Offset < end || e.HeaderSize < 64 || e.Offset+e.HeaderSize > len(data) {
 				t.Fatalf("implausible entry %+v after offset %d from %d bytes (err %v)", e, end, len(data), err)
 			}
-			if e.Kind.Known() && (e.SM <= 0 || e.SM > 10000) {
+			if e.Kind.Listed() && (e.SM <= 0 || e.SM > 10000) {
 				t.Fatalf("counted entry with architecture %d (err %v)", e.SM, err)
 			}
 			end = e.Offset + e.HeaderSize
@@ -269,11 +270,12 @@ func FuzzParse(f *testing.F) {
 		all := fatbin.Archs(entries)
 		sass := fatbin.ArchsOfKind(entries, fatbin.KindCubin)
 		ptx := fatbin.ArchsOfKind(entries, fatbin.KindPTX)
-		union := append(append([]string{}, sass...), ptx...)
+		listed16 := fatbin.ArchsOfKind(entries, fatbin.KindListed16)
+		union := append(append(append([]string{}, sass...), ptx...), listed16...)
 		fatbin.SortArchs(union)
 		union = dedup(union)
 		if !cmp.Equal(all, union) {
-			t.Fatalf("Archs %v is not the union of SASS %v and PTX %v", all, sass, ptx)
+			t.Fatalf("Archs %v is not the union of SASS %v, PTX %v and kind 0x10 %v", all, sass, ptx, listed16)
 		}
 	})
 }
