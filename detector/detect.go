@@ -188,7 +188,8 @@ func (t *tree) libraries() []features.Library {
 		if !isLibraryName(path.Base(rel)) {
 			continue
 		}
-		lib := features.Library{Path: rel, Needed: []string{}, CudaArchitectures: []string{}, Stub: isStubPath(rel)}
+		lib := features.Library{Path: rel, Needed: []string{}, CudaArchitectures: []string{}, SASSArchitectures: []string{},
+			PTXArchitectures: []string{}, FatbinEntries: []features.FatbinEntry{}, Stub: isStubPath(rel)}
 		switch {
 		case n.kind == kindSymlink:
 			if _, ok := t.resolve(rel); ok {
@@ -199,7 +200,7 @@ func (t *tree) libraries() []features.Library {
 			fi := n.file
 			lib.Kind, lib.Soname = fi.kind, fi.soname
 			lib.Needed = nonNil(fi.needed)
-			lib.CudaArchitectures = nonNil(fi.archs)
+			fi.describeDeviceCode(&lib)
 			if fi.err != nil {
 				lib.Error = fi.err.Error()
 			}

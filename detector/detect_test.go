@@ -197,11 +197,18 @@ func TestLibGroups(t *testing.T) {
 
 func TestLibraries(t *testing.T) {
 	a := sharedLib("liba.so.1", []string{"libc.so.6"}, 86)
-	obj := testelf.Build(testelf.Spec{Type: 1, NoDynamic: true, Sections: []testelf.Section{{Name: "__nv_relfatbin", Data: testfatbin.Container(img{SM: 75}, img{SM: 80})}}})
+	// CUDA 13-shaped device code: SASS sm_90 and sm_100a (two entries of
+	// one shape), PTX sm_100a, a listed kind 0x10 and an unlisted 0x40.
+	cuda13 := testelf.Build(testelf.Spec{Soname: "libcuda13.so.13", Sections: []testelf.Section{{Name: ".nv_fatbin", Data: testfatbin.Section(
+		testfatbin.Container(img{SM: 90, ZSTD: true}, img{SM: 100, ZSTD: true, Specific: true, HeaderSize: 112}, img{SM: 100, PTX: true, Specific: true, ZSTD: true, HeaderSize: 80}),
+		testfatbin.Container(img{SM: 100, ZSTD: true, Specific: true, HeaderSize: 112}, img{Kind: 0x10, SM: 103, HeaderSize: 112}, img{Kind: 0x40, SM: 110, HeaderSize: 80}),
+	)}}})
+	obj := testelf.Build(testelf.Spec{Type: 1, NoDynamic: true, Sections: []testelf.Section{{Name: "__nv_relfatbin", Data: testfatbin.Container(img{SM: 75}, img{SM: 80, PTX: true, HeaderSize: 96})}}})
 	static := testelf.Archive(map[string][]byte{"a.o": obj}, []string{"a.o"})
 	f := detect(t, []E{
 		B("lib/liba.so.1", a),
 		L("lib/liba.so", "liba.so.1"),
+		B("lib/libcuda13.so.13", cuda13),
 		L("lib/libgone.so", "libgone.so.1"),
 		F("lib/libc.so", "/* GNU ld script */\nGROUP ( libc.so.6 )\n"),
 		B("lib/libs_static.a", static),
@@ -209,13 +216,28 @@ func TestLibraries(t *testing.T) {
 		F("lib/libbroken.so", "\x7fELF garbage"),
 		X("bin/tool", "#!/bin/sh"),
 	})
+	none, noEntries := []string{}, []features.FatbinEntry{}
+	entry := func(kind, sm int, flags uint64, hdr, count int) features.FatbinEntry {
+		return features.FatbinEntry{Kind: kind, SM: sm, Flags: flags, HeaderSize: hdr, Count: count}
+	}
 	want := []features.Library{
-		{Path: "lib/liba.so.1", Kind: "shared", Soname: "liba.so.1", Needed: []string{"libc.so.6"}, CudaArchitectures: []string{"sm_86"}},
-		{Path: "lib/libbroken.so", Kind: "other", Needed: []string{}, CudaArchitectures: []string{}, Error: "malformed ELF"},
-		{Path: "lib/libc.so", Kind: "linkerScript", Needed: []string{}, CudaArchitectures: []string{}},
-		{Path: "lib/libgone.so", Kind: "danglingSymlink", Needed: []string{}, CudaArchitectures: []string{}},
-		{Path: "lib/libs_static.a", Kind: "static", Needed: []string{}, CudaArchitectures: []string{"sm_75", "sm_80"}},
-		{Path: "lib/stubs/libcuda.so", Kind: "shared", Soname: "libcuda.so.1", Needed: []string{}, CudaArchitectures: []string{}, Stub: true},
+		{Path: "lib/liba.so.1", Kind: "shared", Soname: "liba.so.1", Needed: []string{"libc.so.6"}, CudaArchitectures: []string{"sm_86"},
+			SASSArchitectures: []string{"sm_86"}, PTXArchitectures: none, FatbinEntries: []features.FatbinEntry{entry(2, 86, 0x11, 64, 1)}},
+		{Path: "lib/libbroken.so", Kind: "other", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries, Error: "malformed ELF"},
+		{Path: "lib/libc.so", Kind: "linkerScript", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries},
+		{Path: "lib/libcuda13.so.13", Kind: "shared", Soname: "libcuda13.so.13", Needed: none,
+			CudaArchitectures: []string{"sm_90", "sm_100a", "sm_103"}, SASSArchitectures: []string{"sm_90", "sm_100a"}, PTXArchitectures: []string{"sm_100a"},
+			FatbinEntries: []features.FatbinEntry{
+				entry(1, 100, 0x108011, 80, 1),
+				entry(2, 90, 0x8011, 64, 1),
+				entry(2, 100, 0x108011, 112, 2),
+				entry(0x10, 103, 0x11, 112, 1),
+				entry(0x40, 110, 0x11, 80, 1),
+			}},
+		{Path: "lib/libgone.so", Kind: "danglingSymlink", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries},
+		{Path: "lib/libs_static.a", Kind: "static", Needed: none, CudaArchitectures: []string{"sm_75", "sm_80"}, SASSArchitectures: []string{"sm_75"}, PTXArchitectures: []string{"sm_80"},
+			FatbinEntries: []features.FatbinEntry{entry(1, 80, 0x11, 96, 1), entry(2, 75, 0x11, 64, 1)}},
+		{Path: "lib/stubs/libcuda.so", Kind: "shared", Soname: "libcuda.so.1", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries, Stub: true},
 	}
 	got := f.Libraries
 	for i := range got {

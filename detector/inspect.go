@@ -10,6 +10,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/elfinfo"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
 // Library kinds, as written in features.Library.Kind.
@@ -27,8 +28,44 @@ type fileInfo struct {
 	kind   string
 	soname string
 	needed []string
-	archs  []string
+	archs  []string // what cuobjdump lists: the union of images' architectures
+	images []fatbin.Entry
 	err    error
+}
+
+// describeDeviceCode fills a library record's device code fields.
+func (fi *fileInfo) describeDeviceCode(lib *features.Library) {
+	lib.CudaArchitectures = nonNil(fi.archs)
+	lib.SASSArchitectures = fatbin.ArchsOfKind(fi.images, fatbin.KindCubin)
+	lib.PTXArchitectures = fatbin.ArchsOfKind(fi.images, fatbin.KindPTX)
+	lib.FatbinEntries = fatbinEntries(fi.images)
+}
+
+// fatbinEntries groups entries by header shape, ordered by kind, SM,
+// flags and header size.
+func fatbinEntries(images []fatbin.Entry) []features.FatbinEntry {
+	counts := map[features.FatbinEntry]int{}
+	for _, e := range images {
+		counts[features.FatbinEntry{Kind: int(e.Kind), SM: e.SM, Flags: e.Flags, HeaderSize: e.HeaderSize}]++
+	}
+	out := make([]features.FatbinEntry, 0, len(counts))
+	for k, n := range counts {
+		k.Count = n
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		switch {
+		case a.Kind != b.Kind:
+			return a.Kind < b.Kind
+		case a.SM != b.SM:
+			return a.SM < b.SM
+		case a.Flags != b.Flags:
+			return a.Flags < b.Flags
+		}
+		return a.HeaderSize < b.HeaderSize
+	})
+	return out
 }
 
 // isLibraryName matches the names the detector records as libraries:
@@ -52,7 +89,7 @@ func inspect(rel string, data []byte) *fileInfo {
 			case elf.ET_REL:
 				fi.kind = libObject
 			}
-			fi.soname, fi.needed, fi.archs = info.Soname, info.Needed, info.Archs()
+			fi.soname, fi.needed, fi.archs, fi.images = info.Soname, info.Needed, info.Archs(), info.Images
 		}
 		return fi
 	case elfinfo.IsArchive(data):
@@ -87,7 +124,7 @@ func inspectArchive(data []byte) *fileInfo {
 			fi.err = fmt.Errorf("member %s: %w", m.Name, err)
 		}
 	}
-	fi.archs = fatbin.Archs(images)
+	fi.archs, fi.images = fatbin.Archs(images), images
 	return fi
 }
 

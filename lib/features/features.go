@@ -53,13 +53,38 @@ type Library struct {
 	Path string `json:"path"`
 	// Kind: "shared", "static", "object", "linkerScript", "danglingSymlink",
 	// or "other" (named like a library but neither ELF nor archive).
-	Kind              string   `json:"kind"`
-	Soname            string   `json:"soname"`
-	Needed            []string `json:"needed"`
+	Kind   string   `json:"kind"`
+	Soname string   `json:"soname"`
+	Needed []string `json:"needed"`
+	// CudaArchitectures are what `cuobjdump FILE` lists (`arch =`): the
+	// union of SASS and PTX, plus CUDA 13's kind 0x10.
 	CudaArchitectures []string `json:"cudaArchitectures"`
-	Stub              bool     `json:"stub"`
+	// SASSArchitectures are those of the cubins: code a GPU of exactly
+	// that architecture (or, without the `a` suffix, a later minor one of
+	// the same major) runs as is.
+	SASSArchitectures []string `json:"sassArchitectures"`
+	// PTXArchitectures are those of the PTX entries: what the driver can
+	// JIT-compile for GPUs newer than every SASS architecture.
+	PTXArchitectures []string `json:"ptxArchitectures"`
+	// FatbinEntries are the distinct fatbin entry headers with their
+	// count: raw kind, SM and flags, kept so flags not understood yet
+	// (family targets, sm_100f) can be read later.
+	FatbinEntries []FatbinEntry `json:"fatbinEntries"`
+	Stub          bool          `json:"stub"`
 	// Error says why the file could not be fully read; detection goes on.
 	Error string `json:"error,omitempty"`
+}
+
+// FatbinEntry describes the fatbin entries of a library that share one
+// header shape.
+type FatbinEntry struct {
+	// Kind is the raw entry kind: 1 PTX, 2 ELF cubin; CUDA 13 also has
+	// 0x10 (listed by cuobjdump) and 0x40 (not listed).
+	Kind       int    `json:"kind"`
+	SM         int    `json:"sm"`
+	Flags      uint64 `json:"flags"`
+	HeaderSize int    `json:"headerSize"`
+	Count      int    `json:"count"`
 }
 
 // Grouped is either a sorted list (lib/ holds files) or a map from lib/

@@ -96,15 +96,26 @@ func Feature(format string) (map[string]any, error) {
 		legacyOutputs[name] = obj{"type": "boolean"}
 	}
 	grouped := obj{"oneOf": []any{strList(), mapOf(strList())}}
+	archList := obj{"type": "array", "items": pattern(`^sm_[0-9]+[a-z]?$`)}
+	nonNegative := obj{"type": "integer", "minimum": 0}
 	library := closed(obj{
 		"path":              str(),
 		"kind":              enumOf([]string{"shared", "static", "object", "linkerScript", "danglingSymlink", "other"}),
 		"soname":            str(),
 		"needed":            strList(),
-		"cudaArchitectures": obj{"type": "array", "items": pattern(`^sm_[0-9]+[a-z]?$`)},
-		"stub":              obj{"type": "boolean"},
-		"error":             str(),
-	}, "path", "kind", "soname", "needed", "cudaArchitectures", "stub")
+		"cudaArchitectures": archList,
+		"sassArchitectures": archList,
+		"ptxArchitectures":  archList,
+		"fatbinEntries": obj{"type": "array", "items": closed(obj{
+			"kind":       nonNegative,
+			"sm":         nonNegative,
+			"flags":      nonNegative,
+			"headerSize": obj{"type": "integer", "minimum": 64},
+			"count":      obj{"type": "integer", "minimum": 1},
+		}, "kind", "sm", "flags", "headerSize", "count")},
+		"stub":  obj{"type": "boolean"},
+		"error": str(),
+	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")
 	detect := closed(obj{
 		"outputs":                closed(outputs, features.OutputNames...),
 		"cudaArchitectures":      grouped,
