@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite: formatting, vet, vendor/ freshness, and every Go
 # test, including the real Nix builds (sandboxed, offline) and the checks
-# against real NVIDIA binaries from Debian's non-free CUDA 11.8 packages
+# against real NVIDIA binaries from Debian's non-free CUDA 11.8 and 12.5 packages
 # with cuobjdump and patchelf as oracles. Installs what it needs on Debian.
 #
-# CRFF_REAL_CUDA=skip leaves out the real-binary tests (they download ~230 MB).
+# CRFF_REAL_CUDA=skip leaves out the real-binary tests (they download ~370 MB:
+# CUDA 11.8 and 12.5 packages, cached in tests/.cache/real-cuda).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
