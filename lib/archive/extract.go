@@ -59,7 +59,7 @@ type extractor struct {
 	createdRoot bool // root did not exist before: remove it on failure
 	opts        Options
 	stats       Stats
-	count       int                // inodes created and headers repeated: what MaxEntries bounds
+	count       int                 // inodes created and headers repeated: what MaxEntries bounds
 	tree        *symlink.Tree[meta] // what was written, as the archive names it
 	dirs        map[string]*node    // directories written, by cleaned relative path
 	symlinks    []*node             // checked at the end

@@ -191,9 +191,7 @@ func (t *Tree[T]) walk(dir *Node[T], path string, hops, nest int) (*Node[T], int
 		if next.Kind == Symlink {
 			target, inner, err := t.follow(next, nest)
 			hops += 1 + inner
-			if err == nil && hops > MaxHops {
-				err = ErrLoop
-			}
+			err = loopFirst(err, hops)
 			if err != nil {
 				return target, hops, err
 			}
@@ -238,11 +236,18 @@ func (t *Tree[T]) follow(l *Node[T], nest int) (*Node[T], int, error) {
 		l.state = unresolved
 		return nil, 0, err
 	}
-	if hops > MaxHops && err == nil {
-		err = ErrLoop
-	}
+	err = loopFirst(err, hops)
 	l.state, l.resolved, l.hops, l.err = resolved, n, hops, err
 	return n, hops, err
+}
+
+// loopFirst: past MaxHops the kernel stops with ELOOP before it could
+// find that the chain dangles at its end.
+func loopFirst(err error, hops int) error {
+	if hops > MaxHops && (err == nil || errors.Is(err, ErrDangling)) {
+		return ErrLoop
+	}
+	return err
 }
 
 func hasMore(rest string) bool {
