@@ -11,7 +11,7 @@ func unpackCommand() command {
 	return command{
 		name:    "unpack",
 		args:    "ARCHIVE OUTDIR",
-		summary: "Extract a .tar.xz, .tar.gz, .tar.bz2, .tar or .zip archive safely into OUTDIR (removed again if the archive is refused).",
+		summary: "Extract a .tar.xz, .tar.gz, .tar.bz2, .tar or .zip archive safely into OUTDIR.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			maxBytes := fs.Int64("max-bytes", archive.DefaultMaxBytes, "refuse archives whose files inflate past this many bytes")
 			maxRatio := fs.Int64("max-ratio", archive.DefaultMaxRatio, fmt.Sprintf("refuse archives whose files inflate past this many times the archive's size (never below %d MiB; -1: no ratio bound)", archive.MinRatioBound>>20))

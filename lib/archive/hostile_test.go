@@ -144,9 +144,15 @@ func TestGzipIntegrity(t *testing.T) {
 		c[i] ^= 0x01
 		return c
 	}
-	t.Run("no trailer", func(t *testing.T) { mustRefuse(t, data[:n-8], archive.Options{}, 10*time.Second, "truncated tar.gz", "unexpected EOF") })
-	t.Run("flipped CRC", func(t *testing.T) { mustRefuse(t, flip(n-8), archive.Options{}, 10*time.Second, "gzip: invalid checksum") })
-	t.Run("flipped size", func(t *testing.T) { mustRefuse(t, flip(n-2), archive.Options{}, 10*time.Second, "gzip: invalid checksum") })
+	t.Run("no trailer", func(t *testing.T) {
+		mustRefuse(t, data[:n-8], archive.Options{}, 10*time.Second, "truncated tar.gz", "unexpected EOF")
+	})
+	t.Run("flipped CRC", func(t *testing.T) {
+		mustRefuse(t, flip(n-8), archive.Options{}, 10*time.Second, "gzip: invalid checksum")
+	})
+	t.Run("flipped size", func(t *testing.T) {
+		mustRefuse(t, flip(n-2), archive.Options{}, 10*time.Second, "gzip: invalid checksum")
+	})
 	t.Run("flipped data byte", func(t *testing.T) { mustRefuse(t, flip(n/2), archive.Options{}, 10*time.Second) })
 
 	// A tar cut after the first file, then gzipped whole: the gzip
