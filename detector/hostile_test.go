@@ -4,6 +4,9 @@ package detector_test
 // detect must finish in bounded time and memory and keep every name.
 
 import (
+	"bytes"
+	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -186,5 +189,25 @@ func TestNonUTF8Names(t *testing.T) {
 		if got := strings.TrimSpace(string(out)); got != f.NarHash {
 			t.Errorf("NarHash %s, nix hash path gives %s", f.NarHash, got)
 		}
+	}
+}
+
+// TestMalformedDynamicIsLibraryError: an out-of-bounds DT_NEEDED offset
+// was dropped without a word; it is now the library's error.
+func TestMalformedDynamicIsLibraryError(t *testing.T) {
+	lib := sharedLib("libx.so.1", []string{"liby.so"})
+	f, err := elf.NewFile(bytes.NewReader(lib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dyn := f.Section(".dynamic")
+	for p := int(dyn.Offset); p+16 <= int(dyn.Offset+dyn.Size); p += 16 {
+		if elf.DynTag(binary.LittleEndian.Uint64(lib[p:])) == elf.DT_NEEDED {
+			binary.LittleEndian.PutUint64(lib[p+8:], 1<<40)
+		}
+	}
+	got := detect(t, []E{B("lib/libx.so.1", lib)})
+	if len(got.Libraries) != 1 || !strings.Contains(got.Libraries[0].Error, "DT_NEEDED") || got.Libraries[0].Soname != "libx.so.1" {
+		t.Errorf("libraries = %+v, want libx.so.1 with a DT_NEEDED error", got.Libraries)
 	}
 }
