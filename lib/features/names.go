@@ -21,6 +21,10 @@ import (
 // be escaped component by component or whole. The NAR hash is computed on
 // the raw bytes.
 
+// NameEscaping documents the escaping, for the JSON schema.
+const NameEscaping = `File names are bytes: a name that is not valid UTF-8 is written with each byte of an invalid sequence as \xNN (two lowercase hex digits), ` +
+	`and every backslash as \\; valid UTF-8 is kept as it is. The escaping is reversible; the NAR hash covers the raw bytes.`
+
 // EscapeName returns the escaped form of the raw file name or path s.
 func EscapeName(s string) string {
 	if utf8.ValidString(s) && !strings.Contains(s, `\`) {
