@@ -262,7 +262,12 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 			// Decode to the end so the compressor's checksums (gzip CRC
 			// and size, bzip2 stream CRC, xz check) are verified even
 			// for bytes after the tar trailer.
-			if _, err := io.Copy(io.Discard, io.LimitReader(tail, x.opts.MaxBytes)); err != nil {
+			// What follows counts against the size limit, so that a bomb
+			// hidden after the trailer cannot make this run for long.
+			if _, err := x.copyLimited(io.Discard, tail); err != nil {
+				if errors.Is(err, ErrLimit) {
+					return fmt.Errorf("after the tar trailer: %w", err)
+				}
 				return fmt.Errorf("corrupt or truncated %s stream after the tar trailer (%s): %w", format, where(), err)
 			}
 			return nil
