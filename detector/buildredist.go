@@ -29,30 +29,45 @@ var pkgConfigRewritten = []*regexp.Regexp{
 }
 
 // findUsr is checkCudaFhsRefs' grep for "/usr/", done while the file's
-// content is at hand during the walk.
+// content is at hand during the walk. It looks at the lines holding
+// "/usr/" only, one at a time, so a file of a hundred million empty lines
+// costs no memory.
 func findUsr(rel string, data []byte) usrReference {
-	if !bytes.Contains(data, usrBytes) {
+	i := bytes.Index(data, usrBytes)
+	if i < 0 {
 		return usrNone
 	}
 	if !strings.HasSuffix(rel, ".pc") {
 		return usrAnywhere
 	}
-	for _, line := range bytes.Split(data, []byte("\n")) {
-		if !bytes.Contains(line, usrBytes) {
-			continue
+	for i >= 0 {
+		start := bytes.LastIndexByte(data[:i], '\n') + 1
+		end := len(data)
+		if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
+			end = i + j
 		}
-		rewritten := false
-		for _, re := range pkgConfigRewritten {
-			if re.Match(line) {
-				rewritten = true
-				break
-			}
-		}
-		if !rewritten {
+		if !pkgConfigRewrittenLine(data[start:end]) {
 			return usrAnywhere
 		}
+		if end == len(data) {
+			break
+		}
+		next := bytes.Index(data[end+1:], usrBytes)
+		if next < 0 {
+			break
+		}
+		i = end + 1 + next
 	}
 	return usrPkgConfigVarsOnly
+}
+
+func pkgConfigRewrittenLine(line []byte) bool {
+	for _, re := range pkgConfigRewritten {
+		if re.Match(line) {
+			return true
+		}
+	}
+	return false
 }
 
 // buildRedistTree lists the tree as buildredist.Tree.

@@ -42,6 +42,9 @@ func DetectWith(root string, opts Options) (*features.Features, error) {
 		return nil, fmt.Errorf("detect %s: %w", root, err)
 	}
 	f := t.features()
+	if t.err != nil {
+		return nil, fmt.Errorf("detect %s: %w", root, t.err)
+	}
 	f.NarHash = narHash
 	f.Tree = t.buildRedistTree()
 	f.BuildRedist = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: opts.CudaMajor, Globstar: opts.Globstar})

@@ -1,6 +1,8 @@
 package detector
 
 import (
+	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -25,64 +27,117 @@ type node struct {
 	children []string // directory entries, sorted
 	file     *fileInfo
 	usr      usrReference // for buildRedist's /usr/ check
+	fs       *fsNode      // the node in the linked tree, for lookups
 }
 
-// tree indexes the walked nodes by relative path ("" is the root).
+type fsNode = symlink.Node[*node]
+
+// tree indexes the walked nodes by relative path ("" is the root), and
+// links them as a tree so that a lookup costs one step per component and
+// each symlink is resolved once.
 type tree struct {
-	nodes map[string]*node
+	nodes       map[string]*node
+	fs          *symlink.Tree[*node]
+	targetBytes int   // of all symlink targets, to size the budget
+	err         error // the first lookup that ran out of budget
 }
 
-// resolve follows symlinks, as the kernel would, and returns the path of
-// the node rel finally names, or ok=false when it dangles, loops or leaves
-// the tree.
-func (t *tree) resolve(rel string) (string, bool) {
-	c, err := symlink.Resolve(nil, rel, func(c []string) symlink.Node {
-		n := t.nodes[strings.Join(c, "/")]
-		if n == nil {
-			return symlink.Node{}
-		}
-		return symlink.Node{Exists: true, IsDir: n.kind == kindDir, IsSymlink: n.kind == kindSymlink, Target: n.target}
-	})
-	if err != nil {
-		return "", false
-	}
-	return strings.Join(c, "/"), true
+func newTree() *tree {
+	return &tree{nodes: map[string]*node{}, fs: symlink.New[*node]()}
 }
 
-func splitRel(p string) []string {
-	if p == "" {
+// add records n at rel; the walk adds a directory before its entries.
+func (t *tree) add(rel string, n *node) error {
+	t.nodes[rel] = n
+	if rel == "" {
+		n.fs = t.fs.Root
+		n.fs.Data = n
 		return nil
 	}
-	return strings.Split(p, "/")
+	dir, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, name = rel[:i], rel[i+1:]
+	}
+	parent := t.nodes[dir]
+	if parent == nil || parent.kind != kindDir {
+		return fmt.Errorf("walk order: %q before its directory", rel)
+	}
+	kind := map[nodeKind]symlink.Kind{kindFile: symlink.File, kindDir: symlink.Dir, kindSymlink: symlink.Symlink}[n.kind]
+	n.fs = t.fs.Add(parent.fs, name, kind, n.target)
+	n.fs.Data = n
+	t.targetBytes += len(n.target)
+	return nil
+}
+
+// setBudget bounds the steps of all lookups: the rules resolve each path
+// a few times and each symlink once, so this stops only hostile trees.
+func (t *tree) setBudget() {
+	t.fs.Budget = 1<<22 + 64*(len(t.nodes)+t.targetBytes)
+}
+
+// lookup follows symlinks, as the kernel would, and returns the node rel
+// finally names, or nil when it dangles, loops or leaves the tree.
+func (t *tree) lookup(rel string) *fsNode {
+	n, err := t.fs.Resolve(t.fs.Root, rel)
+	return t.checked(n, err)
+}
+
+// followLink is what the symlink (or other node) n names.
+func (t *tree) followLink(n *fsNode) *fsNode {
+	if n.Kind != symlink.Symlink {
+		return n
+	}
+	r, err := t.fs.Resolve(n.Parent, n.Name)
+	return t.checked(r, err)
+}
+
+func (t *tree) checked(n *fsNode, err error) *fsNode {
+	if errors.Is(err, symlink.ErrBudget) && t.err == nil {
+		t.err = err
+	}
+	if err != nil {
+		return nil
+	}
+	return n
+}
+
+// resolve is lookup giving the final node's path.
+func (t *tree) resolve(rel string) (string, bool) {
+	n := t.lookup(rel)
+	if n == nil {
+		return "", false
+	}
+	return n.Path(), true
 }
 
 // follow returns the node rel names after following symlinks.
 func (t *tree) follow(rel string) (*node, string) {
-	r, ok := t.resolve(rel)
-	if !ok {
+	n := t.lookup(rel)
+	if n == nil {
 		return nil, ""
 	}
-	return t.nodes[r], r
+	return n.Data, n.Path()
 }
 
 func (t *tree) isDir(rel string) bool {
-	n, _ := t.follow(rel)
-	return n != nil && n.kind == kindDir
+	n := t.lookup(rel)
+	return n != nil && n.Kind == symlink.Dir
 }
 
 func (t *tree) isFile(rel string) bool {
-	n, _ := t.follow(rel)
-	return n != nil && n.kind == kindFile
+	n := t.lookup(rel)
+	return n != nil && n.Kind == symlink.File
 }
 
 // nonEmptyDir is upstream's DirDetector: rel and each of its parents up to
 // the root exist, are directories (through symlinks) and have an entry.
 func (t *tree) nonEmptyDir(rel string) bool {
-	p := ""
-	for _, c := range splitRel(rel) {
-		p = path.Join(p, c)
-		n, _ := t.follow(p)
-		if n == nil || n.kind != kindDir || len(n.children) == 0 {
+	n := t.fs.Root
+	for rest := rel; rest != ""; {
+		var c string
+		c, rest, _ = strings.Cut(rest, "/")
+		r, err := t.fs.Resolve(n, c)
+		if n = t.checked(r, err); n == nil || n.Kind != symlink.Dir || n.NumChildren() == 0 {
 			return false
 		}
 	}
@@ -92,12 +147,12 @@ func (t *tree) nonEmptyDir(rel string) bool {
 // entries lists the children of the directory rel names (through
 // symlinks), as paths under rel.
 func (t *tree) entries(rel string) []string {
-	n, _ := t.follow(rel)
-	if n == nil || n.kind != kindDir {
+	n := t.lookup(rel)
+	if n == nil || n.Kind != symlink.Dir {
 		return nil
 	}
-	out := make([]string, len(n.children))
-	for i, c := range n.children {
+	out := make([]string, len(n.Data.children))
+	for i, c := range n.Data.children {
 		out[i] = path.Join(rel, c)
 	}
 	return out
@@ -105,27 +160,42 @@ func (t *tree) entries(rel string) []string {
 
 // files is pathlib's rglob(pattern) with files_only: every path below rel
 // (not descending into symlinked directories) that is a file, directly or
-// through a symlink, and whose name matches.
+// through a symlink, and whose name matches. It walks the linked nodes,
+// building a path only for what it returns.
 func (t *tree) files(rel string, match func(name string) bool) []string {
+	start := t.lookup(rel)
+	if start == nil || start.Kind != symlink.Dir {
+		return nil
+	}
 	var out []string
-	var walk func(dir string)
-	walk = func(dir string) {
-		_, real := t.follow(dir)
-		for _, p := range t.entries(dir) {
-			n := t.nodes[joinRel(real, path.Base(p))]
-			if n == nil {
+	buf := []byte(rel)
+	var walk func(dir *fsNode)
+	walk = func(dir *fsNode) {
+		mark := len(buf)
+		for _, name := range dir.Data.children {
+			c := dir.Child(name)
+			if c == nil {
 				continue
 			}
-			if n.kind == kindDir {
-				walk(p)
+			buf = buf[:mark]
+			if len(buf) > 0 {
+				buf = append(buf, '/')
+			}
+			buf = append(buf, name...)
+			if c.Kind == symlink.Dir {
+				walk(c)
 				continue
 			}
-			if match(path.Base(p)) && t.isFile(p) {
-				out = append(out, p)
+			if !match(name) {
+				continue
+			}
+			if f := t.followLink(c); f != nil && f.Kind == symlink.File {
+				out = append(out, string(buf))
 			}
 		}
+		buf = buf[:mark]
 	}
-	walk(rel)
+	walk(start)
 	sort.Strings(out)
 	return out
 }

@@ -5,10 +5,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"syscall"
+	"unsafe"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstore"
 )
 
@@ -29,22 +31,24 @@ const readAheadBuffers = 32
 
 // walkItem is one node as the reader found it.
 type walkItem struct {
-	rel      string
-	abs      string
-	kind     nodeKind
-	exec     bool
-	size     int64
-	target   string   // symlink
-	children []string // directory, sorted
-	data     []byte   // content of a small file
-	buf      *[]byte  // the ring buffer holding data, to give back
-	err      error
+	rel       string // escaped (features.EscapeName): what the output shows
+	raw       string // the raw bytes of the path: what the NAR hash covers
+	abs       string
+	kind      nodeKind
+	exec      bool
+	size      int64
+	target    string   // symlink, escaped
+	rawTarget string   // symlink, as on disk
+	children  []string // directory, sorted
+	data      []byte   // content of a small file
+	buf       *[]byte  // the ring buffer holding data, to give back
+	err       error
 }
 
 // scan walks root once, feeding every node to the NAR hasher and every
 // file to the ELF reader from the same copy of its content.
 func scan(root string) (*tree, string, error) {
-	t := &tree{nodes: map[string]*node{}}
+	t := newTree()
 	h, err := nixstore.NewNarHasher()
 	if err != nil {
 		return nil, "", err
@@ -59,7 +63,7 @@ func scan(root string) (*tree, string, error) {
 	r := &reader{items: items, free: free, stop: stop}
 	go func() {
 		defer close(items)
-		r.walk(root, "")
+		r.walk(root, "", "")
 	}()
 	err = t.consume(h, items, free)
 	close(stop)
@@ -68,6 +72,7 @@ func scan(root string) (*tree, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	t.setBudget()
 	sum, err := h.Sum()
 	if err != nil {
 		return nil, "", err
@@ -79,42 +84,31 @@ func narPath(rel string) string { return "/" + rel }
 
 // consume builds the tree's nodes and the NAR hash from the reader's items.
 func (t *tree) consume(h *nixstore.NarHasher, items <-chan walkItem, free chan<- *[]byte) error {
-	var mapped []byte
 	for it := range items {
 		if it.err != nil {
 			return it.err
 		}
 		switch it.kind {
 		case kindSymlink:
-			t.nodes[it.rel] = &node{kind: kindSymlink, target: it.target}
-			if err := h.Symlink(narPath(it.rel), it.target); err != nil {
+			if err := t.add(it.rel, &node{kind: kindSymlink, target: it.target}); err != nil {
+				return err
+			}
+			if err := h.Symlink(narPath(it.raw), it.rawTarget); err != nil {
 				return err
 			}
 		case kindDir:
-			t.nodes[it.rel] = &node{kind: kindDir, children: it.children}
-			if err := h.Dir(narPath(it.rel)); err != nil {
+			if err := t.add(it.rel, &node{kind: kindDir, children: it.children}); err != nil {
+				return err
+			}
+			if err := h.Dir(narPath(it.raw)); err != nil {
 				return err
 			}
 		case kindFile:
 			n := &node{kind: kindFile, exec: it.exec}
-			t.nodes[it.rel] = n
-			data := it.data
-			if data == nil && it.size > 0 {
-				var err error
-				if mapped, err = mapFile(it.abs, it.size); err != nil {
-					return err
-				}
-				data = mapped
+			if err := t.add(it.rel, n); err != nil {
+				return err
 			}
-			err := h.FileBytes(narPath(it.rel), n.exec, data)
-			if err == nil {
-				n.file = inspect(it.rel, data)
-				n.usr = findUsr(it.rel, data)
-			}
-			if mapped != nil {
-				syscall.Munmap(mapped)
-				mapped = nil
-			}
+			err := consumeFile(h, it, n)
 			if it.buf != nil {
 				free <- it.buf
 			}
@@ -123,6 +117,41 @@ func (t *tree) consume(h *nixstore.NarHasher, items <-chan walkItem, free chan<-
 			}
 		}
 	}
+	return nil
+}
+
+// consumeFile hashes and inspects one file, mapping it when the reader
+// did not read it. A file that shrinks while mapped is an error naming
+// it, never a crash.
+func consumeFile(h *nixstore.NarHasher, it walkItem, n *node) (err error) {
+	data := it.data
+	if data == nil && it.size > 0 {
+		var mapped []byte
+		if mapped, err = mapFile(it.abs, it.size); err != nil {
+			return err
+		}
+		defer syscall.Munmap(mapped)
+		// A mapped file that shrinks under us faults on access (SIGBUS);
+		// with this, the fault is a panic, on this goroutine only, that
+		// the function below turns into an error for this file.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if r := recover(); r != nil {
+				fault, ok := r.(interface{ Addr() uintptr })
+				if !ok {
+					panic(r)
+				}
+				err = fmt.Errorf("read %s: the file changed during the walk (fault at offset %d of %d mapped bytes)",
+					it.abs, int64(fault.Addr()-uintptr(unsafe.Pointer(unsafe.SliceData(mapped)))), len(mapped))
+			}
+		}()
+		data = mapped
+	}
+	if err := h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
+		return err
+	}
+	n.file = inspect(it.rel, data)
+	n.usr = findUsr(it.rel, data)
 	return nil
 }
 
@@ -148,7 +177,8 @@ func (r *reader) fail(err error) bool {
 	return false
 }
 
-func (r *reader) walk(abs, rel string) bool {
+// walk sends abs (rel escaped, raw as it is on disk) and what is below.
+func (r *reader) walk(abs, rel, raw string) bool {
 	fi, err := os.Lstat(abs)
 	if err != nil {
 		return r.fail(err)
@@ -159,7 +189,7 @@ func (r *reader) walk(abs, rel string) bool {
 		if err != nil {
 			return r.fail(err)
 		}
-		return r.send(walkItem{rel: rel, kind: kindSymlink, target: target})
+		return r.send(walkItem{rel: rel, raw: raw, kind: kindSymlink, target: features.EscapeName(target), rawTarget: target})
 	case mode.IsDir():
 		names, err := readDirNames(abs)
 		if err != nil {
@@ -167,17 +197,21 @@ func (r *reader) walk(abs, rel string) bool {
 		}
 		// NAR orders entries by their bytes, as Go's string comparison does.
 		sort.Strings(names)
-		if !r.send(walkItem{rel: rel, kind: kindDir, children: names}) {
+		escaped := make([]string, len(names))
+		for i, name := range names {
+			escaped[i] = features.EscapeName(name)
+		}
+		if !r.send(walkItem{rel: rel, raw: raw, kind: kindDir, children: escaped}) {
 			return false
 		}
-		for _, name := range names {
-			if !r.walk(filepath.Join(abs, name), joinRel(rel, name)) {
+		for i, name := range names {
+			if !r.walk(abs+"/"+name, joinRel(rel, escaped[i]), joinRel(raw, name)) {
 				return false
 			}
 		}
 		return true
 	case mode.IsRegular():
-		it := walkItem{rel: rel, abs: abs, kind: kindFile, exec: mode&0o111 != 0, size: fi.Size()}
+		it := walkItem{rel: rel, raw: raw, abs: abs, kind: kindFile, exec: mode&0o111 != 0, size: fi.Size()}
 		if it.size > 0 && it.size <= smallFile {
 			var buf *[]byte
 			select {

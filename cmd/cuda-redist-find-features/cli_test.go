@@ -365,3 +365,30 @@ func TestDetectOutputMatchesSchema(t *testing.T) {
 		t.Errorf("detect output: %v", err)
 	}
 }
+
+// TestDownloadIncomparableVersion: a listed version whose numbers
+// overflow is reported (exit 1, named), the others still downloaded.
+func TestDownloadIncomparableVersion(t *testing.T) {
+	const huge = "99999999999999999999.0.0"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/redist/", func(w http.ResponseWriter, r *http.Request) {
+		switch name := strings.TrimPrefix(r.URL.Path, "/redist/"); name {
+		case "":
+			fmt.Fprintf(w, `<a href="redistrib_1.0.0.json">a</a> <a href="redistrib_%s.json">b</a>`, huge)
+		case "redistrib_1.0.0.json":
+			fmt.Fprint(w, manifestJSON("1.0.0"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI("download-manifests", "--min-version", "0.1.0", srv.URL+"/redist/", dir)
+	if code != exitFail || !strings.Contains(stderr, huge) || !strings.Contains(stderr, "cannot be compared") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming %s", code, stderr, exitFail, huge)
+	}
+	if !strings.Contains(stdout, "redistrib_1.0.0.json") {
+		t.Errorf("stdout %q: the comparable version was not downloaded", stdout)
+	}
+}

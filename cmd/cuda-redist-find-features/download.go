@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/download"
@@ -37,16 +39,29 @@ func downloadCommand() command {
 				if err != nil {
 					return err
 				}
-				var versions []string
+				var versions, incomparable []string
 				for _, v := range listed {
-					if flt.Match(v) {
+					ok, err := flt.Match(v)
+					if err != nil {
+						e.log.Error("listed version cannot be compared with the filter", "url", url, "version", v, "err", err)
+						incomparable = append(incomparable, v)
+					}
+					if ok {
 						versions = append(versions, v)
 					}
+				}
+				// Reported after the others are downloaded, as an error.
+				incomparableErr := func() error {
+					if len(incomparable) == 0 {
+						return nil
+					}
+					return fmt.Errorf("%d listed versions cannot be compared with the version filters (a number overflows): %s",
+						len(incomparable), strings.Join(incomparable, ", "))
 				}
 				e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
 				if len(versions) == 0 {
 					e.log.Warn("no manifest matches the version filters", "url", url, "listed", len(listed))
-					return nil
+					return incomparableErr()
 				}
 				parallel := *jobs
 				if ff.serial() {
@@ -63,7 +78,7 @@ func downloadCommand() command {
 				for _, v := range written {
 					fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
 				}
-				return err
+				return errors.Join(err, incomparableErr())
 			}
 		},
 	}

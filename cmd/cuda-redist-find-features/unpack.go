@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/archive"
 )
@@ -13,14 +14,19 @@ func unpackCommand() command {
 		summary: "Extract a .tar.xz, .tar.gz, .tar.bz2, .tar or .zip archive safely into OUTDIR.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			maxBytes := fs.Int64("max-bytes", archive.DefaultMaxBytes, "refuse archives whose files inflate past this many bytes")
-			maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "refuse archives with more entries than this")
+			maxRatio := fs.Int64("max-ratio", archive.DefaultMaxRatio, fmt.Sprintf("refuse archives whose files inflate past this many times the archive's size (never below %d MiB; -1: no ratio bound)", archive.MinRatioBound>>20))
+			maxEntries := fs.Int("max-entries", archive.DefaultMaxEntries, "refuse archives that create more files, directories and links than this (implicit parent directories count)")
+			maxDepth := fs.Int("max-depth", archive.DefaultMaxDepth, "refuse paths with more components than this")
 			keepTop := fs.Bool("keep-top-level", false, "do not strip a single top-level directory")
 			threads := fs.Int("threads", 0, "decode a multi-block .tar.xz on this many threads (0: one per CPU, 1: in sequence)")
 			return func(args []string) error {
 				if len(args) != 2 {
 					return usageErrorf("unpack takes ARCHIVE and OUTDIR, got %d arguments", len(args))
 				}
-				st, err := archive.Unpack(args[0], args[1], archive.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries, KeepTopLevel: *keepTop, Threads: *threads})
+				st, err := archive.Unpack(args[0], args[1], archive.Options{
+					MaxBytes: *maxBytes, MaxRatio: *maxRatio, MaxEntries: *maxEntries, MaxDepth: *maxDepth,
+					KeepTopLevel: *keepTop, Threads: *threads,
+				})
 				if err != nil {
 					return err
 				}

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 
@@ -36,27 +35,36 @@ type entry struct {
 	kind     entryKind
 	exec     bool
 	linkname string    // symlink target, or hard link source (an archive path)
+	size     int64     // content size the header declares (-1: unknown)
 	body     io.Reader // content of a regular file
 }
 
-// seen records what was written at a path, to judge duplicate entries.
-type seen struct {
-	kind   entryKind
-	exec   bool
-	target string
+// meta is what the extractor remembers of a path it wrote.
+type meta struct {
+	kind entryKind
+	exec bool
 }
+
+type node = symlink.Node[meta]
 
 // extractor writes entries below root, refusing anything that could reach
 // outside it. It never follows a symlink while writing: every parent of a
 // written path is checked to be a real directory created by this run.
+//
+// It keeps the tree it wrote in memory, so each path costs one lookup of
+// its parent directory (cached by path) and the symlink check at the end
+// resolves each link once, without touching the disk.
 type extractor struct {
-	root     string
-	opts     Options
-	stats    Stats
-	entries  int
-	seen     map[string]seen // cleaned relative path -> what is there
-	symlinks []string        // relative paths of symlinks, checked at the end
-	buf      []byte
+	root        string
+	createdRoot bool // root did not exist before: remove it on failure
+	opts        Options
+	stats       Stats
+	count       int                 // inodes created and headers repeated: what MaxEntries bounds
+	tree        *symlink.Tree[meta] // what was written, as the archive names it
+	dirs        map[string]*node    // directories written, by cleaned relative path
+	symlinks    []*node             // checked at the end
+	targetBytes int                 // of all symlink targets: sizes the resolution budget
+	buf         []byte
 }
 
 func newExtractor(dst string, opts Options) (*extractor, error) {
@@ -64,41 +72,63 @@ func newExtractor(dst string, opts Options) (*extractor, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := prepareRoot(abs); err != nil {
+	created, err := prepareRoot(abs)
+	if err != nil {
 		return nil, err
 	}
+	tree := symlink.New[meta]()
+	tree.Root.Data.kind = kindDir
 	return &extractor{
-		root: abs,
-		opts: opts,
-		seen: map[string]seen{},
-		buf:  make([]byte, 1<<20),
+		root:        abs,
+		createdRoot: created,
+		opts:        opts,
+		tree:        tree,
+		dirs:        map[string]*node{"": tree.Root},
+		buf:         make([]byte, 1<<20),
 	}, nil
 }
 
 // prepareRoot creates dst, or accepts it when it is an empty directory.
-func prepareRoot(dst string) error {
-	err := os.Mkdir(dst, 0o755)
+// created tells which.
+func prepareRoot(dst string) (created bool, err error) {
+	err = os.Mkdir(dst, 0o755)
 	if err == nil {
-		return os.Chmod(dst, 0o755)
+		return true, os.Chmod(dst, 0o755)
 	}
 	if !errors.Is(err, os.ErrExist) {
-		return fmt.Errorf("create output: %w", err)
+		return false, fmt.Errorf("create output: %w", err)
 	}
 	fi, err := os.Lstat(dst)
 	if err != nil {
-		return fmt.Errorf("create output: %w", err)
+		return false, fmt.Errorf("create output: %w", err)
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("output %s exists and is not a directory", dst)
+		return false, fmt.Errorf("output %s exists and is not a directory", dst)
 	}
 	names, err := readDirNames(dst)
 	if err != nil {
-		return fmt.Errorf("create output: %w", err)
+		return false, fmt.Errorf("create output: %w", err)
 	}
 	if len(names) > 0 {
-		return fmt.Errorf("output %s is not empty", dst)
+		return false, fmt.Errorf("output %s is not empty", dst)
 	}
-	return nil
+	return false, nil
+}
+
+// removeAll undoes a refused extraction: the output is removed when this
+// run created it, else emptied. os.RemoveAll unlinks symlinks without
+// following them, so a link that points outside cannot lead it there.
+func (x *extractor) removeAll() error {
+	if x.createdRoot {
+		return os.RemoveAll(x.root)
+	}
+	names, err := readDirNames(x.root)
+	for _, n := range names {
+		if rerr := os.RemoveAll(filepath.Join(x.root, n)); err == nil {
+			err = rerr
+		}
+	}
+	return err
 }
 
 // cleanName turns an archive member name into a clean relative path, or
@@ -125,84 +155,147 @@ func cleanName(name string) (string, error) {
 	return p, nil
 }
 
-func (x *extractor) add(e entry) error {
-	x.entries++
-	if x.entries > x.opts.MaxEntries {
-		return fmt.Errorf("entry %q: archive has more than %d entries", e.name, x.opts.MaxEntries)
+// pathMax is Linux's PATH_MAX: longer paths cannot be written by name.
+const pathMax = 4096
+
+// countInode charges one created inode (or repeated header) to MaxEntries.
+func (x *extractor) countInode() error {
+	x.count++
+	if x.count > x.opts.MaxEntries {
+		return fmt.Errorf("%w: archive has more than %d entries (files, directories and links, implicit parent directories included; --max-entries)", ErrLimit, x.opts.MaxEntries)
 	}
+	return nil
+}
+
+func (x *extractor) add(e entry) error {
+	if err := x.addEntry(e); err != nil {
+		return fmt.Errorf("entry %q: %w", e.name, err)
+	}
+	return nil
+}
+
+func (x *extractor) addEntry(e entry) error {
 	rel, err := cleanName(e.name)
 	if err != nil {
-		return fmt.Errorf("entry %q: %w", e.name, err)
+		return err
 	}
 	if rel == "" {
 		if e.kind == kindDir {
 			return nil // the archive's own root ("./")
 		}
-		return fmt.Errorf("entry %q: a %s cannot be the archive root", e.name, e.kind)
+		return fmt.Errorf("a %s cannot be the archive root", e.kind)
 	}
-	if err := x.mkParents(rel); err != nil {
-		return fmt.Errorf("entry %q: %w", e.name, err)
+	if depth := strings.Count(rel, "/") + 1; depth > x.opts.MaxDepth {
+		return fmt.Errorf("%w: %d path components, more than %d (--max-depth)", ErrLimit, depth, x.opts.MaxDepth)
 	}
-	switch e.kind {
-	case kindDir:
-		err = x.addDir(rel)
-	case kindRegular:
-		err = x.addFile(rel, e)
-	case kindSymlink:
-		err = x.addSymlink(rel, e.linkname)
-	case kindHardlink:
-		err = x.addHardlink(rel, e.linkname)
+	if len(x.root)+1+len(rel) >= pathMax {
+		return fmt.Errorf("%w: path longer than %d bytes in the output", ErrLimit, pathMax)
 	}
+	dirRel, name := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dirRel, name = rel[:i], rel[i+1:]
+	}
+	parent, err := x.mkParents(dirRel)
 	if err != nil {
-		return fmt.Errorf("entry %q: %w", e.name, err)
+		return err
 	}
-	return nil
-}
-
-// mkParents makes every parent directory of rel, refusing a parent that is
-// anything but a directory this extraction made.
-func (x *extractor) mkParents(rel string) error {
-	dir := path.Dir(rel)
-	if dir == "." {
-		return nil
-	}
-	p := ""
-	for _, c := range strings.Split(dir, "/") {
-		p = path.Join(p, c)
-		if s, ok := x.seen[p]; ok {
-			if s.kind != kindDir {
-				return fmt.Errorf("parent %q is a %s, not a directory", p, s.kind)
-			}
-			continue
-		}
-		if err := x.mkdir(p); err != nil {
+	prev := parent.Child(name)
+	if prev != nil {
+		// A repeated header creates nothing but costs work: count it too.
+		if err := x.countInode(); err != nil {
 			return err
 		}
 	}
-	return nil
+	switch e.kind {
+	case kindDir:
+		return x.addDir(parent, prev, rel, name)
+	case kindRegular:
+		return x.addFile(parent, prev, rel, name, e)
+	case kindSymlink:
+		return x.addSymlink(parent, prev, rel, name, e.linkname)
+	case kindHardlink:
+		return x.addHardlink(parent, prev, rel, name, e.linkname)
+	}
+	return fmt.Errorf("unknown entry kind %d", e.kind)
 }
 
-func (x *extractor) mkdir(rel string) error {
+// mkParents returns the directory dirRel, creating it and its missing
+// parents, refusing a parent that is anything but a directory this
+// extraction made. Each directory is created once and cached by path, so
+// an entry costs one lookup when its parent exists.
+func (x *extractor) mkParents(dirRel string) (*node, error) {
+	if n := x.dirs[dirRel]; n != nil {
+		return n, nil
+	}
+	// Find the deepest directory already made, then create downwards.
+	known := dirRel
+	var n *node
+	for {
+		i := strings.LastIndexByte(known, '/')
+		if i < 0 {
+			known = ""
+		} else {
+			known = known[:i]
+		}
+		if n = x.dirs[known]; n != nil {
+			break
+		}
+	}
+	rest := dirRel
+	if known != "" {
+		rest = dirRel[len(known)+1:]
+	}
+	p := known
+	for rest != "" {
+		var c string
+		c, rest, _ = strings.Cut(rest, "/")
+		p = joinRel(p, c)
+		if child := n.Child(c); child != nil {
+			// Not in the cache, so not a directory.
+			return nil, fmt.Errorf("parent %q is a %s, not a directory", p, child.Data.kind)
+		}
+		var err error
+		if n, err = x.mkdir(n, p, c); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}
+
+func (x *extractor) mkdir(parent *node, rel, name string) (*node, error) {
+	if err := x.countInode(); err != nil {
+		return nil, err
+	}
 	full := filepath.Join(x.root, rel)
 	if err := os.Mkdir(full, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.Chmod(full, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	x.seen[rel] = seen{kind: kindDir}
+	n := x.tree.Add(parent, name, symlink.Dir, "")
+	n.Data.kind = kindDir
+	x.dirs[rel] = n
 	x.stats.Dirs++
-	return nil
+	return n, nil
 }
 
-func (x *extractor) addDir(rel string) error {
-	if s, ok := x.seen[rel]; ok {
-		if s.kind == kindDir {
+func (x *extractor) addDir(parent, prev *node, rel, name string) error {
+	if prev != nil {
+		if prev.Data.kind == kindDir {
 			return nil
 		}
-		return fmt.Errorf("duplicate entry: a directory where a %s was", s.kind)
+		return fmt.Errorf("duplicate entry: a directory where a %s was", prev.Data.kind)
 	}
-	return x.mkdir(rel)
+	_, err := x.mkdir(parent, rel, name)
+	return err
 }
 
 func fileMode(exec bool) os.FileMode {
@@ -212,20 +305,29 @@ func fileMode(exec bool) os.FileMode {
 	return 0o644
 }
 
-func (x *extractor) addFile(rel string, e entry) error {
+func (x *extractor) addFile(parent, prev *node, rel, name string, e entry) error {
 	full := filepath.Join(x.root, rel)
-	if s, ok := x.seen[rel]; ok {
-		if s.kind != kindRegular {
-			return fmt.Errorf("duplicate entry: a file where a %s was", s.kind)
+	// A header's size counts before anything is written: a sparse entry
+	// counts at its full size, so it cannot write gigabytes of holes.
+	if e.size > 0 && e.size > x.opts.MaxBytes-x.stats.Bytes {
+		return fmt.Errorf("%w of %d bytes (--max-bytes, --max-ratio): the entry declares %d bytes, %d are written already",
+			errTooLarge, x.opts.MaxBytes, e.size, x.stats.Bytes)
+	}
+	if prev != nil {
+		if prev.Data.kind != kindRegular {
+			return fmt.Errorf("duplicate entry: a file where a %s was", prev.Data.kind)
 		}
 		same, err := x.sameContent(full, e.body)
 		if err != nil {
 			return err
 		}
-		if !same || s.exec != e.exec {
+		if !same || prev.Data.exec != e.exec {
 			return errors.New("duplicate entry with different content or mode")
 		}
 		return nil
+	}
+	if err := x.countInode(); err != nil {
+		return err
 	}
 	f, err := os.OpenFile(full, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, fileMode(e.exec))
 	if err != nil {
@@ -239,16 +341,18 @@ func (x *extractor) addFile(rel string, e entry) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
+	// Recorded even on failure, so that nothing written goes unnoticed.
+	nd := x.tree.Add(parent, name, symlink.File, "")
+	nd.Data = meta{kind: kindRegular, exec: e.exec}
 	if err != nil {
 		return err
 	}
-	x.seen[rel] = seen{kind: kindRegular, exec: e.exec}
 	x.stats.Files++
 	return nil
 }
 
 // errTooLarge is wrapped when the archive inflates past Options.MaxBytes.
-var errTooLarge = errors.New("archive inflates past the size limit")
+var errTooLarge = fmt.Errorf("%w: archive inflates past the size limit", ErrLimit)
 
 // copyLimited copies r to w, failing once the whole archive's content would
 // exceed MaxBytes. The limit counts bytes actually decoded, not what headers
@@ -302,21 +406,26 @@ func (x *extractor) sameContent(full string, r io.Reader) (bool, error) {
 	return same, nil
 }
 
-func (x *extractor) addSymlink(rel, target string) error {
+func (x *extractor) addSymlink(parent, prev *node, rel, name, target string) error {
 	if err := checkLinkTarget(rel, target); err != nil {
 		return err
 	}
-	if s, ok := x.seen[rel]; ok {
-		if s.kind == kindSymlink && s.target == target {
+	if prev != nil {
+		if prev.Data.kind == kindSymlink && prev.Target == target {
 			return nil
 		}
-		return fmt.Errorf("duplicate entry: a symlink to %q where a %s was", target, s.kind)
+		return fmt.Errorf("duplicate entry: a symlink to %q where a %s was", target, prev.Data.kind)
+	}
+	if err := x.countInode(); err != nil {
+		return err
 	}
 	if err := os.Symlink(target, filepath.Join(x.root, rel)); err != nil {
 		return err
 	}
-	x.seen[rel] = seen{kind: kindSymlink, target: target}
-	x.symlinks = append(x.symlinks, rel)
+	n := x.tree.Add(parent, name, symlink.Symlink, target)
+	n.Data.kind = kindSymlink
+	x.symlinks = append(x.symlinks, n)
+	x.targetBytes += len(target)
 	x.stats.Symlinks++
 	return nil
 }
@@ -338,22 +447,26 @@ func checkLinkTarget(rel, target string) error {
 	return nil
 }
 
-func (x *extractor) addHardlink(rel, linkname string) error {
+func (x *extractor) addHardlink(parent, prev *node, rel, name, linkname string) error {
 	src, err := cleanName(linkname)
 	if err != nil {
 		return fmt.Errorf("hard link to %q: %w", linkname, err)
 	}
-	s, ok := x.seen[src]
-	if !ok || s.kind != kindRegular {
+	s := x.tree.Lookup(src)
+	if src == "" || s == nil || s.Data.kind != kindRegular {
 		return fmt.Errorf("hard link to %q: no regular file of that name earlier in the archive", linkname)
 	}
-	if prev, ok := x.seen[rel]; ok {
-		return fmt.Errorf("duplicate entry: a hard link where a %s was", prev.kind)
+	if prev != nil {
+		return fmt.Errorf("duplicate entry: a hard link where a %s was", prev.Data.kind)
+	}
+	if err := x.countInode(); err != nil {
+		return err
 	}
 	if err := os.Link(filepath.Join(x.root, src), filepath.Join(x.root, rel)); err != nil {
 		return err
 	}
-	x.seen[rel] = s
+	n := x.tree.Add(parent, name, symlink.File, "")
+	n.Data = s.Data
 	x.stats.Files++
 	return nil
 }
@@ -361,37 +474,44 @@ func (x *extractor) addHardlink(rel, linkname string) error {
 // finish strips a lone top-level directory and then proves that every
 // symlink resolves inside the final tree.
 func (x *extractor) finish() error {
-	top := x.topLevel()
-	if !x.opts.KeepTopLevel && len(top) == 1 && x.seen[top[0]].kind == kindDir {
-		if err := x.hoist(top[0]); err != nil {
-			return fmt.Errorf("strip top-level directory %q: %w", top[0], err)
+	if top := x.tree.Root; !x.opts.KeepTopLevel && top.NumChildren() == 1 {
+		var name string
+		var only *node
+		for _, n := range x.dirs {
+			if n.Parent == top {
+				name, only = n.Name, n
+			}
 		}
-		x.stats.StrippedTopLevel = top[0]
+		if only != nil {
+			if err := x.hoist(name); err != nil {
+				return fmt.Errorf("strip top-level directory %q: %w", name, err)
+			}
+			x.stats.StrippedTopLevel = name
+			x.tree.MakeRoot(only) // ".." above it now leaves the output
+		}
 	}
-	for _, rel := range x.symlinks {
-		final := rel
-		if x.stats.StrippedTopLevel != "" {
-			final = strings.TrimPrefix(rel, x.stats.StrippedTopLevel+"/")
-		}
-		if err := resolveInside(x.root, final); err != nil {
-			return fmt.Errorf("entry %q: %w", rel, err)
+	// Each link is resolved once and remembered, so this is linear in the
+	// targets' length; the budget only stops what would not be.
+	x.tree.Budget = 1<<20 + 4*(x.targetBytes+x.count)
+	for _, l := range x.symlinks {
+		_, err := x.tree.Resolve(l.Parent, l.Target)
+		switch {
+		case err == nil, errors.Is(err, symlink.ErrDangling):
+			// A dangling link inside the tree is fine: NVIDIA ships some.
+		case errors.Is(err, symlink.ErrBudget):
+			return fmt.Errorf("entry %q: symlink to %q: %w (%d steps for %d links)", x.archivePath(l), l.Target, err, x.tree.Budget, len(x.symlinks))
+		case errors.Is(err, symlink.ErrLoop):
+			return fmt.Errorf("entry %q: symlink to %q: %w", x.archivePath(l), l.Target, err)
+		default:
+			return fmt.Errorf("entry %q: symlink to %q %w", x.archivePath(l), l.Target, err)
 		}
 	}
 	return nil
 }
 
-func (x *extractor) topLevel() []string {
-	set := map[string]bool{}
-	for rel := range x.seen {
-		first, _, _ := strings.Cut(rel, "/")
-		set[first] = true
-	}
-	names := make([]string, 0, len(set))
-	for n := range set {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
+// archivePath names n as the archive did, top-level directory included.
+func (x *extractor) archivePath(n *node) string {
+	return joinRel(x.stats.StrippedTopLevel, n.Path())
 }
 
 // hoist moves the content of root/top up into root. top is first renamed
@@ -439,38 +559,4 @@ func readDirNames(dir string) ([]string, error) {
 		names[i] = e.Name()
 	}
 	return names, err
-}
-
-// resolveInside follows the symlink at rel, component by component and
-// through further symlinks, as the kernel would, and fails if the walk ever
-// leaves root. A dangling link inside the tree is fine: NVIDIA ships some.
-func resolveInside(root, rel string) error {
-	target, err := os.Readlink(filepath.Join(root, rel))
-	if err != nil {
-		return err
-	}
-	dir := strings.Split(path.Dir(rel), "/")
-	if dir[0] == "." {
-		dir = nil
-	}
-	_, err = symlink.Resolve(dir, target, func(c []string) symlink.Node {
-		p := filepath.Join(root, filepath.Join(c...))
-		fi, err := os.Lstat(p)
-		if err != nil {
-			return symlink.Node{}
-		}
-		n := symlink.Node{Exists: true, IsDir: fi.IsDir(), IsSymlink: fi.Mode()&os.ModeSymlink != 0}
-		if n.IsSymlink {
-			n.Target, _ = os.Readlink(p)
-		}
-		return n
-	})
-	switch {
-	case err == nil, errors.Is(err, symlink.ErrDangling):
-		return nil
-	case errors.Is(err, symlink.ErrLoop):
-		return fmt.Errorf("symlink to %q: %w", target, err)
-	default:
-		return fmt.Errorf("symlink to %q %w", target, err)
-	}
 }

@@ -11,7 +11,8 @@ import (
 )
 
 // FuzzUnpack feeds arbitrary bytes to Unpack: it may refuse them, but it
-// must not panic, and it must never create anything beside its output.
+// must not panic, it must never create anything beside its output, and a
+// refusal must remove the output it created.
 func FuzzUnpack(f *testing.F) {
 	f.Add(testarchive.Tar(redistEntries))
 	f.Add(testarchive.TarGz([]E{F("t/a", "x"), L("t/l", "a"), D("t/d")}))
@@ -24,13 +25,16 @@ func FuzzUnpack(f *testing.F) {
 		if err := os.WriteFile(src, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, _ = archive.Unpack(src, filepath.Join(parent, "out"), archive.Options{MaxBytes: 1 << 20, MaxEntries: 1000})
+		_, uerr := archive.Unpack(src, filepath.Join(parent, "out"), archive.Options{MaxBytes: 1 << 20, MaxEntries: 1000})
 		names, err := os.ReadDir(parent)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(names) > 1 || (len(names) == 1 && names[0].Name() != "out") {
 			t.Fatalf("Unpack wrote beside its output: %v", names)
+		}
+		if uerr != nil && len(names) != 0 {
+			t.Fatalf("refused (%v) but left its output behind", uerr)
 		}
 	})
 }

@@ -47,10 +47,7 @@ func (ra *readAheader) fill(r io.Reader) {
 		case <-ra.done:
 			return
 		}
-		n, err := io.ReadFull(r, buf)
-		if err == io.ErrUnexpectedEOF {
-			err = io.EOF
-		}
+		n, err := fill(r, buf)
 		// full has room for every buffer, so this send never blocks.
 		ra.full <- chunk{buf: buf[:n], err: err}
 		if err != nil {
@@ -81,5 +78,20 @@ func (ra *readAheader) Read(p []byte) (int, error) {
 	}
 	n := copy(p, ra.cur)
 	ra.cur = ra.cur[n:]
+	return n, nil
+}
+
+// fill reads into buf until it is full or r fails. Unlike io.ReadFull it
+// passes r's error on unchanged: a decoder's io.ErrUnexpectedEOF (a
+// truncated stream) must not become a clean io.EOF.
+func fill(r io.Reader, buf []byte) (int, error) {
+	n := 0
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
 	return n, nil
 }

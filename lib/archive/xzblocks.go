@@ -34,59 +34,34 @@ type xzBlock struct {
 	offset       int64 // of the block header, from the start of the file
 	unpadded     uint64
 	uncompressed uint64
+	header       []byte // the header of the block's stream (its check type)
 }
 
-// xzBlocks reads the index of a single-stream xz file. It returns nil,
-// nil when the file is fine but not worth decoding in parallel (one
-// block, several streams, blocks too large).
+// xzBlocks reads the indexes of an xz file, which may be several streams
+// one after another (with stream padding between them), as xz itself
+// accepts. It returns nil, nil when the file is fine but not worth
+// decoding in parallel (one block, blocks too large).
 func xzBlocks(r io.ReaderAt, size int64) ([]xzBlock, error) {
-	if size < xzHeaderSize+xzFooterSize {
-		return nil, nil
-	}
-	header := make([]byte, xzHeaderSize)
-	footer := make([]byte, xzFooterSize)
-	if _, err := r.ReadAt(header, 0); err != nil {
-		return nil, err
-	}
-	if _, err := r.ReadAt(footer, size-xzFooterSize); err != nil {
-		return nil, err
-	}
-	if !bytes.Equal(header[:6], magicXz) || string(footer[10:]) != "YZ" {
-		return nil, nil // stream padding or concatenated streams: decode in sequence
-	}
-	if crc32.ChecksumIEEE(footer[4:10]) != binary.LittleEndian.Uint32(footer[0:4]) ||
-		!bytes.Equal(footer[8:10], header[6:8]) {
-		return nil, errors.New("xz: corrupt stream footer")
-	}
-	indexSize := (int64(binary.LittleEndian.Uint32(footer[4:8])) + 1) * 4
-	if indexSize > maxIndexSize || indexSize > size-xzHeaderSize-xzFooterSize {
-		return nil, errors.New("xz: index size out of range")
-	}
-	index := make([]byte, indexSize)
-	if _, err := r.ReadAt(index, size-xzFooterSize-indexSize); err != nil {
-		return nil, err
-	}
-	if index[0] != 0 || crc32.ChecksumIEEE(index[:indexSize-4]) != binary.LittleEndian.Uint32(index[indexSize-4:]) {
-		return nil, errors.New("xz: corrupt index")
-	}
-	p := index[1 : indexSize-4]
-	n, err := uvarint(&p)
-	if err != nil || n > uint64(len(p)) {
-		return nil, errors.New("xz: corrupt index")
-	}
-	blocks := make([]xzBlock, n)
-	offset := int64(xzHeaderSize)
-	for i := range blocks {
-		unpadded, err1 := uvarint(&p)
-		uncompressed, err2 := uvarint(&p)
-		if err1 != nil || err2 != nil || unpadded == 0 || unpadded > uint64(size) {
-			return nil, errors.New("xz: corrupt index record")
+	var streams [][]xzBlock
+	end := size
+	for end > 0 {
+		var err error
+		if end, err = skipStreamPadding(r, end); err != nil {
+			return nil, err
 		}
-		blocks[i] = xzBlock{offset: offset, unpadded: unpadded, uncompressed: uncompressed}
-		offset += int64((unpadded + 3) &^ 3)
+		if end == 0 {
+			break
+		}
+		blocks, start, err := xzStreamBlocks(r, end)
+		if err != nil {
+			return nil, err
+		}
+		streams = append(streams, blocks)
+		end = start
 	}
-	if offset != size-xzFooterSize-indexSize {
-		return nil, errors.New("xz: index does not match the blocks")
+	var blocks []xzBlock
+	for i := len(streams) - 1; i >= 0; i-- {
+		blocks = append(blocks, streams[i]...)
 	}
 	if len(blocks) < 2 {
 		return nil, nil
@@ -97,6 +72,95 @@ func xzBlocks(r io.ReaderAt, size int64) ([]xzBlock, error) {
 		}
 	}
 	return blocks, nil
+}
+
+// skipStreamPadding returns where the stream ending at or before end
+// ends: stream padding is null bytes, a multiple of four.
+func skipStreamPadding(r io.ReaderAt, end int64) (int64, error) {
+	var buf [4096]byte
+	for end > 0 {
+		n := min(int64(len(buf)), end)
+		chunk := buf[:n]
+		if _, err := r.ReadAt(chunk, end-n); err != nil {
+			return 0, err
+		}
+		i := len(chunk)
+		for i > 0 && chunk[i-1] == 0 {
+			i--
+		}
+		end -= int64(len(chunk) - i)
+		if i > 0 {
+			break
+		}
+	}
+	if end%4 != 0 {
+		return 0, errors.New("xz: stream padding is not a multiple of four bytes")
+	}
+	return end, nil
+}
+
+// xzStreamBlocks reads the index of the stream ending at end and returns
+// its blocks and where the stream starts.
+func xzStreamBlocks(r io.ReaderAt, end int64) ([]xzBlock, int64, error) {
+	if end < xzHeaderSize+xzFooterSize {
+		return nil, 0, errors.New("xz: truncated stream")
+	}
+	footer := make([]byte, xzFooterSize)
+	if _, err := r.ReadAt(footer, end-xzFooterSize); err != nil {
+		return nil, 0, err
+	}
+	if string(footer[10:]) != "YZ" || crc32.ChecksumIEEE(footer[4:10]) != binary.LittleEndian.Uint32(footer[0:4]) {
+		return nil, 0, fmt.Errorf("xz: corrupt stream footer before byte %d", end)
+	}
+	indexSize := (int64(binary.LittleEndian.Uint32(footer[4:8])) + 1) * 4
+	if indexSize > maxIndexSize || indexSize > end-xzHeaderSize-xzFooterSize {
+		return nil, 0, errors.New("xz: index size out of range")
+	}
+	index := make([]byte, indexSize)
+	indexStart := end - xzFooterSize - indexSize
+	if _, err := r.ReadAt(index, indexStart); err != nil {
+		return nil, 0, err
+	}
+	if index[0] != 0 || crc32.ChecksumIEEE(index[:indexSize-4]) != binary.LittleEndian.Uint32(index[indexSize-4:]) {
+		return nil, 0, errors.New("xz: corrupt index")
+	}
+	p := index[1 : indexSize-4]
+	n, err := uvarint(&p)
+	if err != nil || n > uint64(len(p)) {
+		return nil, 0, errors.New("xz: corrupt index")
+	}
+	blocks := make([]xzBlock, n)
+	var total int64
+	for i := range blocks {
+		unpadded, err1 := uvarint(&p)
+		uncompressed, err2 := uvarint(&p)
+		if err1 != nil || err2 != nil || unpadded == 0 || unpadded > uint64(end) {
+			return nil, 0, errors.New("xz: corrupt index record")
+		}
+		blocks[i] = xzBlock{unpadded: unpadded, uncompressed: uncompressed}
+		total += int64((unpadded + 3) &^ 3)
+		if total > end {
+			return nil, 0, errors.New("xz: index does not match the blocks")
+		}
+	}
+	start := indexStart - total - xzHeaderSize
+	if start < 0 {
+		return nil, 0, errors.New("xz: index does not match the blocks")
+	}
+	header := make([]byte, xzHeaderSize)
+	if _, err := r.ReadAt(header, start); err != nil {
+		return nil, 0, err
+	}
+	if !bytes.Equal(header[:6], magicXz) || !bytes.Equal(footer[8:10], header[6:8]) {
+		return nil, 0, fmt.Errorf("xz: index does not match the blocks (no stream header at byte %d)", start)
+	}
+	offset := start + xzHeaderSize
+	for i := range blocks {
+		blocks[i].offset = offset
+		blocks[i].header = header
+		offset += int64((blocks[i].unpadded + 3) &^ 3)
+	}
+	return blocks, start, nil
 }
 
 func uvarint(p *[]byte) (uint64, error) {
@@ -167,8 +231,6 @@ func newParallelXZ(r io.ReaderAt, blocks []xzBlock, workers int) *parallelXZ {
 	for i := range p.results {
 		p.results[i] = make(chan decodedBlock, 1)
 	}
-	header := make([]byte, xzHeaderSize)
-	_, headerErr := r.ReadAt(header, 0)
 	// A token per block dispatched and not yet taken by the reader, which
 	// returns one as it takes a block: decoding runs at most workers ahead.
 	tokens := make(chan struct{}, workers)
@@ -198,7 +260,7 @@ func newParallelXZ(r io.ReaderAt, blocks []xzBlock, workers int) *parallelXZ {
 			// its compressed-block buffer from block to block.
 			wk := &blockWorker{pool: pool}
 			for i := range jobs {
-				p.results[i] <- wk.decode(r, header, headerErr, blocks[i])
+				p.results[i] <- wk.decode(r, blocks[i])
 			}
 		}()
 	}
@@ -235,12 +297,9 @@ type blockWorker struct {
 	compressed []byte
 }
 
-func (w *blockWorker) decode(r io.ReaderAt, header []byte, headerErr error, b xzBlock) decodedBlock {
+func (w *blockWorker) decode(r io.ReaderAt, b xzBlock) decodedBlock {
 	fail := func(err error) decodedBlock {
 		return decodedBlock{err: fmt.Errorf("xz: block at offset %d: %w", b.offset, err)}
-	}
-	if headerErr != nil {
-		return fail(headerErr)
 	}
 	size := int((b.unpadded + 3) &^ 3)
 	if cap(w.compressed) < size {
@@ -250,7 +309,7 @@ func (w *blockWorker) decode(r io.ReaderAt, header []byte, headerErr error, b xz
 	if _, err := r.ReadAt(padded, b.offset); err != nil {
 		return fail(err)
 	}
-	stream := oneBlockStream(header, padded, b)
+	stream := oneBlockStream(b.header, padded, b)
 	var err error
 	if w.dec == nil {
 		w.dec, err = xz.NewReader(stream, 0)

@@ -41,20 +41,14 @@ func (i *Info) Archs() []string { return fatbin.Archs(i.Images) }
 // IsELF reports whether data starts with the ELF magic.
 func IsELF(data []byte) bool { return bytes.HasPrefix(data, []byte(elf.ELFMAG)) }
 
-// Read parses an ELF file held in data.
-func Read(data []byte) (info *Info, err error) {
-	// debug/elf is hardened and fuzzed upstream, but a panic on a hostile
-	// library must still become an error naming the file, never a crash.
-	defer func() {
-		if r := recover(); r != nil {
-			info, err = nil, fmt.Errorf("malformed ELF: %v", r)
-		}
-	}()
+// Read parses an ELF file held in data. It does not recover panics: a
+// panic is a bug to fix, and FuzzRead must be able to see it.
+func Read(data []byte) (*Info, error) {
 	f, err := elf.NewFile(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("malformed ELF: %w", err)
 	}
-	info = &Info{Class: f.Class, Data: f.Data, Type: f.Type, Machine: f.Machine}
+	info := &Info{Class: f.Class, Data: f.Data, Type: f.Type, Machine: f.Machine}
 	if err := readDynamic(f, info); err != nil {
 		return info, err
 	}
@@ -76,33 +70,55 @@ func Read(data []byte) (info *Info, err error) {
 	return info, nil
 }
 
+// readDynamic reads DT_SONAME and DT_NEEDED. debug/elf's DynString
+// silently drops a string whose offset is out of bounds or that is not
+// terminated; here each is an error (the strings that are fine are kept).
 func readDynamic(f *elf.File, info *Info) error {
-	if f.Section(".dynamic") == nil && progDynamic(f) == nil {
-		return nil // static object or executable: no dynamic section
+	ds := f.SectionByType(elf.SHT_DYNAMIC)
+	if ds == nil {
+		return nil // static object or executable, or no section headers: nothing to read
 	}
-	sonames, err := f.DynString(elf.DT_SONAME)
+	if int(ds.Link) <= 0 || int(ds.Link) >= len(f.Sections) {
+		return fmt.Errorf("dynamic section: string table is section %d of %d", ds.Link, len(f.Sections))
+	}
+	strtab := f.Sections[ds.Link]
+	str, err := strtab.Data()
 	if err != nil {
-		if errors.Is(err, elf.ErrNoSymbols) {
+		return fmt.Errorf("dynamic section: string table %s: %w", strtab.Name, err)
+	}
+	var errs []error
+	strings := func(tag elf.DynTag) []string {
+		offsets, err := f.DynValue(tag)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("dynamic section: %w", err))
 			return nil
 		}
-		return fmt.Errorf("dynamic section: %w", err)
+		var out []string
+		for _, off := range offsets {
+			s, err := dynString(str, off)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("dynamic section: %s: %w", tag, err))
+				continue
+			}
+			out = append(out, s)
+		}
+		return out
 	}
-	if len(sonames) > 0 {
+	if sonames := strings(elf.DT_SONAME); len(sonames) > 0 {
 		info.Soname = sonames[0]
 	}
-	needed, err := f.DynString(elf.DT_NEEDED)
-	if err != nil {
-		return fmt.Errorf("dynamic section: %w", err)
-	}
-	info.Needed = needed
-	return nil
+	info.Needed = strings(elf.DT_NEEDED)
+	return errors.Join(errs...)
 }
 
-func progDynamic(f *elf.File) *elf.Prog {
-	for _, p := range f.Progs {
-		if p.Type == elf.PT_DYNAMIC {
-			return p
-		}
+// dynString is the NUL-terminated string at off in a string table.
+func dynString(str []byte, off uint64) (string, error) {
+	if off >= uint64(len(str)) {
+		return "", fmt.Errorf("string offset %d outside the string table (%d bytes)", off, len(str))
 	}
-	return nil
+	end := bytes.IndexByte(str[off:], 0)
+	if end < 0 {
+		return "", fmt.Errorf("string at offset %d is not terminated", off)
+	}
+	return string(str[off : off+uint64(end)]), nil
 }

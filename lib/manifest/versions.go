@@ -58,21 +58,26 @@ func NewFilter(exact, min, max string) (Filter, error) {
 	return f, nil
 }
 
-// Match reports whether version s passes the filter.
-func (f Filter) Match(s string) bool {
+// Match reports whether version s passes the filter. A version that
+// cannot be compared (a number overflows) is an error when the filter
+// has to compare it, never silently left out.
+func (f Filter) Match(s string) (bool, error) {
+	if f.exact == nil && f.min == nil && f.max == nil {
+		return true, nil
+	}
 	v, err := version.NewVersion(s)
 	if err != nil {
-		return false
+		return false, fmt.Errorf("version %q cannot be compared with the filter: %w", s, err)
 	}
 	switch {
 	case f.exact != nil:
-		return v.Equal(f.exact)
+		return v.Equal(f.exact), nil
 	case f.min != nil && v.LessThan(f.min):
-		return false
+		return false, nil
 	case f.max != nil && v.GreaterThan(f.max):
-		return false
+		return false, nil
 	}
-	return true
+	return true, nil
 }
 
 // SortVersions orders version strings numerically.
@@ -101,10 +106,22 @@ func FindManifests(dir string, f Filter) ([]LocalManifest, error) {
 		return nil, err
 	}
 	var versions []string
+	var errs []error
 	for _, e := range entries {
-		if m := ManifestFile.FindStringSubmatch(e.Name()); m != nil && !e.IsDir() && f.Match(m[1]) {
+		m := ManifestFile.FindStringSubmatch(e.Name())
+		if m == nil || e.IsDir() {
+			continue
+		}
+		ok, err := f.Match(m[1])
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", filepath.Join(dir, e.Name()), err))
+		}
+		if ok {
 			versions = append(versions, m[1])
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	SortVersions(versions)
 	out := make([]LocalManifest, len(versions))

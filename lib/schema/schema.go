@@ -133,6 +133,8 @@ func Feature(format string) (map[string]any, error) {
 			"files": strList(), "symlinks": strList(), "emptyDirs": strList(), "usrFiles": strList(), "usrOnlyInPkgConfigVars": strList(),
 		}, "files", "symlinks", "emptyDirs", "usrFiles", "usrOnlyInPkgConfigVars"),
 	}, "outputs", "cudaArchitectures", "providedLibs", "neededLibs", "libLayout", "cudaVersionsInLib", "headers", "pythonModules", "libraries", "narHash")
+	detect["description"] = "Paths (headers, pythonModules, libraries[].path, tree.*, buildRedist paths) are '/'-separated and relative to the archive root. " +
+		features.NameEscaping
 	indexOutputs := append([]string(nil), features.OutputNames...)
 	sort.Strings(indexOutputs)
 	indexLeaf := closed(obj{

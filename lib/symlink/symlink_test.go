@@ -2,47 +2,136 @@ package symlink
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
-func TestResolve(t *testing.T) {
-	tree := map[string]Node{
-		"a":        {Exists: true, IsDir: true},
-		"a/file":   {Exists: true},
-		"a/up":     {Exists: true, IsSymlink: true, Target: ".."},
-		"a/abs":    {Exists: true, IsSymlink: true, Target: "/etc"},
-		"a/loop":   {Exists: true, IsSymlink: true, Target: "loop"},
-		"a/tofile": {Exists: true, IsSymlink: true, Target: "file"},
-		"lib":      {Exists: true, IsSymlink: true, Target: "a"},
+// build makes a tree from "path" (directory when it ends in /),
+// "path -> target" (symlink) or anything else (file).
+func build(t *testing.T, specs ...string) *Tree[struct{}] {
+	t.Helper()
+	tr := New[struct{}]()
+	for _, s := range specs {
+		name, target, isLink := strings.Cut(s, " -> ")
+		kind := File
+		if strings.HasSuffix(name, "/") {
+			kind = Dir
+			name = strings.TrimSuffix(name, "/")
+		}
+		if isLink {
+			kind = Symlink
+		}
+		dir := tr.Root
+		parts := strings.Split(name, "/")
+		for _, c := range parts[:len(parts)-1] {
+			dir = dir.Child(c)
+			if dir == nil {
+				t.Fatalf("%s: parent missing", s)
+			}
+		}
+		tr.Add(dir, parts[len(parts)-1], kind, target)
 	}
-	lookup := func(c []string) Node { return tree[strings.Join(c, "/")] }
+	return tr
+}
+
+func TestResolve(t *testing.T) {
+	tr := build(t,
+		"a/", "a/file", "a/up -> ..", "a/abs -> /etc", "a/loop -> loop",
+		"a/tofile -> file", "lib -> a", "a/ping -> pong", "a/pong -> ping")
 	tests := []struct {
-		dir     []string
+		dir     string
 		path    string
 		want    string
 		wantErr error
 	}{
-		{nil, "a/file", "a/file", nil},
-		{nil, "lib/tofile", "a/file", nil},
-		{[]string{"a"}, "up/a/file", "a/file", nil},
-		{[]string{"a"}, "../..", "", ErrEscapes},
-		{nil, "a/up/a/up/..", "", ErrEscapes},
-		{nil, "a/abs/passwd", "", ErrAbsolute},
-		{nil, "/etc", "", ErrAbsolute},
-		{nil, "a/loop", "", ErrLoop},
-		{nil, "a/missing/x", "a/missing", ErrDangling},
-		{nil, "a/file/x", "a/file", ErrDangling},
-		{nil, "a/file/.", "a/file", nil},
+		{"", "a/file", "a/file", nil},
+		{"", "lib/tofile", "a/file", nil},
+		{"a", "up/a/file", "a/file", nil},
+		{"a", "../..", "", ErrEscapes},
+		{"", "a/up/a/up/..", "", ErrEscapes},
+		{"", "a/abs/passwd", "", ErrAbsolute},
+		{"", "/etc", "", ErrAbsolute},
+		{"", "a/loop", "", ErrLoop},
+		{"", "a/ping/x", "", ErrLoop},
+		{"", "a/missing/x", "a", ErrDangling},
+		{"", "a/file/x", "a/file", ErrDangling},
+		{"", "a/file/.", "a/file", nil},
+		{"", "lib/up/lib/tofile", "a/file", nil},
 	}
 	for _, tc := range tests {
-		got, err := Resolve(tc.dir, tc.path, lookup)
+		got, err := tr.Resolve(tr.Lookup(tc.dir), tc.path)
 		if !errors.Is(err, tc.wantErr) {
-			t.Errorf("Resolve(%v, %q) error = %v, want %v", tc.dir, tc.path, err, tc.wantErr)
+			t.Errorf("Resolve(%q, %q) error = %v, want %v", tc.dir, tc.path, err, tc.wantErr)
 			continue
 		}
-		if tc.want != "" && strings.Join(got, "/") != tc.want {
-			t.Errorf("Resolve(%v, %q) = %q, want %q", tc.dir, tc.path, strings.Join(got, "/"), tc.want)
+		if tc.want != "" && got.Path() != tc.want {
+			t.Errorf("Resolve(%q, %q) = %q, want %q", tc.dir, tc.path, got.Path(), tc.want)
 		}
+	}
+}
+
+// TestHopLimit: a chain of n links resolves when n <= MaxHops, like the
+// kernel, whichever link of the chain is resolved first.
+func TestHopLimit(t *testing.T) {
+	for _, n := range []int{MaxHops, MaxHops + 1} {
+		for _, first := range []int{0, n / 2, n - 1} {
+			specs := []string{"f"}
+			for i := 0; i < n; i++ {
+				next := "f"
+				if i+1 < n {
+					next = fmt.Sprintf("l%d", i+1)
+				}
+				specs = append(specs, fmt.Sprintf("l%d -> %s", i, next))
+			}
+			tr := build(t, specs...)
+			_, _ = tr.Resolve(tr.Root, fmt.Sprintf("l%d", first)) // memoises part of the chain
+			_, err := tr.Resolve(tr.Root, "l0")
+			if n <= MaxHops && err != nil {
+				t.Errorf("chain of %d links (l%d resolved first): %v", n, first, err)
+			}
+			if n > MaxHops && !errors.Is(err, ErrLoop) {
+				t.Errorf("chain of %d links (l%d resolved first): %v, want ErrLoop", n, first, err)
+			}
+		}
+	}
+}
+
+// TestChainsLinear: links between the root and a directory 1000 levels
+// deep, each legal, took minutes when every lookup re-walked the chain.
+func TestChainsLinear(t *testing.T) {
+	const depth, links = 1000, 5000
+	tr := New[struct{}]()
+	dir := tr.Root
+	for i := 0; i < depth; i++ {
+		dir = tr.Add(dir, "d", Dir, "")
+	}
+	up := strings.TrimSuffix(strings.Repeat("../", depth), "/")
+	down := strings.TrimSuffix(strings.Repeat("d/", depth), "/")
+	for i := 0; i < links; i++ {
+		tr.Add(dir, fmt.Sprintf("u%d", i), Symlink, fmt.Sprintf("%s/r%d", up, i))
+		tr.Add(tr.Root, fmt.Sprintf("r%d", i), Symlink, fmt.Sprintf("%s/u%d", down, i+1))
+	}
+	start := time.Now()
+	for i := 0; i < links; i++ {
+		_, err := tr.Resolve(tr.Root, fmt.Sprintf("r%d", i))
+		if err != nil && !errors.Is(err, ErrLoop) && !errors.Is(err, ErrDangling) {
+			t.Fatalf("r%d: %v", i, err)
+		}
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("resolving %d chained links took %v", links, d)
+	}
+}
+
+func TestBudget(t *testing.T) {
+	tr := build(t, "a/", "a/f", "l -> a/f")
+	tr.Budget = 3
+	if _, err := tr.Resolve(tr.Root, "l"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Resolve(tr.Root, "a/./././f"); !errors.Is(err, ErrBudget) {
+		t.Fatalf("err = %v, want ErrBudget", err)
 	}
 }
