@@ -13,7 +13,8 @@ import (
 
 // real125 returns the unpacked CUDA 12.5 packages and the directory of
 // their tools (cuobjdump, ptxas, fatbinary). It skips when CRFF_REAL_CUDA
-// is unset or was prepared before fetch-real-cuda.sh fetched CUDA 12.5.
+// is unset; a directory without CUDA 12.5 is a failure, not a skip, so a
+// stale cache cannot hide these tests.
 func real125(t *testing.T) (root, bin string) {
 	dir := os.Getenv("CRFF_REAL_CUDA")
 	if dir == "" {
@@ -21,7 +22,7 @@ func real125(t *testing.T) (root, bin string) {
 	}
 	base := filepath.Join(dir, "cuda-12.5")
 	if _, err := os.Stat(filepath.Join(base, ".complete")); err != nil {
-		t.Skipf("no CUDA 12.5 packages in %s (run scripts/fetch-real-cuda.sh %s)", base, dir)
+		t.Fatalf("no CUDA 12.5 packages in %s (run scripts/fetch-real-cuda.sh %s)", base, dir)
 	}
 	root = filepath.Join(base, "root")
 	bin = filepath.Join(root, "usr/bin")
