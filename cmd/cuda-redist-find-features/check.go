@@ -320,11 +320,15 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		base := finding{Package: tg.pkg, Platform: tg.platform, Variant: tg.variant, Version: tg.m.Version, Needed: needed}
 		file, ok := byPname[tg.caseIndex][tg.pkg]
 		if !ok {
-			if brokenFileFor(tg.pkg, files, results, tg.caseIndex) {
+			broken := brokenFiles(results, tg.caseIndex)
+			if contains(broken, tg.pkg+".nix") || contains(broken, tg.pkg+"/package.nix") {
 				continue // its evaluation error is reported already
 			}
 			f := base
 			f.Level, f.Kind, f.Message = "hint", "noPackageFile", "no package file in "+packagesDir+" has this pname"
+			if len(broken) > 0 {
+				f.Message += " (unless it is one of those that do not evaluate: " + strings.Join(broken, ", ") + ")"
+			}
 			findings = append(findings, f)
 			continue
 		}
@@ -382,15 +386,16 @@ func available(ev pkgeval.Result, byPname map[string]string, results map[string]
 	return out
 }
 
-// brokenFileFor: the file named after the package (pkg.nix or
-// pkg/package.nix) does not evaluate for the case.
-func brokenFileFor(pkg string, files []string, results map[string][]pkgeval.Result, i int) bool {
-	for _, f := range []string{pkg + ".nix", pkg + "/package.nix"} {
-		if rs, ok := results[f]; ok && rs[i].Error != "" {
-			return true
+// brokenFiles are the files that do not evaluate for case i, sorted.
+func brokenFiles(results map[string][]pkgeval.Result, i int) []string {
+	var out []string
+	for file, rs := range results {
+		if rs[i].Error != "" {
+			out = append(out, file)
 		}
 	}
-	return false
+	sort.Strings(out)
+	return out
 }
 
 // evalFindings reports each file that does not evaluate, once per
@@ -536,4 +541,13 @@ func exitCodeOf(err error) (int, bool) {
 		return ee.code, true
 	}
 	return 0, false
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }

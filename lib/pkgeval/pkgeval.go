@@ -315,6 +315,7 @@ func NixMessage(stderr, dir string) string {
 			at = strings.TrimSuffix(strings.TrimPrefix(t, "at "), ":")
 		}
 	}
+	msg = strings.TrimSpace(strings.Replace(msg, "(use '--show-trace' to show detailed location information)", "", 1))
 	if msg == "" {
 		msg = strings.TrimSpace(text)
 		if msg == "" {
