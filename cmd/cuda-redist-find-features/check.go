@@ -406,7 +406,11 @@ func evalFindings(files []string, results map[string][]pkgeval.Result, caseNames
 		for _, kind := range []string{"evalError", "inputsEvalError"} {
 			byMsg := map[string][]string{}
 			var order []string
+			relevant := 0 // cases of the file's redist (or where that is unknown)
 			for i, r := range results[file] {
+				if !r.Skip && !r.NotBuildRedist {
+					relevant++
+				}
 				msg := r.Error
 				if kind == "inputsEvalError" {
 					msg = r.DepsError
@@ -424,7 +428,7 @@ func evalFindings(files []string, results map[string][]pkgeval.Result, caseNames
 				if kind == "inputsEvalError" {
 					text = "its buildInputs do not evaluate (outputs checked without them): " + msg
 				}
-				if n := len(byMsg[msg]); n < len(caseNames) {
+				if n := len(byMsg[msg]); n < relevant {
 					text += " (for " + strings.Join(byMsg[msg], "; ") + ")"
 				}
 				out = append(out, finding{Level: "error", Kind: kind, File: file, Message: text})
