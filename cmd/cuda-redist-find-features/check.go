@@ -45,7 +45,8 @@ func checkNixpkgsCommand() command {
 		name: "check-nixpkgs",
 		args: "[PACKAGES_DIR MANIFEST_DIR...]",
 		summary: "Compare the buildRedist calls of a Nixpkgs cuda-modules packages directory with what the archives of the manifests need " +
-			"(outputs, stubs hook, /usr/ references, library dependencies); exit 1 when a build would fail, 3 when archives could not be fetched.",
+			"(outputs, stubs hook, /usr/ references, library dependencies). Exit 0: no error; 1: a build would fail (or a file does not evaluate); " +
+			"2: usage; 3: no error found, but some archives could not be fetched, unpacked or detected.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			ff := addFilterFlags(fs)
 			var urls multiFlag
@@ -55,7 +56,7 @@ func checkNixpkgsCommand() command {
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			hints := fs.Bool("hints", true, "also print hints: outputs that could be split off, unused or unresolvable dependencies (never an error)")
 			jsonOut := fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path)")
-			jobs := fs.Int("eval-jobs", runtime.NumCPU(), "nix-instantiate processes at once when package files are evaluated one by one")
+			jobs := fs.Int("eval-jobs", 0, "nix-instantiate processes at once when package files are evaluated one by one (default: the number of CPUs)")
 			nf := addNixFlags(fs)
 			return func(args []string) error {
 				packagesDir, manifestDirs, err := checkDirs(*nixpkgs, args)
@@ -73,6 +74,9 @@ func checkNixpkgsCommand() command {
 				runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
 				c := checkRun{e: e, runner: runner, globstar: *globstar, hints: *hints, json: *jsonOut, cudaVersion: *cudaVersion,
 					eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *jobs}}
+				if c.eval.Jobs <= 0 {
+					c.eval.Jobs = runtime.NumCPU()
+				}
 				if *nixpkgs != "" {
 					c.eval.NixpkgsLib = filepath.Join(mustAbs(*nixpkgs), "lib")
 				}
