@@ -254,17 +254,13 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 			continue
 		}
 		m := c.manifestOf(en)
-		f, err := features.ReadFeatures(en.OutPath)
-		if err != nil {
-			findings = append(findings, finding{Level: "failure", Kind: "fetchFailure", Package: en.Package, Platform: en.Platform, Variant: en.Variant, Version: m.Version,
-				Message: "the archive could not be fetched, unpacked or detected (see Nix's log above)"})
-			continue
-		}
 		variant := ""
 		if en.Variant != "None" {
 			variant = en.Variant
 		}
-		tg := target{m: m, pkg: en.Package, platform: en.Platform, variant: en.Variant, features: f, cudaVersion: c.cudaVersionFor(m, variant)}
+		tg := target{m: m, pkg: en.Package, platform: en.Platform, variant: en.Variant, cudaVersion: c.cudaVersionFor(m, variant)}
+		// The case is evaluated even when the archive failed to build, so
+		// a file's evaluation errors show without any archive.
 		key := caseKey{evalPlatform(en.Platform), tg.cudaVersion, m.RedistName, m.Version}
 		i, ok := caseIndex[key]
 		if !ok {
@@ -275,6 +271,13 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 			caseNames = append(caseNames, fmt.Sprintf("%s %s on %s with CUDA %s", key.redist, key.version, key.platform, key.cudaVersion))
 		}
 		tg.caseIndex = i
+		f, err := features.ReadFeatures(en.OutPath)
+		if err != nil {
+			findings = append(findings, finding{Level: "failure", Kind: "fetchFailure", Package: en.Package, Platform: en.Platform, Variant: en.Variant, Version: m.Version,
+				Message: "the archive could not be fetched, unpacked or detected (see Nix's log above)"})
+			continue
+		}
+		tg.features = f
 		targets = append(targets, tg)
 	}
 
