@@ -5,8 +5,9 @@
 // syntax error, so one broken file fails the whole nix-instantiate.
 //
 // The strategy, chosen by measurement (README, "Drift check"): one
-// nix-instantiate for every file and case (about 80 ms for 75 files); when
-// it fails, one per file on a bounded pool of workers (about 35 ms each);
+// nix-instantiate for every file and case (0.08 s for 75 files × 3
+// cases, against 4.7 s for one process per file on 2 workers); when it
+// fails, one per file on a bounded pool of workers;
 // for a file that fails, one per case, and for a case that fails, once more
 // without the build inputs, so its outputs are still checked. Each failing
 // file or case keeps Nix's own message.
