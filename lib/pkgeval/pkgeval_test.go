@@ -222,3 +222,15 @@ func TestFiles(t *testing.T) {
 		t.Errorf("Files = %v, want %v", got, want)
 	}
 }
+
+// FuzzNixMessage: any stderr gives a non-empty message, never a panic.
+func FuzzNixMessage(f *testing.F) {
+	f.Add("error: attribute 'x' missing\n\n       at /d/a.nix:1:2:\n", "/d")
+	f.Add("\x1b[31merror:\x1b[0m boom\n(use '--show-trace' to show detailed location information)\n", "")
+	f.Add("at \n error:", "/")
+	f.Fuzz(func(t *testing.T, stderr, dir string) {
+		if NixMessage(stderr, dir) == "" {
+			t.Fatal("empty message")
+		}
+	})
+}
