@@ -327,7 +327,9 @@ func NixMessage(stderr, dir string) string {
 		msg += " at " + at
 	}
 	if dir != "" {
-		msg = strings.ReplaceAll(msg, filepath.Clean(dir)+"/", "")
+		if short := strings.ReplaceAll(msg, filepath.Clean(dir)+"/", ""); strings.TrimSpace(short) != "" {
+			msg = short
+		}
 	}
 	return msg
 }
