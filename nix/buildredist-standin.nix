@@ -203,6 +203,10 @@ let
         [ ]
     ) xs;
 
+  # A value of the wrong type fails this file's evaluation, with a message
+  # naming the argument, rather than the reading of the results.
+  typed = name: ok: v: if ok v then v else throw "buildRedist argument ${name} has the wrong type (${builtins.typeOf v})";
+
   evalCase =
     file: case:
     let
@@ -226,18 +230,21 @@ let
     in
     if !(isAttrs r && r ? __crffBuildRedist) then
       { buildRedist = false; }
-    else if a.redistName != case.redistName then
+    else if typed "redistName" isString a.redistName != case.redistName then
       {
         skip = true;
         inherit (a) redistName;
       }
     else
       {
-        inherit (a) pname redistName;
+        pname = typed "pname" isString a.pname;
+        inherit (a) redistName;
         inherit (r) version;
-        outputs = a.outputs or [ "out" ];
-        includeRemoveStubsFromRunpathHook = a.includeRemoveStubsFromRunpathHook or null;
-        allowFHSReferences = a.allowFHSReferences or false;
+        outputs = typed "outputs" (o: isList o && builtins.all isString o) (a.outputs or [ "out" ]);
+        includeRemoveStubsFromRunpathHook = typed "includeRemoveStubsFromRunpathHook" (v: v == null || isBool v) (
+          a.includeRemoveStubsFromRunpathHook or null
+        );
+        allowFHSReferences = typed "allowFHSReferences" isBool (a.allowFHSReferences or false);
       }
       // (
         if req.withDeps then

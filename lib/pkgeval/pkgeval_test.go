@@ -71,6 +71,7 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 		"sbsaonly.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "sbsaonly"; outputs = if backendStdenv.hostRedistSystem == "linux-sbsa" then throw "no sbsa" else [ "out" ]; }`,
 		"inputs.nix": `{ buildRedist, qt6 }: buildRedist { redistName = "cuda"; pname = "inputs"; outputs = [ "out" "lib" ];
   buildInputs = [ qt6.qtNoSuchModule ]; }`,
+		"badtype.nix":        `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "badtype"; outputs = "out"; }`,
 		"other.nix":          `{ buildRedist }: buildRedist { redistName = "cudnn"; pname = "cudnn"; outputs = throw "never forced"; }`,
 		"stdenv.nix":         `{ backendStdenv }: backendStdenv.mkDerivation { pname = "nccl"; }`,
 		"nested/package.nix": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "nested"; }`,
@@ -92,6 +93,7 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 		check("missing.nix", i, Result{Error: "error: attribute 'noSuchThing' missing at missing.nix:2:13"})
 		check("syntax.nix", i, Result{Error: "error: syntax error, unexpected end of file at syntax.nix:1:60"})
 		check("other.nix", i, Result{Skip: true, RedistName: "cudnn"})
+		check("badtype.nix", i, Result{Error: "error: buildRedist argument outputs has the wrong type (string)"})
 		check("stdenv.nix", i, Result{NotBuildRedist: true})
 		check("nested/package.nix", i, Result{Pname: "nested", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out"}, HasDeps: true})
 		check("inputs.nix", i, Result{Pname: "inputs", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out", "lib"},
