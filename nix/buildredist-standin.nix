@@ -1,91 +1,264 @@
 /**
   Evaluates Nixpkgs' cuda-modules package files (`packages/<pname>.nix`,
   each a function calling `buildRedist`) with a stand-in `buildRedist`
-  that returns its arguments, for each platform and CUDA version asked
-  for. No nixpkgs is needed: the other arguments are stand-ins too, and
-  one a file uses but the stand-in lacks fails that file's case alone.
+  that returns its arguments, for each case (platform, CUDA version,
+  manifest) asked for. No nixpkgs is needed: `lib` is
+  `./lib-standin.nix`, or the real one of a Nixpkgs checkout
+  (`nixpkgsLib`), and every other argument is a stand-in. An argument
+  the stand-in does not know stands for a package named after itself
+  (`libcublas`, `zlib`, `autoPatchelfHook`), unless the file gives it a
+  default.
 
-  # Type
+  Everything comes from one JSON file (`request`, a path as a string), so
+  no path or name is ever spliced into Nix source:
 
   ```
-  evalPackages :: { dir :: Path, cases :: [ { platform, cudaVersion } ] }
-               -> { <file> = [ { platform, cudaVersion, ok, pname?, redistName?, outputs?, includeRemoveStubsFromRunpathHook?, allowFHSReferences? } ]; }
+  { dir, files :: [ String ], nixpkgsLib :: String | null, withDeps :: Bool,
+    cases :: [ { platform, cudaVersion, redistName, releases :: { <pname> = version; } } ] }
   ```
+
+  Result: `{ <file> = [ <one per case> ]; }`, each
+  `{ buildRedist = false; }` (the file does not call buildRedist),
+  `{ skip = true; redistName; }` (another redist's case), or
+  `{ pname, redistName, version, outputs, includeRemoveStubsFromRunpathHook,
+     allowFHSReferences, buildInputs?, propagatedBuildInputs?,
+     autoPatchelfIgnoreMissingDeps? }` with inputs as package names.
+
+  A file that fails to evaluate (missing attribute, throw, type error,
+  syntax error) fails the whole nix-instantiate: `tryEval` catches none of
+  them but `throw` and `assert`. The caller (lib/pkgeval) therefore runs
+  a failing request again file by file and case by case.
 */
-{ dir, cases }:
+{ request }:
 let
-  lib = import ./lib-standin.nix;
+  req = builtins.fromJSON (builtins.readFile request);
   inherit (builtins)
     attrNames
+    concatMap
     filter
     functionArgs
+    isAttrs
+    isBool
     isFunction
+    isList
+    isString
     listToAttrs
-    mapAttrs
-    match
-    readDir
-    tryEval
-    deepSeq
     ;
 
-  files = filter (f: match ".*\\.nix" f != null && (readDir dir).${f} == "regular") (attrNames (readDir dir));
+  lib = if req.nixpkgsLib or null != null then import (/. + req.nixpkgsLib) else import ./lib-standin.nix;
 
-  # buildRedist's own argument handling: a set, or a function of the final set.
-  buildRedist = arg: let final = if isFunction arg then arg final else arg; in final;
+  # A package argument: an attribute set that is its own every output
+  # (`lib.getLib x` is `x`), interpolates to a fake store path, and can be
+  # called or overridden (returning itself), so a file that only passes it
+  # around evaluates.
+  package =
+    name:
+    let
+      self = {
+        type = "derivation";
+        __crffPackage = name;
+        inherit name;
+        pname = name;
+        version = "0";
+        outPath = "/nix/store/00000000000000000000000000000000-${name}";
+        drvPath = "/nix/store/00000000000000000000000000000000-${name}.drv";
+        outputs = [ "out" ];
+        outputName = "out";
+        outputSpecified = false;
+        meta = {
+          available = true;
+          broken = false;
+          mainProgram = name;
+        };
+        passthru = { };
+        override = _: self;
+        overrideAttrs = _: self;
+        __functor = s: _: s;
+      }
+      // listToAttrs (
+        map (o: { name = o; value = self; }) [ "out" "lib" "dev" "bin" "include" "static" "stubs" "doc" "samples" "python" "man" ]
+      );
+    in
+    self;
 
-  provided =
+  # A package set argument (`qt6.qtwayland`): each attribute asked for is a package.
+  packageSet = name: names: listToAttrs (map (n: { name = n; value = package n; }) names) // { __crffPackage = name; };
+
+  nixSystemOf = {
+    linux-x86_64 = "x86_64-linux";
+    linux-sbsa = "aarch64-linux";
+    linux-aarch64 = "aarch64-linux";
+  };
+
+  standins =
     case:
     let
+      hostNixSystem = nixSystemOf.${case.platform} or "x86_64-linux";
+      isJetson = case.platform == "linux-aarch64";
       hostPlatform = {
-        system = if case.platform == "linux-x86_64" then "x86_64-linux" else "aarch64-linux";
-        isx86_64 = case.platform == "linux-x86_64";
-        isAarch64 = case.platform != "linux-x86_64";
+        system = hostNixSystem;
+        isx86_64 = hostNixSystem == "x86_64-linux";
+        isAarch64 = hostNixSystem == "aarch64-linux";
         isLinux = true;
         isDarwin = false;
+        isWindows = false;
       };
       cudaMajorVersion = lib.versions.major case.cudaVersion;
+      cudaMajorMinorVersion = lib.versions.majorMinor case.cudaVersion;
+      cc = package "gcc" // {
+        cc = package "gcc-unwrapped";
+        libcxx = null;
+        isClang = false;
+        isGNU = true;
+      };
+      stdenv = {
+        inherit hostPlatform cc;
+        buildPlatform = hostPlatform;
+        targetPlatform = hostPlatform;
+        isLinux = true;
+        isDarwin = false;
+        mkDerivation = package "mkDerivation";
+      };
+      cudaCapabilities = if isJetson then [ "8.7" ] else [ "7.5" "8.0" "8.6" "8.9" "9.0" "10.0" "12.0" ];
     in
     {
-      inherit lib buildRedist cudaMajorVersion;
+      inherit lib stdenv cudaMajorVersion cudaMajorMinorVersion;
       inherit (case) cudaVersion;
-      cudaMajorMinorVersion = lib.versions.majorMinor case.cudaVersion;
+      buildRedist = buildRedist case;
       cudaAtLeast = lib.versionAtLeast case.cudaVersion;
       cudaOlder = lib.versionOlder case.cudaVersion;
-      backendStdenv = {
+      cudaNamePrefix = "cuda${cudaMajorMinorVersion}";
+      redistSystem = case.platform;
+      backendStdenv = stdenv // {
         hostRedistSystem = case.platform;
-        inherit hostPlatform;
-        cudaMajorVersion = cudaMajorVersion;
+        inherit hostNixSystem cudaCapabilities cudaMajorVersion;
+        hasJetsonCudaCapability = isJetson;
+        requestedCapabilities = cudaCapabilities;
       };
-      stdenv = { inherit hostPlatform; };
+      flags = {
+        isJetsonBuild = isJetson;
+        inherit cudaCapabilities;
+        cmakeCudaArchitecturesString = builtins.concatStringsSep ";" (map (c: builtins.replaceStrings [ "." ] [ "" ] c) cudaCapabilities);
+        gencodeString = "";
+        gencode = [ ];
+      };
+      _cuda = {
+        lib = {
+          licenses = { };
+          _mkMissingPackagesAssertions = attrs: map (name: { message = "${name} is available"; assertion = attrs.${name} != null; }) (attrNames attrs);
+          _mkMetaBroken = _: false;
+          _mkMetaBadPlatforms = _: [ ];
+          _mkCudaVariant = v: "cuda${lib.versions.major v}";
+        };
+      };
+      config = {
+        cudaSupport = true;
+        allowUnfree = true;
+      };
+      callPackage = _: _: package "callPackage";
+      qt6 = packageSet "qt6" [ "qtwayland" "qtwebview" "qtwebengine" "qtbase" "qtsvg" "wrapQtAppsHook" "full" ];
+      python3Packages = packageSet "python3Packages" [ "python" "pip" "setuptools" "wheel" ];
+      buildPackages = packageSet "buildPackages" [ "mpi" "cmake" "python3" ];
+      pkgs = { };
     };
+
+  # buildRedist's own argument handling: a set, or a function of the final
+  # attributes (finalAttrs), whose version is the manifest's.
+  buildRedist =
+    case: arg:
+    let
+      attrs = if isFunction arg then arg final else arg;
+      version = case.releases.${attrs.pname} or "0-unsupported";
+      final = attrs // {
+        inherit version;
+        outputs = attrs.outputs or [ "out" ];
+        name = "cuda${case.cudaVersion}-${attrs.pname}-${version}";
+        src = package "src";
+        finalPackage = package attrs.pname;
+        passthru = attrs.passthru or { } // {
+          inherit (attrs) redistName;
+          release = { inherit version; };
+          brokenAssertions = attrs.brokenAssertions or [ ];
+          platformAssertions = attrs.platformAssertions or [ ];
+        };
+      };
+    in
+    {
+      __crffBuildRedist = true;
+      inherit attrs version;
+    };
+
+  # The name a build input stands for (`null`s and non-packages dropped).
+  inputNames =
+    xs:
+    concatMap (
+      x:
+      if isList x then
+        inputNames x
+      else if isAttrs x && x ? __crffPackage then
+        [ x.__crffPackage ]
+      else if isAttrs x && (x ? pname || x ? name) then
+        [ (x.pname or x.name) ]
+      else
+        [ ]
+    ) xs;
+
+  # A value of the wrong type fails this file's evaluation, with a message
+  # naming the argument, rather than the reading of the results.
+  typed = name: ok: v: if ok v then v else throw "buildRedist argument ${name} has the wrong type (${builtins.typeOf v})";
 
   evalCase =
     file: case:
     let
-      fn = import (dir + "/${file}");
-      given = provided case;
-      args = mapAttrs (
-        name: _:
-        given.${name} or (throw "check-nixpkgs stand-in: ${file} uses `${name}`, which the stand-in does not provide")
-      ) (functionArgs fn);
+      fn = import (/. + req.dir + "/${file}");
+      given = standins case;
+      declared = functionArgs fn;
+      # An argument with a default the stand-ins do not provide keeps its default.
+      args = listToAttrs (
+        concatMap (
+          name:
+          if given ? ${name} then
+            [ { inherit name; value = given.${name}; } ]
+          else if declared.${name} then
+            [ ]
+          else
+            [ { inherit name; value = package name; } ]
+        ) (attrNames declared)
+      );
       r = fn args;
-      result = {
-        ok = true;
-        inherit (case) platform cudaVersion;
-        pname = r.pname or null;
-        redistName = r.redistName or null;
-        outputs = r.outputs or [ "out" ];
-        includeRemoveStubsFromRunpathHook = r.includeRemoveStubsFromRunpathHook or null;
-        allowFHSReferences = r.allowFHSReferences or false;
-      };
-      tried = tryEval (deepSeq result result);
+      a = r.attrs;
     in
-    if tried.success then
-      tried.value
+    if !(isAttrs r && r ? __crffBuildRedist) then
+      { buildRedist = false; }
+    else if typed "redistName" isString a.redistName != case.redistName then
+      {
+        skip = true;
+        inherit (a) redistName;
+      }
     else
       {
-        ok = false;
-        inherit (case) platform cudaVersion;
-      };
+        pname = typed "pname" isString a.pname;
+        inherit (a) redistName;
+        inherit (r) version;
+        outputs = typed "outputs" (o: isList o && builtins.all isString o) (a.outputs or [ "out" ]);
+        includeRemoveStubsFromRunpathHook = typed "includeRemoveStubsFromRunpathHook" (v: v == null || isBool v) (
+          a.includeRemoveStubsFromRunpathHook or null
+        );
+        allowFHSReferences = typed "allowFHSReferences" isBool (a.allowFHSReferences or false);
+      }
+      // (
+        if req.withDeps then
+          {
+            buildInputs = inputNames (a.buildInputs or [ ]);
+            propagatedBuildInputs = inputNames (a.propagatedBuildInputs or [ ]);
+            autoPatchelfIgnoreMissingDeps =
+              let
+                v = a.autoPatchelfIgnoreMissingDeps or [ ];
+              in
+              if isBool v then v else filter isString v;
+          }
+        else
+          { }
+      );
 in
-listToAttrs (map (file: { name = file; value = map (evalCase file) cases; }) files)
+listToAttrs (map (file: { name = file; value = map (evalCase file) req.cases; }) req.files)

@@ -1,78 +1,156 @@
 /**
-  A small stand-in for nixpkgs' `lib`: the functions package files of
+  A small stand-in for nixpkgs' `lib`: the functions the package files of
   Nixpkgs' cuda-modules use to compute their buildRedist arguments, built
-  on builtins. check-nixpkgs evaluates those files with it, without nixpkgs.
-  Anything missing fails the evaluation of that file with Nix's error.
+  on builtins, under the same names (top level and `lib.lists`,
+  `lib.strings`, `lib.attrsets`, `lib.trivial`, `lib.versions`).
+  check-nixpkgs evaluates those files with it when no Nixpkgs checkout is
+  given (`--nixpkgs` uses the real `lib` instead). Anything missing fails
+  that file's evaluation with Nix's error, and no other file's.
 */
 let
   inherit (builtins)
+    all
+    any
+    attrNames
     concatLists
     concatMap
     concatStringsSep
     elem
+    elemAt
     filter
+    foldl'
+    genList
+    hasAttr
     head
     isList
     length
+    listToAttrs
     splitVersion
+    stringLength
+    substring
     ;
   compareVersions = builtins.compareVersions;
-  optionals = cond: list: if cond then list else [ ];
-  optional = cond: x: if cond then [ x ] else [ ];
-  optionalString = cond: s: if cond then s else "";
-  optionalAttrs = cond: as: if cond then as else { };
-  versionAtLeast = v1: v2: compareVersions v1 v2 >= 0;
-  versionOlder = v1: v2: compareVersions v2 v1 > 0;
-  take = n: l: builtins.genList (i: builtins.elemAt l i) (if n < length l then n else length l);
+  take = n: l: genList (i: elemAt l i) (if n < length l then n else length l);
+
+  lists = rec {
+    inherit
+      all
+      any
+      concatLists
+      concatMap
+      elem
+      elemAt
+      filter
+      foldl'
+      head
+      length
+      take
+      ;
+    inherit (builtins) map tail;
+    optionals = cond: list: if cond then list else [ ];
+    optional = cond: x: if cond then [ x ] else [ ];
+    flatten = x: if isList x then concatMap flatten x else [ x ];
+    unique = foldl' (acc: e: if elem e acc then acc else acc ++ [ e ]) [ ];
+    subtractLists = e: filter (x: !(elem x e));
+    intersectLists = e: filter (x: elem x e);
+    remove = e: filter (x: x != e);
+    last = l: elemAt l (length l - 1);
+    findFirst = pred: default: l: let m = filter pred l; in if m == [ ] then default else head m;
+    toList = x: if isList x then x else [ x ];
+  };
+
+  strings = rec {
+    inherit concatStringsSep stringLength substring;
+    inherit (builtins) toString replaceStrings;
+    optionalString = cond: s: if cond then s else "";
+    hasPrefix = p: s: substring 0 (stringLength p) s == p;
+    hasSuffix =
+      suffix: s:
+      let
+        ls = stringLength s;
+        lx = stringLength suffix;
+      in
+      lx <= ls && substring (ls - lx) lx s == suffix;
+    concatMapStringsSep = sep: f: l: concatStringsSep sep (map f l);
+    concatStrings = concatStringsSep "";
+    makeSearchPath = sub: paths: concatStringsSep ":" (map (p: "${p}/${sub}") (filter (p: p != null) paths));
+    makeBinPath = ps: makeSearchPath "bin" (map (attrsets.getOutput "bin") ps);
+    makeLibraryPath = ps: makeSearchPath "lib" (map (attrsets.getOutput "lib") ps);
+    versionAtLeast = v1: v2: compareVersions v1 v2 >= 0;
+    versionOlder = v1: v2: compareVersions v2 v1 > 0;
+  };
+
+  attrsets = rec {
+    inherit attrNames hasAttr listToAttrs;
+    inherit (builtins) attrValues mapAttrs;
+    optionalAttrs = cond: as: if cond then as else { };
+    genAttrs = names: f: listToAttrs (map (n: { name = n; value = f n; }) names);
+    filterAttrs = pred: set: listToAttrs (concatMap (n: if pred n set.${n} then [ { name = n; value = set.${n}; } ] else [ ]) (attrNames set));
+    # As nixpkgs: the output when the package has it, else the package.
+    getOutput = output: pkg: if !(pkg ? outputSpecified) || !pkg.outputSpecified then pkg.${output} or pkg.out or pkg else pkg;
+    getLib = getOutput "lib";
+    getDev = getOutput "dev";
+    getBin = getOutput "bin";
+    getInclude = getOutput "include";
+    getStatic = getOutput "static";
+    getMan = getOutput "man";
+  };
+
   versions = {
     major = v: head (splitVersion v);
-    minor = v: builtins.elemAt (splitVersion v) 1;
+    minor = v: elemAt (splitVersion v) 1;
+    patch = v: elemAt (splitVersion v) 2;
     majorMinor = v: concatStringsSep "." (take 2 (splitVersion v));
   };
-  getOutput = output: pkg: pkg.${output} or pkg;
-  lazy = name: throw "check-nixpkgs lib stand-in: lib.${name} is not available";
+
+  trivial = rec {
+    id = x: x;
+    const = x: _: x;
+    flip = f: a: b: f b a;
+    pipe = foldl' (x: f: f x);
+    mapNullable = f: a: if a == null then a else f a;
+    defaultTo = default: x: if x == null then default else x;
+    warn = _: x: x;
+    inherit (strings) versionAtLeast versionOlder;
+  };
+
+  # As nixpkgs' lib.customisation.extendMkDerivation, without the
+  # overriding machinery: extendDrvArgs sees the caller's arguments and
+  # wins over them.
+  extendMkDerivation =
+    { constructDrv, extendDrvArgs, ... }:
+    fpargs:
+    constructDrv (
+      finalAttrs:
+      let
+        args = if builtins.isFunction fpargs then fpargs finalAttrs else fpargs;
+      in
+      args // extendDrvArgs finalAttrs args
+    );
+
+  # Only ever reached through `meta`, which check-nixpkgs never forces.
+  unavailable = what: throw "check-nixpkgs lib stand-in: lib.${what} is not available (pass --nixpkgs to use the real lib)";
 in
-rec {
+lists
+// strings
+// attrsets
+// trivial
+// {
   inherit
-    optionals
-    optional
-    optionalString
-    optionalAttrs
-    versionAtLeast
-    versionOlder
+    lists
+    strings
+    attrsets
+    trivial
     versions
-    elem
-    filter
-    concatLists
-    concatMap
-    getOutput
     ;
-  inherit (builtins) map attrNames attrValues hasAttr head tail length elemAt toString isList isAttrs isString;
-  id = x: x;
-  const = x: _: x;
-  flatten = x: if isList x then concatMap flatten x else [ x ];
-  unique = foldl' (acc: e: if elem e acc then acc else acc ++ [ e ]) [ ];
-  foldl' = builtins.foldl';
-  subtractLists = e: filter (x: !(elem x e));
-  intersectLists = e: filter (x: elem x e);
-  remove = e: filter (x: x != e);
-  mapAttrs = builtins.mapAttrs;
-  genAttrs = names: f: builtins.listToAttrs (map (n: { name = n; value = f n; }) names);
-  getDev = getOutput "dev";
-  getLib = getOutput "lib";
-  getBin = getOutput "bin";
-  getInclude = getOutput "include";
-  getStatic = getOutput "static";
+  inherit extendMkDerivation;
+  customisation = { inherit extendMkDerivation; };
+  getExe = x: "${attrsets.getBin x}/bin/${x.meta.mainProgram or x.pname or x.name}";
+  getName = x: x.pname or x.name;
   fix = f: let x = f x; in x;
-  lists = { inherit optionals optional elem filter concatLists concatMap flatten unique subtractLists intersectLists remove; };
-  strings = { inherit optionalString versionAtLeast versionOlder; hasPrefix = p: s: builtins.substring 0 (builtins.stringLength p) s == p; concatStringsSep = builtins.concatStringsSep; };
-  attrsets = { inherit optionalAttrs genAttrs; mapAttrs = builtins.mapAttrs; };
-  trivial = { inherit id const; };
-  hasPrefix = strings.hasPrefix;
-  concatStringsSep = builtins.concatStringsSep;
-  # Used only in meta, which check-nixpkgs never forces.
-  licenses = lazy "licenses";
-  maintainers = lazy "maintainers";
-  teams = lazy "teams";
-  platforms = lazy "platforms";
+  licenses = unavailable "licenses";
+  maintainers = unavailable "maintainers";
+  teams = unavailable "teams";
+  platforms = unavailable "platforms";
+  sourceTypes = unavailable "sourceTypes";
 }

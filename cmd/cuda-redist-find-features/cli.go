@@ -13,7 +13,8 @@ import (
 // version is set at link time (-ldflags "-X main.version=...").
 var version = "dev"
 
-// Exit codes: 0 success, 1 failure, 2 usage error.
+// Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3:
+// incomplete, see exitIncomplete).
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -43,7 +44,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand()}
 }
 
 const prog = "cuda-redist-find-features"
@@ -115,6 +116,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s %s: %v\n", prog, cmd.name, err)
 		if errors.Is(err, errUsage) {
 			return exitUsage
+		}
+		if code, ok := exitCodeOf(err); ok {
+			return code
 		}
 		return exitFail
 	}

@@ -79,6 +79,10 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--log-level", "LOUD", "detect", "."}, exitUsage, `unknown log level "LOUD"`},
 		{[]string{"print-feature-schema", "--format", "yaml"}, exitUsage, `unknown format "yaml"`},
 		{[]string{"detect", "/nonexistent/dir"}, exitFail, "/nonexistent/dir"},
+		{[]string{"check-nixpkgs", "pkgs"}, exitUsage, "PACKAGES_DIR and at least one MANIFEST_DIR, or --nixpkgs DIR"},
+		{[]string{"check-nixpkgs", "--nixpkgs", "/nonexistent/nixpkgs"}, exitUsage, "--nixpkgs /nonexistent/nixpkgs: no lib/default.nix there"},
+		{[]string{"print-dependencies"}, exitUsage, "print-dependencies takes one FILE or DIR"},
+		{[]string{"print-dependencies", "/nonexistent/detail.json"}, exitFail, "/nonexistent/detail.json"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(tc.args...)

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/deps"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+func printDependenciesCommand() command {
+	return command{
+		name: "print-dependencies",
+		args: "FILE|DIR",
+		summary: "Print, per package, the sonames its libraries need from other packages and which package of the release provides each " +
+			"(a detail.json, or an aggregate directory holding one).",
+		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			out := fs.String("out", "", "write to this file instead of stdout")
+			return func(args []string) error {
+				if len(args) != 1 {
+					return usageErrorf("print-dependencies takes one FILE or DIR")
+				}
+				path := args[0]
+				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+					path = filepath.Join(path, "detail.json")
+				}
+				var detail features.Detail
+				if err := readJSON(path, &detail); err != nil {
+					return err
+				}
+				rows := dependencyRows(detail)
+				var data []byte
+				if *asJSON {
+					var err error
+					if data, err = features.Encode(rows); err != nil {
+						return err
+					}
+				} else {
+					var b strings.Builder
+					writeDependencyTable(&b, rows)
+					data = []byte(b.String())
+				}
+				return writeResult(e, *out, data)
+			}
+		},
+	}
+}
+
+// dependencyRow is one archive's needs.
+type dependencyRow struct {
+	Package  string      `json:"package"`
+	Platform string      `json:"platform"`
+	Variant  string      `json:"variant"`
+	Needs    []deps.Need `json:"needs"`
+	// Unresolved are the needed sonames no package of the release provides.
+	Unresolved []string `json:"unresolved"`
+}
+
+func dependencyRows(detail features.Detail) []dependencyRow {
+	var archives []deps.Archive
+	for pkg, platforms := range detail {
+		for platform, variants := range platforms {
+			for variant, en := range variants {
+				if en.Features == nil {
+					continue
+				}
+				archives = append(archives, deps.FromFeatures(pkg, platform, variant, en.Features))
+			}
+		}
+	}
+	sort.Slice(archives, func(i, j int) bool {
+		a, b := archives[i], archives[j]
+		return a.Package+"\x00"+a.Platform+"\x00"+a.Variant < b.Package+"\x00"+b.Platform+"\x00"+b.Variant
+	})
+	ix := deps.NewIndex(archives)
+	rows := []dependencyRow{}
+	for _, a := range archives {
+		needs := deps.Needs(a, ix)
+		if len(needs) == 0 {
+			continue
+		}
+		row := dependencyRow{Package: a.Package, Platform: a.Platform, Variant: a.Variant, Needs: needs, Unresolved: []string{}}
+		for _, n := range needs {
+			if len(n.Providers) == 0 {
+				row.Unresolved = append(row.Unresolved, n.Soname)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func writeDependencyTable(w io.Writer, rows []dependencyRow) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PACKAGE\tPLATFORM\tVARIANT\tNEEDS\tPROVIDED BY")
+	for _, r := range rows {
+		for i, n := range r.Needs {
+			by := strings.Join(n.Providers, " ")
+			if by == "" {
+				by = "(nothing in the release)"
+			}
+			if i == 0 {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Package, r.Platform, r.Variant, n.Soname, by)
+			} else {
+				fmt.Fprintf(tw, "\t\t\t%s\t%s\n", n.Soname, by)
+			}
+		}
+	}
+	tw.Flush()
+}

@@ -1,0 +1,369 @@
+// Package pkgeval evaluates the package files of Nixpkgs' cuda-modules
+// (`packages/<pname>.nix`, each calling buildRedist) with the stand-ins of
+// nix/buildredist-standin.nix, and isolates the files that do not
+// evaluate: Nix's tryEval catches no missing attribute, type error or
+// syntax error, so one broken file fails the whole nix-instantiate.
+//
+// The strategy, chosen by measurement (README, "Drift check"): one
+// nix-instantiate for every file and case (0.08 s for 75 files × 3
+// cases, against 4.7 s for one process per file on 2 workers); when it
+// fails, one per file on a bounded pool of workers;
+// for a file that fails, one per case, and for a case that fails, once more
+// without the build inputs, so its outputs are still checked. Each failing
+// file or case keeps Nix's own message.
+package pkgeval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Case is one platform, CUDA version and manifest to evaluate the files for.
+type Case struct {
+	// Platform is the hostRedistSystem (linux-x86_64, linux-sbsa, linux-aarch64).
+	Platform    string `json:"platform"`
+	CudaVersion string `json:"cudaVersion"`
+	// RedistName: files whose redistName differs are skipped for this case.
+	RedistName string `json:"redistName"`
+	// Releases maps the manifest's packages to their versions
+	// (finalAttrs.version).
+	Releases map[string]string `json:"releases"`
+}
+
+// Result is a package file's buildRedist arguments for one Case.
+type Result struct {
+	// Error is Nix's message when the file does not evaluate for this case.
+	Error string `json:"-"`
+	// DepsError: the file evaluates, but not its inputs (Nix's message).
+	DepsError string `json:"-"`
+	// NotBuildRedist: the file returns something other than a buildRedist call.
+	NotBuildRedist bool `json:"-"`
+	// Skip: the file belongs to another redist than the case's.
+	Skip bool `json:"skip"`
+
+	Pname                             string   `json:"pname"`
+	RedistName                        string   `json:"redistName"`
+	Version                           string   `json:"version"`
+	Outputs                           []string `json:"outputs"`
+	IncludeRemoveStubsFromRunpathHook *bool    `json:"includeRemoveStubsFromRunpathHook"`
+	AllowFHSReferences                bool     `json:"allowFHSReferences"`
+	// BuildInputs and PropagatedBuildInputs are package names: an argument
+	// stands for its own name, lib.getLib x is x.
+	BuildInputs           []string `json:"buildInputs"`
+	PropagatedBuildInputs []string `json:"propagatedBuildInputs"`
+	// IgnoreMissingDeps is autoPatchelfIgnoreMissingDeps; IgnoreAllMissingDeps
+	// when it is true.
+	IgnoreMissingDeps    []string `json:"-"`
+	IgnoreAllMissingDeps bool     `json:"-"`
+	HasDeps              bool     `json:"-"`
+}
+
+// OK reports whether the file evaluated to a buildRedist call of the case's redist.
+func (r Result) OK() bool { return r.Error == "" && !r.Skip && !r.NotBuildRedist }
+
+// rawResult is what the Nix side writes.
+type rawResult struct {
+	Result
+	BuildRedist                   *bool           `json:"buildRedist"`
+	AutoPatchelfIgnoreMissingDeps json.RawMessage `json:"autoPatchelfIgnoreMissingDeps"`
+}
+
+func (raw rawResult) result() (Result, error) {
+	r := raw.Result
+	if raw.BuildRedist != nil && !*raw.BuildRedist {
+		r.NotBuildRedist = true
+	}
+	if len(raw.AutoPatchelfIgnoreMissingDeps) > 0 {
+		r.HasDeps = true
+		if err := json.Unmarshal(raw.AutoPatchelfIgnoreMissingDeps, &r.IgnoreAllMissingDeps); err != nil {
+			if err := json.Unmarshal(raw.AutoPatchelfIgnoreMissingDeps, &r.IgnoreMissingDeps); err != nil {
+				return r, fmt.Errorf("autoPatchelfIgnoreMissingDeps: %w", err)
+			}
+		}
+	}
+	return r, nil
+}
+
+// Evaluator runs nix-instantiate over nix/buildredist-standin.nix.
+type Evaluator struct {
+	// StandIn is the path of buildredist-standin.nix.
+	StandIn string
+	// NixpkgsLib is the lib/ directory of a Nixpkgs checkout to use
+	// instead of the stand-in lib ("" for the stand-in).
+	NixpkgsLib string
+	// Options are passed as --option NAME VALUE.
+	Options [][2]string
+	// Jobs bounds the nix-instantiate processes run at once (default 2).
+	Jobs int
+	// Log receives Nix's warnings and traces of successful evaluations.
+	Log io.Writer
+
+	runs atomic.Int64
+}
+
+// Runs is how many nix-instantiate processes the evaluator started.
+func (e *Evaluator) Runs() int64 { return e.runs.Load() }
+
+// request is the JSON the Nix side reads.
+type request struct {
+	Dir        string   `json:"dir"`
+	Files      []string `json:"files"`
+	NixpkgsLib *string  `json:"nixpkgsLib"`
+	WithDeps   bool     `json:"withDeps"`
+	Cases      []Case   `json:"cases"`
+}
+
+// evalError is a failed evaluation: Nix ran and printed an error.
+type evalError struct{ message string }
+
+func (e *evalError) Error() string { return e.message }
+
+// Evaluate evaluates every file (relative to dir) for every case.
+// The result maps each file to one Result per case, in the order of cases.
+// The error is only for what stops everything (Nix missing, a temporary
+// file that cannot be written, output that is not the expected JSON).
+func (e *Evaluator) Evaluate(ctx context.Context, dir string, files []string, cases []Case) (map[string][]Result, error) {
+	if len(files) == 0 || len(cases) == 0 {
+		return map[string][]Result{}, nil
+	}
+	all, err := e.run(ctx, dir, files, cases, true)
+	if err == nil {
+		return all, nil
+	}
+	var ee *evalError
+	if !errors.As(err, &ee) {
+		return nil, err
+	}
+	// Some file fails: evaluate them one by one.
+	out := make(map[string][]Result, len(files))
+	var mu sync.Mutex
+	var firstErr error
+	jobs := e.Jobs
+	if jobs < 1 {
+		jobs = 2
+	}
+	work := make(chan string)
+	var wg sync.WaitGroup
+	for i := 0; i < jobs; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for file := range work {
+				rs, err := e.file(ctx, dir, file, cases)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				out[file] = rs
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, f := range files {
+		work <- f
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, nil
+}
+
+// file evaluates one file for all cases, then case by case when that fails.
+func (e *Evaluator) file(ctx context.Context, dir, file string, cases []Case) ([]Result, error) {
+	got, err := e.run(ctx, dir, []string{file}, cases, true)
+	if err == nil {
+		return got[file], nil
+	}
+	var ee *evalError
+	if !errors.As(err, &ee) {
+		return nil, err
+	}
+	if len(cases) == 1 {
+		return []Result{e.oneCase(ctx, dir, file, cases[0], ee.message)}, nil
+	}
+	rs := make([]Result, len(cases))
+	for i, c := range cases {
+		one, err := e.run(ctx, dir, []string{file}, []Case{c}, true)
+		switch {
+		case err == nil:
+			rs[i] = one[file][0]
+		case errors.As(err, &ee):
+			rs[i] = e.oneCase(ctx, dir, file, c, ee.message)
+		default:
+			return nil, err
+		}
+	}
+	return rs, nil
+}
+
+// oneCase handles a case that failed: without the inputs, does the
+// declaration evaluate?
+func (e *Evaluator) oneCase(ctx context.Context, dir, file string, c Case, message string) Result {
+	got, err := e.run(ctx, dir, []string{file}, []Case{c}, false)
+	if err != nil {
+		return Result{Error: message}
+	}
+	r := got[file][0]
+	r.DepsError = message
+	return r
+}
+
+// run is one nix-instantiate.
+func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases []Case, withDeps bool) (map[string][]Result, error) {
+	req := request{Dir: dir, Files: files, WithDeps: withDeps, Cases: cases}
+	if e.NixpkgsLib != "" {
+		req.NixpkgsLib = &e.NixpkgsLib
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp("", "crff-eval-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("evaluate package files: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return nil, fmt.Errorf("evaluate package files: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return nil, fmt.Errorf("evaluate package files: %w", err)
+	}
+	args := []string{"--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name()}
+	for _, o := range e.Options {
+		args = append(args, "--option", o[0], o[1])
+	}
+	var stdout, stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	e.runs.Add(1)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		return nil, &evalError{message: NixMessage(stderr.String(), dir)}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("evaluate package files in %s: nix-instantiate: %w", dir, err)
+	}
+	if e.Log != nil && stderr.Len() > 0 {
+		e.Log.Write(stderr.Bytes())
+	}
+	var raw map[string][]rawResult
+	if err := json.Unmarshal(stdout.Bytes(), &raw); err != nil {
+		return nil, fmt.Errorf("evaluate package files in %s: reading nix-instantiate's output: %w", dir, err)
+	}
+	out := make(map[string][]Result, len(raw))
+	for file, rs := range raw {
+		if len(rs) != len(cases) {
+			return nil, fmt.Errorf("evaluate %s: %d results for %d cases", file, len(rs), len(cases))
+		}
+		for _, r := range rs {
+			res, err := r.result()
+			if err != nil {
+				return nil, fmt.Errorf("evaluate %s: %w", file, err)
+			}
+			out[file] = append(out[file], res)
+		}
+	}
+	for _, f := range files {
+		if _, ok := out[f]; !ok {
+			return nil, fmt.Errorf("evaluate package files in %s: no result for %s", dir, f)
+		}
+	}
+	return out, nil
+}
+
+var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// NixMessage shortens nix-instantiate's error output to its message and
+// position: "error: attribute 'x' missing at cuda_cupti.nix:17:21", with
+// paths under dir made relative to it.
+func NixMessage(stderr, dir string) string {
+	text := ansi.ReplaceAllString(stderr, "")
+	var msg, at string
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if msg == "" && strings.HasPrefix(t, "error:") {
+			msg = t
+			// A message may continue on the following indented lines
+			// (Nix 2.8 puts "… while evaluating" traces first; the last
+			// "error:" is the cause).
+			for _, next := range lines[i+1:] {
+				n := strings.TrimSpace(next)
+				if n == "" || strings.HasPrefix(n, "at ") {
+					break
+				}
+				msg += " " + n
+			}
+		}
+		if strings.HasPrefix(t, "at ") && at == "" {
+			at = strings.TrimSuffix(strings.TrimPrefix(t, "at "), ":")
+		}
+	}
+	msg = strings.TrimSpace(strings.Replace(msg, "(use '--show-trace' to show detailed location information)", "", 1))
+	if msg == "" {
+		msg = strings.TrimSpace(text)
+		if msg == "" {
+			msg = "nix-instantiate failed without a message"
+		}
+	}
+	if at != "" {
+		msg += " at " + at
+	}
+	if dir != "" {
+		if short := strings.ReplaceAll(msg, filepath.Clean(dir)+"/", ""); strings.TrimSpace(short) != "" {
+			msg = short
+		}
+	}
+	return msg
+}
+
+// Files lists the package files of a cuda-modules packages directory:
+// DIR/*.nix and DIR/*/package.nix whose text mentions buildRedist (the
+// other files there are hooks, stdenvs and packages built from source).
+func Files(dir string) ([]string, error) {
+	var files []string
+	top, err := filepath.Glob(filepath.Join(dir, "*.nix"))
+	if err != nil {
+		return nil, err
+	}
+	nested, err := filepath.Glob(filepath.Join(dir, "*", "package.nix"))
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range append(top, nested...) {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		if bytes.Contains(data, []byte("buildRedist")) {
+			rel, err := filepath.Rel(dir, p)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}

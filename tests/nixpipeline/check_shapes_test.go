@@ -1,0 +1,565 @@
+package nixpipeline
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Package files written in the shapes of the real Nixpkgs ones
+// (pkgs/development/cuda-modules/packages): a fixed set of named
+// arguments, no `...`; buildRedist of a set and of finalAttrs; outputs
+// from lib.optionals on backendStdenv.hostNixSystem and from optionals
+// (via `inherit (lib.lists) optionals`) on finalAttrs.version; a
+// conditional pname; lib.getLib / lib.getOutput in the inputs; _cuda's
+// licenses and _mkMissingPackagesAssertions; flags; brokenAssertions and
+// platformAssertions; package arguments the stand-in knows nothing about
+// (zlib, patchelf, fetchpatch, setupCudaHook).
+var realShapes = map[string]string{
+	"cuda_cudart.nix": `# TODO(@someone): cuda_cudart.dev depends on crt/host_config.h.
+{
+  _cuda,
+  addDriverRunpath,
+  backendStdenv,
+  buildRedist,
+  cuda_cccl,
+  cuda_compat,
+  cuda_crt,
+  cuda_nvcc,
+  cudaAtLeast,
+  lib,
+}:
+buildRedist {
+  redistName = "cuda";
+  pname = "cuda_cudart";
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ];
+
+  propagatedBuildOutputs = [
+    "static"
+    "stubs"
+  ];
+
+  propagatedBuildInputs =
+    [ (lib.getOutput "include" cuda_nvcc) ]
+    ++ lib.optionals (cudaAtLeast "13.0") [ (lib.getOutput "include" cuda_crt) ]
+    ++ [ (lib.getOutput "include" cuda_cccl) ]
+    ++ lib.optionals (backendStdenv.hasJetsonCudaCapability && cuda_compat != null) [ cuda_compat ];
+
+  allowFHSReferences = false;
+
+  postPatch = ''
+    sed -i -e "s|^Libs\s*:\(.*\)\$|Libs: \1 -Wl,-rpath,${addDriverRunpath.driverLink}/lib|" cudart.pc
+  '';
+
+  meta.description = "CUDA Runtime";
+  meta.license = _cuda.lib.licenses.cuda;
+}
+`,
+	"libcublas.nix": `{
+  buildRedist,
+  cuda_cudart,
+  cudaMajorMinorVersion,
+  cuda_nvrtc,
+  lib,
+}:
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "libcublas";
+
+  appendRunpaths = lib.optionals (lib.versionAtLeast finalAttrs.version "12.8") [
+    "${lib.getLib cuda_nvrtc}/lib"
+  ];
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ];
+
+  propagatedBuildInputs = [ cuda_cudart ];
+
+  postPatch = ''
+    substituteInPlace share/pkgconfig/cublas-${cudaMajorMinorVersion}.pc --replace-fail 'Cflags:' 'Cflags:'
+  '';
+
+  meta.homepage = "https://developer.nvidia.com/cublas";
+})
+`,
+	"libnvjitlink.nix": `{
+  _cuda,
+  buildRedist,
+  cudaOlder,
+  flags,
+  lib,
+}:
+buildRedist {
+  redistName = "cuda";
+  pname = "libnvjitlink";
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ];
+
+  brokenAssertions = [
+    {
+      message = "nvJitLink is not supported on Jetson before 12.4";
+      assertion = flags.isJetsonBuild -> !(cudaOlder "12.4");
+    }
+  ];
+
+  platformAssertions = _cuda.lib._mkMissingPackagesAssertions { };
+
+  meta.license = lib.licenses.nvidiaCudaRedist;
+}
+`,
+	"libcusparse.nix": `{
+  buildRedist,
+  lib,
+  libnvjitlink,
+}:
+let
+  inherit (lib.lists) optionals;
+  inherit (lib.strings) versionOlder;
+in
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "libcusparse";
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ]
+  ++ optionals (versionOlder finalAttrs.version "10.14.1") [ "samples" ];
+
+  buildInputs = [ (lib.getLib libnvjitlink) ];
+})
+`,
+	"libcusolver.nix": `{
+  buildRedist,
+  lib,
+  libcublas,
+  libcusparse,
+  libnvjitlink,
+}:
+buildRedist {
+  redistName = "cuda";
+  pname = "libcusolver";
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ];
+
+  buildInputs = [
+    (lib.getLib libcublas)
+    (lib.getLib libcusparse)
+    libnvjitlink
+  ];
+}
+`,
+	"cuda_cupti.nix": `{
+  backendStdenv,
+  buildRedist,
+  lib,
+}:
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "cuda_cupti";
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "lib"
+    "samples"
+  ]
+  ++ lib.optionals (backendStdenv.hostNixSystem == "x86_64-linux") [ "static" ];
+
+  allowFHSReferences = true;
+})
+`,
+	"cccl.nix": `{
+  buildRedist,
+  cudaAtLeast,
+  cudaOlder,
+  fetchpatch,
+  lib,
+}:
+buildRedist {
+  redistName = "cuda";
+  pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl";
+
+  outputs = [ "out" ];
+
+  prePatch = lib.optionalString (cudaAtLeast "13.0") ''
+    mv -v "$PWD/include/cccl"/* "$PWD/include/"
+  '';
+
+  patches = lib.optionals (cudaAtLeast "12.9" && cudaOlder "13.0") [
+    (fetchpatch {
+      url = "https://example.invalid/fix.patch";
+      hash = "";
+    })
+  ];
+}
+`,
+	"cuda_nvcc.nix": `{
+  _cuda,
+  backendStdenv,
+  buildRedist,
+  setupCudaHook,
+  cudaAtLeast,
+  cudaOlder,
+  cuda_cccl,
+  lib,
+  makeBinaryWrapper,
+}:
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "cuda_nvcc";
+
+  outputs = [ "out" ];
+
+  # The nvcc and cicc binaries contain hard-coded references to /usr
+  allowFHSReferences = true;
+
+  nativeBuildInputs = [ makeBinaryWrapper ];
+
+  propagatedBuildInputs = [ setupCudaHook ];
+
+  postInstall =
+    let
+      oldNvvmDir = lib.concatStringsSep "/" (
+        [ "$(TOP)" ] ++ lib.optionals (cudaOlder "12.5") [ "$(_NVVM_BRANCH_)" ] ++ lib.optionals (cudaAtLeast "12.5") [ "nvvm" ]
+      );
+    in
+    lib.optionalString finalAttrs.finalPackage.meta.available ''
+      substituteInPlace bin/nvcc.profile --replace-fail '${oldNvvmDir}/' "${lib.getOutput "include" cuda_cccl}/include"
+      wrapProgramBinary bin/nvcc --prefix PATH : ${lib.makeBinPath [ backendStdenv.cc ]}
+    '';
+
+  brokenAssertions = [
+    {
+      message = "cannot use libc++ on x86_64-linux";
+      assertion = backendStdenv.hostNixSystem == "x86_64-linux" -> backendStdenv.cc.libcxx == null;
+    }
+  ];
+
+  meta.mainProgram = "nvcc";
+})
+`,
+	"cuda_nvml_dev.nix": `{
+  addDriverRunpath,
+  buildRedist,
+  cudaMajorMinorVersion,
+}:
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "cuda_nvml_dev";
+
+  outputs = [
+    "out"
+    "dev"
+    "include"
+    "stubs"
+  ];
+
+  includeRemoveStubsFromRunpathHook = true;
+
+  allowFHSReferences = true;
+
+  propagatedBuildOutputs = [ finalAttrs.outputStubs ];
+
+  postPatch = ''
+    substituteInPlace share/pkgconfig/nvidia-ml-${cudaMajorMinorVersion}.pc --replace-fail '-lnvidia-ml' '-lnvidia-ml -Wl,-rpath,${addDriverRunpath.driverLink}/lib'
+  '';
+})
+`,
+	"cudnn.nix": `{
+  _cuda,
+  backendStdenv,
+  buildRedist,
+  cuda_cupti,
+  lib,
+  libcublas,
+  cuda_nvrtc,
+  patchelf,
+  zlib,
+}:
+buildRedist (
+  finalAttrs:
+  let
+    inherit (backendStdenv) cudaCapabilities;
+    cudnnAtLeast = lib.versionAtLeast finalAttrs.version;
+    cudnnOlder = lib.versionOlder finalAttrs.version;
+    allCCNewerThan75 = lib.all (lib.flip lib.versionAtLeast "7.5") cudaCapabilities;
+  in
+  {
+    redistName = "cudnn";
+    pname = "cudnn";
+
+    outputs = [
+      "out"
+      "dev"
+      "include"
+      "lib"
+      "static"
+    ]
+    # Never true: exercises elem, hasPrefix, subtractLists, versions.
+    ++ lib.optionals (
+      lib.elem "doc" (lib.subtractLists [ "out" ] [ "doc" ])
+      && lib.hasPrefix "8" (lib.versions.major finalAttrs.version)
+      && lib.versions.majorMinor finalAttrs.version == "8.9"
+    ) [ "doc" ];
+
+    buildInputs = [
+      (lib.getLib libcublas)
+      zlib
+    ];
+
+    postFixup = lib.optionalString (cudnnAtLeast "8" && cudnnOlder "9") ''
+      ${lib.getExe patchelf} ''${!outputLib:?}/lib/libcudnn.so --add-needed libcudnn_cnn_infer.so
+    '';
+
+    appendRunpaths = [ "${lib.getLib cuda_nvrtc}/lib" ];
+
+    platformAssertions = [
+      {
+        message = "cuDNN releases since 9.12 (found ${finalAttrs.version}) support CUDA compute capabilities 7.5 and newer";
+        assertion = cudnnAtLeast "9.12" -> allCCNewerThan75;
+      }
+    ];
+
+    meta = {
+      license = _cuda.lib.licenses.cudnn;
+      maintainers = with lib.maintainers; [ connorbaker ];
+    } // lib.optionalAttrs (cudnnAtLeast "9") { changelog = "https://docs.nvidia.com/deeplearning/cudnn"; };
+  }
+)
+`,
+}
+
+// Not package files: check-nixpkgs leaves them alone.
+var notPackageFiles = map[string]string{
+	"backendStdenv.nix": `{ stdenv, stdenvAdapters }: stdenvAdapters.useLibsFrom stdenv stdenv
+`,
+	"README.md": "buildRedist packages live here\n",
+}
+
+// cudaTree writes the fake cuda and cudnn releases: manifests in
+// <dir>/manifests/{cuda,cudnn}, archives in <dir>/archives.
+func cudaTree(t *testing.T) (manifests, archives string) {
+	t.Helper()
+	dir := t.TempDir()
+	manifests, archives = filepath.Join(dir, "manifests"), filepath.Join(dir, "archives")
+	writeRelease(t, filepath.Join(manifests, "cuda"), archives, "12.8.0", cudaArchives())
+	writeRelease(t, filepath.Join(manifests, "cudnn"), archives, "9.8.0", cudnnArchives())
+	return manifests, archives
+}
+
+func runCheck(t *testing.T, archives string, args ...string) (int, []string, string) {
+	t.Helper()
+	all := append([]string{"check-nixpkgs", "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + archives,
+		"--url", "cuda=file://" + archives, "--url", "cudnn=file://" + archives}, args...)
+	code, stdout, stderr := runDetector(t, all...)
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return code, lines, stderr
+}
+
+func withFiles(base map[string]string, changes map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range notPackageFiles {
+		out[k] = v
+	}
+	for k, v := range changes {
+		if v == "" {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// The files in the real shapes, matching the archives: every file
+// evaluates, nothing fails, exit 0.
+func TestCheckRealShapesClean(t *testing.T) {
+	requireNix(t)
+	manifests, archives := cudaTree(t)
+	pkgs := packagesDir(t, withFiles(realShapes, nil))
+	code, lines, stderr := runCheck(t, archives, "--hints=false", pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
+	if code != 0 || len(lines) != 0 {
+		t.Fatalf("exit %d, lines:\n%s\nstderr:\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
+	// With hints: only what could be split off, and the header-only
+	// package's single output; nothing about dependencies.
+	code, lines, stderr = runCheck(t, archives, pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "HINT ") || strings.Contains(l, "Dependency") || strings.Contains(l, "buildInput") {
+			t.Errorf("unexpected line: %s", l)
+		}
+	}
+	if !contains(lines, "HINT  cuda_cccl linux-sbsa None 12.8.0: declared [out] needed [out include]: output include could be declared (include/cuda/std/version)") {
+		t.Errorf("no include hint for cuda_cccl in:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+func contains(lines []string, s string) bool {
+	for _, l := range lines {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Seeded errors: each is found, a broken file is reported alone (once,
+// with Nix's message), and every other file is still checked.
+func TestCheckRealShapesDrift(t *testing.T) {
+	requireNix(t)
+	manifests, archives := cudaTree(t)
+	files := withFiles(realShapes, map[string]string{
+		// static everywhere, though linux-sbsa has no static archive.
+		"cuda_cupti.nix": strings.Replace(realShapes["cuda_cupti.nix"],
+			`++ lib.optionals (backendStdenv.hostNixSystem == "x86_64-linux") [ "static" ]`, `++ [ "static" ]`, 1),
+		// stubs not declared: lib/stubs lands in lib, without the hook.
+		"libcublas.nix": strings.Replace(realShapes["libcublas.nix"], `    "static"
+    "stubs"
+`, `    "static"
+`, 1),
+		// bin/nvcc mentions /usr/.
+		"cuda_nvcc.nix": strings.Replace(realShapes["cuda_nvcc.nix"], "allowFHSReferences = true;", "", 1),
+		// libcusolver.so.11 needs libcusparse.so.12.
+		"libcusolver.nix": strings.Replace(realShapes["libcusolver.nix"], "    (lib.getLib libcusparse)\n", "", 1),
+		// A buildInput that provides nothing cudnn needs.
+		"cudnn.nix": strings.Replace(realShapes["cudnn.nix"], "      zlib\n", "      zlib\n      cuda_cupti\n", 1),
+		// Missing attribute: only this file's error.
+		"cuda_nvml_dev.nix": strings.Replace(realShapes["cuda_nvml_dev.nix"], "includeRemoveStubsFromRunpathHook = true;",
+			"includeRemoveStubsFromRunpathHook = backendStdenv.hostCudaSystem == null;", 1),
+		// Fails on linux-sbsa only: linux-x86_64 is still checked.
+		"cccl.nix": strings.Replace(realShapes["cccl.nix"], `outputs = [ "out" ];`,
+			`outputs = [ "out" ] ++ (if backendStdenv.hostRedistSystem == "linux-sbsa" then throw "cccl: no sbsa yet" else [ ]);`, 1),
+		// A syntax error.
+		"libbroken.nix": "{ buildRedist }: buildRedist { redistName = \"cuda\"; pname = ",
+		// No file for libnvjitlink.
+		"libnvjitlink.nix": "",
+	})
+	files["cuda_nvml_dev.nix"] = strings.Replace(files["cuda_nvml_dev.nix"], "  buildRedist,\n", "  backendStdenv,\n  buildRedist,\n", 1)
+	files["cccl.nix"] = strings.Replace(files["cccl.nix"], "  buildRedist,\n", "  backendStdenv,\n  buildRedist,\n", 1)
+	pkgs := packagesDir(t, files)
+	code, lines, stderr := runCheck(t, archives, pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
+	var errs []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "ERROR") {
+			errs = append(errs, l)
+		}
+	}
+	want := []string{
+		`ERROR cccl.nix: does not evaluate: error: cccl: no sbsa yet (for cuda 12.8.0 on linux-sbsa with CUDA 12.8)`,
+		`ERROR cuda_nvml_dev.nix: does not evaluate: error: attribute 'hostCudaSystem' missing at cuda_nvml_dev.nix:18:39`,
+		`ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:60`,
+		`ERROR cuda_cupti linux-sbsa None 12.8.0: declared [out dev include lib samples static] needed [out samples include lib]: declared output static ends up empty: nothing matches **/*.a`,
+		`ERROR cuda_nvcc linux-sbsa None 12.8.0: declared [out] needed [out bin include]: a file contains /usr/ and allowFHSReferences is not set (bin/nvcc)`,
+		`ERROR cuda_nvcc linux-x86_64 None 12.8.0: declared [out] needed [out bin include]: a file contains /usr/ and allowFHSReferences is not set (bin/nvcc)`,
+		`ERROR libcublas linux-sbsa None 12.8.0: declared [out dev include lib static] needed [out include lib static stubs]: output lib has a stubs directory but includeRemoveStubsFromRunpathHook is false (lib/stubs)`,
+		`ERROR libcublas linux-x86_64 None 12.8.0: declared [out dev include lib static] needed [out include lib static stubs]: output lib has a stubs directory but includeRemoveStubsFromRunpathHook is false (lib/stubs)`,
+		`ERROR libcusolver linux-sbsa None 12.8.0: needs libcusparse.so.12 (from libcusparse), which no buildInput provides: autoPatchelfHook would fail [libcusolver.nix]`,
+		`ERROR libcusolver linux-x86_64 None 12.8.0: needs libcusparse.so.12 (from libcusparse), which no buildInput provides: autoPatchelfHook would fail [libcusolver.nix]`,
+	}
+	if diff := cmp.Diff(want, errs); diff != "" {
+		t.Errorf("errors (-want +got):\n%s\nall lines:\n%s", diff, strings.Join(lines, "\n"))
+	}
+	for _, hint := range []string{
+		`HINT  cudnn linux-x86_64 cuda12 9.8.0: buildInput cuda_cupti provides none of the libraries the archive needs [cudnn.nix]`,
+		`HINT  libnvjitlink linux-x86_64 None 12.8.0: declared [] needed [out include lib static stubs]: no package file in ` + pkgs + ` has this pname (unless it is one of those that do not evaluate: cuda_nvml_dev.nix, libbroken.nix)`,
+	} {
+		if !contains(lines, hint) {
+			t.Errorf("missing %q in:\n%s", hint, strings.Join(lines, "\n"))
+		}
+	}
+	// The files that evaluate are all checked: the x86_64 case of cccl.nix too.
+	if !contains(lines, "HINT  cuda_cccl linux-x86_64 None 12.8.0: declared [out] needed [out include]: output include could be declared (include/cuda/std/version)") {
+		t.Errorf("cccl.nix's linux-x86_64 case was not checked:\n%s", strings.Join(lines, "\n"))
+	}
+
+	// --json: one object per line with the issue's fields.
+	code, jsonLines, _ := runCheck(t, archives, "--json", pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
+	if code != 1 || len(jsonLines) != len(lines) {
+		t.Fatalf("--json: exit %d, %d lines, want 1 and %d", code, len(jsonLines), len(lines))
+	}
+	found := false
+	for _, l := range jsonLines {
+		var f struct {
+			Level, Kind, Package, Platform, Variant, Version, Message, File string
+			Declared, Needed                                                []string
+		}
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		if f.Kind == "missingDependency" && f.Package == "libcusolver" && f.Platform == "linux-x86_64" {
+			found = f.Level == "error" && f.File == "libcusolver.nix" && f.Version == "12.8.0" && f.Variant == "None" &&
+				strings.Contains(f.Message, "libcusparse.so.12")
+		}
+	}
+	if !found {
+		t.Errorf("no missingDependency object for libcusolver in:\n%s", strings.Join(jsonLines, "\n"))
+	}
+}
+
+// A fetch failure is reported apart from drift, with exit code 3.
+func TestCheckFetchFailure(t *testing.T) {
+	requireNix(t)
+	manifests, archives := cudaTree(t)
+	// A hash nothing in the store has: the fetch runs, and fails.
+	rewriteManifest(t, filepath.Join(manifests, "cuda", "redistrib_12.8.0.json"), func(m map[string]any) {
+		leaf := m["cuda_cccl"].(map[string]any)["linux-sbsa"].(map[string]any)
+		leaf["sha256"] = strings.Repeat("0", 63) + "1"
+	})
+	pkgs := packagesDir(t, withFiles(realShapes, nil))
+	code, lines, stderr := runCheck(t, archives, "--hints=false", pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
+	want := []string{"FAILED cuda_cccl linux-sbsa None 12.8.0: the archive could not be fetched, unpacked or detected (see Nix's log above)"}
+	if code != 3 || !cmp.Equal(want, lines) {
+		t.Fatalf("exit %d (want 3), lines:\n%s\nstderr:\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
+}
