@@ -130,7 +130,8 @@ let
     if (release.version or "") == "" then
       throw "${at}: no version"
     else
-      concatMap (
+      # cuda_variant is checked even when no platform has variants, as Go does.
+      builtins.seq variants concatMap (
         platform:
         if elem platform keys.platforms then
           platformEntries where package release variants platform
