@@ -40,7 +40,6 @@ func processCommand() command {
 			remoteOnly := fs.Bool("remote-only", false, "build nothing locally (-j 0): every derivation goes to --builders")
 			keepGoing := fs.Bool("keep-going", true, "build every entry even when some fail (Nix's --keep-going)")
 			builders := fs.String("builders", "", "Nix's --builders (remote builders), e.g. 'ssh-ng://user@host x86_64-linux'")
-			store := fs.String("store", "", "build in this Nix store (e.g. ssh-ng://user@host): archives and unpacked trees stay there, the JSON is copied back; evaluation stays local")
 			partial := fs.Bool("partial", false, "when entries fail, write what did build to feature_<version>.partial.json (the complete feature_<version>.json is never replaced by a partial one)")
 			cleanup := fs.Bool("cleanup", false, "remove what this run added to the Nix store once the results are written")
 			indexFile := fs.String("index", "", "also write the index format of all processed manifests to this file")
@@ -83,10 +82,6 @@ func processCommand() command {
 				}
 				if *builders != "" {
 					runner.BuildArgs = append(runner.BuildArgs, "--builders", *builders)
-				}
-				runner.Store = *store
-				if *store != "" && *cleanup {
-					return usageErrorf("--cleanup works on the local store only, not with --store")
 				}
 				p.runner = runner
 				found, err := manifest.FindManifests(dir, flt)

@@ -32,9 +32,6 @@ type Runner struct {
 	Options [][2]string
 	// BuildArgs are passed to the build only (-j, --keep-going, --builders).
 	BuildArgs []string
-	// Store, when set, is where the derivations are built and their
-	// outputs kept (nix build --store URI); evaluation stays local.
-	Store string
 	// Stderr receives Nix's progress and build logs.
 	Stderr io.Writer
 
@@ -250,34 +247,22 @@ func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (
 	return p, nil
 }
 
-// Realise builds the derivations (and what they need) with one Nix
-// command. With --keep-going among BuildArgs a failure leaves the others
-// built; the error only says that the build failed, the caller checks
-// which outputs exist. Without Store, that is `nix-store --realise` in the
-// local store; with it, `nix build --store URI` (evaluation store local),
-// which copies the derivations there and builds on that store's machine.
+// Realise builds the derivations (and what they need) with one
+// `nix-store --realise`. With --keep-going among BuildArgs a failure
+// leaves the others built; the error only says that the build failed, the
+// caller checks which outputs exist. With --builders (and --max-jobs 0)
+// the builds run on remote builders and the outputs come back.
 func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	if len(drvs) == 0 {
 		return nil
 	}
-	var cmd *exec.Cmd
-	if r.Store == "" {
-		args := append([]string{"--realise"}, drvs...)
-		args = append(append(args, r.BuildArgs...), r.optionArgs()...)
-		cmd = exec.CommandContext(ctx, "nix-store", args...)
-	} else {
-		args := []string{"--extra-experimental-features", "nix-command", "build", "--no-link",
-			"--store", r.Store, "--eval-store", "auto", "-L"}
-		for _, d := range drvs {
-			args = append(args, d+"^*")
-		}
-		args = append(append(args, r.BuildArgs...), r.optionArgs()...)
-		cmd = exec.CommandContext(ctx, "nix", args...)
-	}
+	args := append([]string{"--realise"}, drvs...)
+	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
+	cmd := exec.CommandContext(ctx, "nix-store", args...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = r.Stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(cmd.Path), err)
+		return fmt.Errorf("nix-store --realise: %w", err)
 	}
 	return nil
 }
