@@ -225,6 +225,12 @@ func (p *processRun) run(ctx context.Context) error {
 	if err := p.addLocalArchives(ctx, plan, parsed); err != nil {
 		return err
 	}
+	roots, err := os.MkdirTemp("", "crff-gc-roots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(roots)
+	p.runner.RootDir = roots
 	buildErr := p.runner.Realise(ctx, targets)
 	if buildErr != nil {
 		p.e.log.Warn("some builds failed", "error", buildErr)
@@ -277,6 +283,9 @@ func (p *processRun) run(ctx context.Context) error {
 		}
 	}
 	if p.cleanup {
+		if err := os.RemoveAll(roots); err != nil { // the roots would keep everything
+			return err
+		}
 		var added []string
 		for _, path := range closure {
 			if !before[path] {

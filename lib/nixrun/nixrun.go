@@ -34,6 +34,11 @@ type Runner struct {
 	BuildArgs []string
 	// Stderr receives Nix's progress and build logs.
 	Stderr io.Writer
+	// RootDir, when set, gets a GC root for every output the build
+	// realises (nix-store --add-root), so that a garbage collection during
+	// the run cannot take them before they are copied out; the caller
+	// removes the directory when done.
+	RootDir string
 
 	plans map[string]*Plan // by the arguments' JSON: one evaluation per run
 }
@@ -257,6 +262,9 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 		return nil
 	}
 	args := append([]string{"--realise"}, drvs...)
+	if r.RootDir != "" {
+		args = append(args, "--add-root", filepath.Join(r.RootDir, "result"))
+	}
 	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
 	cmd := exec.CommandContext(ctx, "nix-store", args...)
 	cmd.Stdout = io.Discard
