@@ -22,20 +22,57 @@
         );
       version = "0.1.0";
       nixLib = import ./nix;
-      detectorFor = system: self.packages.${system}.default;
+      pkgsFor = system: nixpkgs.legacyPackages.${system};
+      # The pipeline's builder: the binary from the Go sources alone, so an
+      # edit to the Nix files rebuilds no detection.
+      detectorFor = system: self.packages.${system}.detector;
       featuresFor =
         system:
         nixLib.bundled {
           detector = detectorFor system;
           inherit system;
         };
+      # Hydra: per manifest the aggregate (and its buildRedist.json), and one
+      # job per archive, so one bad archive fails alone.
+      hydraFeaturesFor =
+        system:
+        let
+          all = featuresFor system;
+          perVersion =
+            agg:
+            {
+              aggregate = agg;
+              inherit (agg) buildRedist;
+            }
+            // builtins.mapAttrs (
+              package: platforms:
+              if package == "aggregate" || package == "buildRedist" then
+                throw "hydraJobs: a package named ${package} hides a job"
+              else
+                builtins.mapAttrs (_: variants: builtins.mapAttrs (_: d: d.features) variants) platforms
+            ) agg.entries;
+        in
+        builtins.mapAttrs (
+          redist: versions:
+          if redist == "index" then
+            versions
+          else
+            builtins.mapAttrs (v: x: if v == "index" then x else perVersion x) versions
+        ) all;
     in
     {
       lib = nixLib;
 
       packages = forAllSystems (system: {
-        default = nixpkgs.legacyPackages.${system}.callPackage ./nix/package.nix {
+        detector = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
+          inherit version;
+        };
+        # The binary with its Nix library in share/cuda-redist-find-features:
+        # `nix run .# -- process-manifests ...` works from any directory.
+        default = (pkgsFor system).callPackage ./nix/package.nix {
+          src = import ./nix/source.nix ./.;
+          nixLib = import ./nix/nixlib-source.nix ./.;
           inherit version;
         };
       });
@@ -43,9 +80,38 @@
       apps = forAllSystems (system: {
         default = {
           type = "app";
-          program = "${detectorFor system}/bin/cuda-redist-find-features";
+          program = "${self.packages.${system}.default}/bin/cuda-redist-find-features";
         };
       });
+
+      # Go, Nix and what the tests use (gcc and binutils for fixtures,
+      # patchelf as an oracle, xz, bzip2, bc, git, OpenSSH for the
+      # remote-builder test), and nixfmt.
+      devShells = forAllSystems (
+        system:
+        let
+          pkgs = pkgsFor system;
+        in
+        {
+          default = pkgs.mkShell {
+            packages = [
+              pkgs.go
+              pkgs.nix
+              pkgs.gcc
+              pkgs.binutils
+              pkgs.patchelf
+              pkgs.xz
+              pkgs.bzip2
+              pkgs.bc
+              pkgs.gitMinimal
+              pkgs.openssh
+              pkgs.nixfmt-rfc-style
+            ];
+          };
+        }
+      );
+
+      formatter = forAllSystems (system: (pkgsFor system).nixfmt-rfc-style);
 
       # `nix build .#features.<redist>.<version>` (and `.entries.<pkg>.<platform>.<variant>.features`).
       legacyPackages = forAllSystems (system: {
@@ -65,7 +131,7 @@
       hydraJobs = {
         package = forAllSystems (system: self.packages.${system}.default);
         checks = self.checks;
-        features = forAllSystems featuresFor;
+        features = forAllSystems hydraFeaturesFor;
       };
     };
 }

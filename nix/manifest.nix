@@ -3,10 +3,20 @@
 
   The known keys come from `lib/manifest/keys.json`, the file the Go side
   (`lib/manifest`) embeds: both sides accept exactly the same manifests.
-  An unknown key is an evaluation error that names the manifest and key.
+  An unknown key, a value of the wrong type, an unsafe `relative_path`
+  (absolute, `..`, characters a store path name cannot hold) or a bad
+  sha256 is an evaluation error (`throw`, so `tryEval` sees it) that names
+  the manifest, package and key, as the Go parser's errors do.
+
+  Duplicate keys cannot be seen here: `builtins.fromJSON` keeps the last.
+  The Go side refuses them (`manifest.CheckJSON`): the CLI validates every
+  manifest with it before evaluating, and the aggregate derivation's
+  builder parses the manifest again with it, so `nix build` of a
+  manifest with duplicates fails there, naming the key.
 */
 let
   inherit (builtins)
+    all
     attrNames
     concatMap
     elem
@@ -14,29 +24,61 @@ let
     fromJSON
     hasAttr
     isAttrs
+    isList
+    isString
     match
     readFile
+    stringLength
     throw
+    typeOf
     ;
 
   keys = fromJSON (readFile ../lib/manifest/keys.json);
 
   isVariantName = name: match "cuda[0-9]+" name != null;
 
+  # The same expression as lib/manifest's SafeRelativePath: components of
+  # the characters a store path name can hold, none starting with '.'.
+  isSafeRelativePath =
+    p: match "[A-Za-z0-9+_-][A-Za-z0-9+._-]*(/[A-Za-z0-9+_-][A-Za-z0-9+._-]*)*" p != null;
+  maxArchiveNameLength = 180;
+
+  isSha256 = s: match "[0-9a-f]{64}" s != null;
+
+  # Every field the Go parser reads must be a string there too.
+  requireStrings =
+    where: names: value:
+    let
+      bad = filter (k: hasAttr k value && !(isString value.${k})) names;
+    in
+    if bad != [ ] then
+      throw "${where}: ${builtins.head bad} is ${typeOf value.${builtins.head bad}}, not a string"
+    else
+      value;
+
   leafOf =
     where: value:
     let
       unknown = filter (k: !(elem k keys.leaf)) (attrNames value);
+      checked = requireStrings where keys.leaf value;
+      path = checked.relative_path or "";
+      sha = checked.sha256 or "";
     in
     if unknown != [ ] then
       throw "${where}: unknown archive field \"${builtins.head unknown}\""
-    else if !(hasAttr "relative_path" value) || !(hasAttr "sha256" value) then
-      throw "${where}: an archive needs relative_path and sha256"
+    else if path == "" then
+      throw "${where}: no relative_path"
+    else if !(isSafeRelativePath path) then
+      throw "${where}: relative_path \"${path}\" is unsafe: want components of [A-Za-z0-9+._-], none starting with '.'"
+    else if stringLength (baseNameOf path) > maxArchiveNameLength then
+      throw "${where}: relative_path \"${path}\": file name longer than ${toString maxArchiveNameLength} characters"
+    else if !(isSha256 sha) then
+      throw "${where}: sha256 \"${sha}\" is not 64 lowercase hex digits"
     else
-      value;
+      checked;
 
   platformEntries =
-    where: package: release: platform:
+    where: package: release: variants: platform:
     let
       value = release.${platform};
       at = "${where}: package ${package}: platform ${platform}";
@@ -54,24 +96,48 @@ let
     else
       map (
         variant:
-        if isVariantName variant then
-          entry variant (leafOf "${at}: variant ${variant}" value.${variant})
+        let
+          v = value.${variant};
+          vat = "${at}: variant ${variant}";
+        in
+        if !(isVariantName variant) then
+          throw "${vat}: unknown key (neither an archive field nor a cudaNN variant)"
+        else if variants != null && !(elem variant variants) then
+          throw "${vat}: not listed in cuda_variant"
+        else if !(isAttrs v) then
+          throw "${vat}: is ${typeOf v}, not an object"
         else
-          throw "${at}: unknown key \"${variant}\" (neither an archive field nor a cudaNN variant)"
+          entry variant (leafOf vat v)
       ) (attrNames value);
 
   releaseEntries =
-    where: package: release:
+    where: package: release0:
     let
+      at = "${where}: package ${package}";
+      release = requireStrings at [ "name" "license" "license_path" "version" ] release0;
       platforms = filter (k: !(elem k keys.release)) (attrNames release);
+      cv = release.cuda_variant or null;
+      variants =
+        if cv == null then
+          null
+        else if !(isList cv) then
+          throw "${at}: cuda_variant is not a list"
+        else if !(all isString cv) then
+          throw "${at}: cuda_variant holds a non-string"
+        else
+          map (x: "cuda${x}") cv;
     in
-    concatMap (
-      platform:
-      if elem platform keys.platforms then
-        platformEntries where package release platform
-      else
-        throw "${where}: package ${package}: unknown key \"${platform}\" (not a known platform or release field)"
-    ) platforms;
+    if (release.version or "") == "" then
+      throw "${at}: no version"
+    else
+      # cuda_variant is checked even when no platform has variants, as Go does.
+      builtins.seq variants concatMap (
+        platform:
+        if elem platform keys.platforms then
+          platformEntries where package release variants platform
+        else
+          throw "${at}: unknown key \"${platform}\" (not a known platform or release field)"
+      ) platforms;
 in
 {
   inherit keys;
@@ -119,7 +185,7 @@ in
           value = manifest.${key};
         in
         if elem key keys.metadata then
-          [ ]
+          (if isString value then [ ] else throw "manifest ${name}: ${key} is ${typeOf value}, not a string")
         else if isAttrs value then
           releaseEntries "manifest ${name}" key value
         else

@@ -204,6 +204,11 @@ rec {
         preferLocalBuild = true;
         allowSubstitutes = false;
         inherit redistName version;
+        # The builder parses the manifest with the Go parser and checks
+        # that these archives are exactly the selected ones it reads (a
+        # manifest with duplicate keys fails here: see manifest.nix).
+        selectedPlatforms = platforms;
+        selectedPackages = packages;
         manifest = "${manifest}";
         archives = map (e: {
           inherit (e)

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Install, from Debian's packages, what the tests and the sample need and
 # this machine lacks: Nix (nix-bin), patchelf (an oracle), bzip2 and xz
-# (fixtures, benchmarks), gcc and binutils (toolchain-built fixtures).
+# (fixtures, benchmarks), gcc and binutils (toolchain-built fixtures),
+# a static busybox (the shell of the offline nixpkgs stand-in's builds),
+# and OpenSSH's server and client (the remote-builder test runs its own
+# sshd on 127.0.0.1 with its own configuration and keys).
 set -euo pipefail
 need=()
 command -v nix-build >/dev/null || need+=(nix-bin)
@@ -12,6 +15,9 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v objcopy >/dev/null || need+=(binutils)
 command -v git >/dev/null || need+=(git)
 command -v bc >/dev/null || need+=(bc)
+[ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
+[ -x /usr/sbin/sshd ] || need+=(openssh-server)
+command -v ssh >/dev/null || need+=(openssh-client)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them" >&2
@@ -19,5 +25,11 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
   echo "install-deps: installing ${need[*]}" >&2
   apt-get update -qq
+  # No service is started (policy-rc.d 101): the tests run their own sshd.
+  policy=/usr/sbin/policy-rc.d
+  if [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy"
+    trap 'rm -f "$policy"' EXIT
+  fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
@@ -19,7 +20,10 @@ type aggregateAttrs struct {
 	RedistName string `json:"redistName"`
 	Version    string `json:"version"`
 	Manifest   string `json:"manifest"`
-	Archives   []struct {
+	// The selection the archives were taken with (nil: all).
+	SelectedPlatforms []string `json:"selectedPlatforms"`
+	SelectedPackages  []string `json:"selectedPackages"`
+	Archives          []struct {
 		Package      string `json:"package"`
 		Platform     string `json:"platform"`
 		Variant      string `json:"variant"`
@@ -52,6 +56,9 @@ func aggregateCommand() command {
 				if err != nil {
 					return err
 				}
+				if err := sameArchives(m, a); err != nil {
+					return err
+				}
 				var entries []features.Detected
 				for _, in := range a.Archives {
 					arc, ok := m.Archive(in.Package, in.Platform, in.Variant)
@@ -70,6 +77,31 @@ func aggregateCommand() command {
 			}
 		},
 	}
+}
+
+// sameArchives fails unless the archives Nix passed are exactly those the
+// Go parser finds in the manifest (within the selection): the two sides
+// must read one manifest the same way.
+func sameArchives(m *manifest.Manifest, a aggregateAttrs) error {
+	given := map[string]bool{}
+	for _, in := range a.Archives {
+		given[in.Package+"/"+in.Platform+"/"+in.Variant] = true
+	}
+	want := 0
+	for _, arc := range m.Archives() {
+		if a.SelectedPlatforms != nil && !slices.Contains(a.SelectedPlatforms, arc.Platform) ||
+			a.SelectedPackages != nil && !slices.Contains(a.SelectedPackages, arc.Package) {
+			continue
+		}
+		want++
+		if !given[arc.Package+"/"+arc.Platform+"/"+arc.VariantKey()] {
+			return fmt.Errorf("manifest %s: archive %s is not among the %d the Nix walker passed", a.Manifest, arc.ID(), len(a.Archives))
+		}
+	}
+	if want != len(a.Archives) {
+		return fmt.Errorf("manifest %s: the Nix walker passed %d archives, the Go parser finds %d", a.Manifest, len(a.Archives), want)
+	}
+	return nil
 }
 
 // writeAggregate writes the three documents of one manifest into dir.

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -33,9 +36,11 @@ func processCommand() command {
 		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			ff := addFilterFlags(fs)
-			jobs := fs.Int("j", 0, "nix-build --max-jobs (0: Nix's default; --no-parallel: 1)")
-			keepGoing := fs.Bool("keep-going", true, "build every entry even when some fail (nix-build --keep-going)")
-			builders := fs.String("builders", "", "nix-build --builders (remote builders)")
+			jobs := fs.Int("j", -1, "Nix's --max-jobs: builds run locally at once (-1: Nix's default; 0: none, everything on --builders; --no-parallel: 1)")
+			remoteOnly := fs.Bool("remote-only", false, "build nothing locally (-j 0): every derivation goes to --builders")
+			keepGoing := fs.Bool("keep-going", true, "build every entry even when some fail (Nix's --keep-going)")
+			builders := fs.String("builders", "", "Nix's --builders (remote builders), e.g. 'ssh-ng://user@host x86_64-linux'")
+			partial := fs.Bool("partial", false, "when entries fail, write what did build to feature_<version>.partial.json (the complete feature_<version>.json is never replaced by a partial one)")
 			cleanup := fs.Bool("cleanup", false, "remove what this run added to the Nix store once the results are written")
 			indexFile := fs.String("index", "", "also write the index format of all processed manifests to this file")
 			redistName := fs.String("redist-name", "", "the redist's name in the index (default: from URL .../compute/<name>/redist, else MANIFEST_DIR's name)")
@@ -50,7 +55,7 @@ func processCommand() command {
 					return err
 				}
 				url, dir := strings.TrimSuffix(args[0], "/"), args[1]
-				p := processRun{e: e, cleanup: *cleanup, indexFile: *indexFile}
+				p := processRun{e: e, cleanup: *cleanup, partial: *partial, indexFile: *indexFile}
 				p.redist = *redistName
 				if p.redist == "" {
 					if m := redistFromURL.FindStringSubmatch(url); m != nil {
@@ -64,9 +69,12 @@ func processCommand() command {
 				if err != nil {
 					return err
 				}
-				if ff.serial() {
+				switch {
+				case *remoteOnly:
+					runner.BuildArgs = append(runner.BuildArgs, "--max-jobs", "0")
+				case ff.serial():
 					runner.BuildArgs = append(runner.BuildArgs, "--max-jobs", "1")
-				} else if *jobs > 0 {
+				case *jobs >= 0:
 					runner.BuildArgs = append(runner.BuildArgs, "--max-jobs", strconv.Itoa(*jobs))
 				}
 				if *keepGoing {
@@ -112,7 +120,7 @@ type nixFlags struct {
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
 		detector: fs.String("detector", "", "the static binary the derivations run (default: this executable)"),
-		nixLib:   fs.String("nix-lib", os.Getenv("CRFF_NIX_LIB"), "the Nix library directory (default: $CRFF_NIX_LIB, else nix/ in the working directory or a parent)"),
+		nixLib:   fs.String("nix-lib", os.Getenv("CRFF_NIX_LIB"), "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 	return nf
@@ -157,91 +165,127 @@ type processRun struct {
 	manifests []nixrun.Manifest
 	redist    string
 	cleanup   bool
+	partial   bool
 	indexFile string
 }
 
+// run validates the manifests with the Go parser (a bad one fails alone),
+// instantiates the pipeline once over the good ones, adds local archives
+// to the store, builds the aggregate derivations (and the merged index)
+// with one Nix command, and copies their files out. A manifest whose
+// aggregate did not build keeps its old feature file; its failed entries
+// are named (and with --partial, what did build is written to
+// feature_<version>.partial.json).
 func (p *processRun) run(ctx context.Context) error {
-	// Parse every manifest before building anything: a broken one fails
-	// here, with the parser's message, not as a Nix evaluation error.
+	var problems []string
+	var good []nixrun.Manifest
 	parsed := map[string]*manifest.Manifest{}
 	for _, m := range p.manifests {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
-			return err
+			p.e.log.Error("manifest refused; the others are still processed", "error", err)
+			problems = append(problems, err.Error())
+			continue
 		}
 		parsed[m.Path] = mf
+		good = append(good, m)
 	}
-	entries, err := p.runner.Entries(ctx, p.manifests)
+	if len(good) == 0 {
+		return fmt.Errorf("no manifest could be processed: %s", strings.Join(problems, "; "))
+	}
+	indexName := ""
+	if p.indexFile != "" {
+		indexName = p.redist
+	}
+	plan, err := p.runner.Instantiate(ctx, good, indexName)
 	if err != nil {
 		return err
 	}
-	p.e.log.Info("building", "manifests", len(p.manifests), "entries", len(entries))
-	var before map[string]bool
+	targets := []string{}
+	for _, m := range plan.Manifests {
+		targets = append(targets, m.Aggregate.Drv)
+	}
+	if plan.Index != nil {
+		targets = append(targets, plan.Index.Drv)
+	}
+	p.e.log.Info("building", "manifests", len(plan.Manifests), "entries", len(plan.Entries()))
+
 	var closure []string
+	before := map[string]bool{}
 	if p.cleanup {
-		if closure, err = p.runner.Closure(ctx, p.manifests); err != nil {
+		if closure, err = nixrun.Closure(ctx, targets); err != nil {
 			return err
 		}
-		before = map[string]bool{}
 		for _, path := range closure {
 			if _, err := os.Lstat(path); err == nil {
 				before[path] = true
 			}
 		}
 	}
-	buildErr := p.runner.Build(ctx, p.manifests)
+	if err := p.addLocalArchives(ctx, plan, parsed); err != nil {
+		return err
+	}
+	roots, err := os.MkdirTemp("", "crff-gc-roots-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(roots)
+	p.runner.RootDir = roots
+	buildErr := p.runner.Realise(ctx, targets)
 	if buildErr != nil {
-		p.e.log.Warn("some builds failed; writing what was built", "error", buildErr)
+		p.e.log.Warn("some builds failed", "error", buildErr)
 	}
 
-	var failed []string
-	var indexes []features.Index
-	for _, m := range p.manifests {
-		mf := parsed[m.Path]
-		var detected []features.Detected
-		for _, e := range entries {
-			if e.Manifest != m.Version {
-				continue
+	for _, m := range plan.Manifests {
+		dir := filepath.Dir(m.Path)
+		final := filepath.Join(dir, "feature_"+m.Version+".json")
+		if exists(m.Aggregate.Out) {
+			if err := copyOut(filepath.Join(m.Aggregate.Out, "feature_"+m.Version+".json"), final); err != nil {
+				return err
 			}
-			f, err := features.ReadFeatures(e.OutPath)
-			if err != nil {
+			fmt.Fprintln(p.e.stdout, final)
+			continue
+		}
+		var failed []string
+		var built []nixrun.Entry
+		for _, e := range m.Entries {
+			if exists(e.OutPath) {
+				built = append(built, e)
+			} else {
 				failed = append(failed, e.ID())
-				continue
 			}
-			a, ok := mf.Archive(e.Package, e.Platform, e.Variant)
-			if !ok {
-				return fmt.Errorf("entry %s: not in manifest %s", e.ID(), m.Path)
+		}
+		msg := fmt.Sprintf("manifest %s: %d of %d entries failed: %s; %s left as it was", m.Path, len(failed), len(m.Entries), strings.Join(failed, ", "), final)
+		if len(failed) == 0 {
+			msg = fmt.Sprintf("manifest %s: its aggregate derivation %s failed; %s left as it was", m.Path, m.Aggregate.Drv, final)
+		}
+		problems = append(problems, msg)
+		if p.partial {
+			out := filepath.Join(dir, "feature_"+m.Version+".partial.json")
+			if err := writePartial(out, parsed[m.Path], built); err != nil {
+				return err
 			}
-			detected = append(detected, features.Detected{Archive: a, Features: f})
+			fmt.Fprintln(p.e.stdout, out)
+			fmt.Fprintf(p.e.stderr, "%s: PARTIAL results (%d of %d entries; missing: %s)\n", out, len(built), len(m.Entries), strings.Join(failed, ", "))
 		}
-		features.SortDetected(detected)
-		data, err := features.Encode(features.Legacy(detected))
-		if err != nil {
-			return err
-		}
-		out := filepath.Join(filepath.Dir(m.Path), "feature_"+m.Version+".json")
-		if err := atomicfile.Write(out, data); err != nil {
-			return err
-		}
-		fmt.Fprintln(p.e.stdout, out)
-		p.e.log.Info("written", "file", out, "entries", len(detected))
-		idx, err := features.BuildIndex(p.redist, m.Version, mf, detected)
-		if err != nil {
-			return err
-		}
-		indexes = append(indexes, idx)
 	}
 	if p.indexFile != "" {
-		data, err := features.EncodeMerged(indexes...)
-		if err != nil {
-			return err
+		switch {
+		case len(good) < len(p.manifests):
+			problems = append(problems, fmt.Sprintf("index %s not written: not every manifest could be processed", p.indexFile))
+		case plan.Index == nil || !exists(plan.Index.Out):
+			problems = append(problems, fmt.Sprintf("index %s not written: its derivation did not build", p.indexFile))
+		default:
+			if err := copyOut(plan.Index.Out, p.indexFile); err != nil {
+				return err
+			}
+			fmt.Fprintln(p.e.stdout, p.indexFile)
 		}
-		if err := atomicfile.Write(p.indexFile, data); err != nil {
-			return err
-		}
-		fmt.Fprintln(p.e.stdout, p.indexFile)
 	}
 	if p.cleanup {
+		if err := os.RemoveAll(roots); err != nil { // the roots would keep everything
+			return err
+		}
 		var added []string
 		for _, path := range closure {
 			if !before[path] {
@@ -251,11 +295,121 @@ func (p *processRun) run(ctx context.Context) error {
 		n := nixrun.Delete(ctx, added)
 		p.e.log.Info("cleanup", "added", len(added), "deleted", n)
 	}
-	if len(failed) > 0 {
-		return fmt.Errorf("%d of %d entries failed: %s", len(failed), len(entries), strings.Join(failed, "; "))
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
 	}
 	if buildErr != nil {
-		return errors.New("nix-build failed, though every entry's result exists")
+		return errors.New("the Nix build failed, though every result exists")
 	}
 	return nil
+}
+
+// addLocalArchives puts the archives of file:// base URLs into the store
+// as the fixed outputs their fetches would produce (nix-store
+// --add-fixed sha256): no fetch then runs, so the sandbox needs no view
+// of the directory, and remote builders get the archives with the rest
+// of the build's inputs. An archive whose bytes do not match the
+// manifest is left out; its fetch fails, naming it.
+func (p *processRun) addLocalArchives(ctx context.Context, plan *nixrun.Plan, parsed map[string]*manifest.Manifest) error {
+	var files, want []string
+	for _, m := range plan.Manifests {
+		base, ok := localBase(m.BaseURL)
+		if !ok {
+			continue
+		}
+		mf := parsed[m.Path]
+		for _, e := range m.Entries {
+			if exists(e.Src) {
+				continue
+			}
+			a, ok := mf.Archive(e.Package, e.Platform, e.Variant)
+			if !ok {
+				return fmt.Errorf("entry %s: not in manifest %s as the Go parser reads it", e.ID(), m.Path)
+			}
+			file := filepath.Join(base, filepath.FromSlash(a.RelativePath))
+			sum, err := sha256File(file)
+			if err != nil {
+				p.e.log.Warn("local archive unreadable; its fetch will fail", "entry", e.ID(), "error", err)
+				continue
+			}
+			if sum != a.SHA256 {
+				p.e.log.Warn("local archive does not match the manifest's sha256; its fetch will fail", "entry", e.ID(), "file", file, "sha256", sum, "manifest", a.SHA256)
+				continue
+			}
+			files, want = append(files, file), append(want, e.Src)
+		}
+	}
+	added, err := p.runner.AddFixed(ctx, files)
+	if err != nil {
+		return err
+	}
+	for i := range added {
+		if i < len(want) && added[i] != want[i] {
+			p.e.log.Warn("archive added under another store path than its fetch's", "file", files[i], "added", added[i], "fetch", want[i])
+		}
+	}
+	return nil
+}
+
+// localBase is the directory of a file:// base URL on this machine.
+func localBase(url string) (string, bool) {
+	rest, ok := strings.CutPrefix(url, "file://")
+	if !ok {
+		return "", false
+	}
+	rest = strings.TrimPrefix(rest, "localhost")
+	if !strings.HasPrefix(rest, "/") {
+		return "", false
+	}
+	return rest, true
+}
+
+func sha256File(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return path != "" && err == nil
+}
+
+// copyOut replaces dst atomically with the store file src.
+func copyOut(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return fmt.Errorf("copy result: %w", err)
+	}
+	return atomicfile.Write(dst, data)
+}
+
+// writePartial writes the legacy feature file of the entries that built,
+// with the aggregate builder's code (features.Legacy), to out.
+func writePartial(out string, m *manifest.Manifest, built []nixrun.Entry) error {
+	var detected []features.Detected
+	for _, e := range built {
+		f, err := features.ReadFeatures(e.OutPath)
+		if err != nil {
+			return fmt.Errorf("entry %s: %w", e.ID(), err)
+		}
+		a, ok := m.Archive(e.Package, e.Platform, e.Variant)
+		if !ok {
+			return fmt.Errorf("entry %s: not in manifest %s", e.ID(), m.Source)
+		}
+		detected = append(detected, features.Detected{Archive: a, Features: f})
+	}
+	features.SortDetected(detected)
+	data, err := features.Encode(features.Legacy(detected))
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(out, data)
 }

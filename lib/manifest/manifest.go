@@ -8,9 +8,12 @@
 package manifest
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"sort"
@@ -102,7 +105,17 @@ func (a Archive) ID() string {
 var (
 	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	variantName = regexp.MustCompile(`^cuda[0-9]+$`)
+	// SafeRelativePath is what relative_path may be: components of the
+	// characters a store path name can hold ([A-Za-z0-9+._-]; not '?' and
+	// '=', which a URL would read as a query), none starting with '.'
+	// (so no "." and ".."), no leading '/'. nix/manifest.nix applies the
+	// same expression.
+	SafeRelativePath = regexp.MustCompile(`^[A-Za-z0-9+_-][A-Za-z0-9+._-]*(/[A-Za-z0-9+_-][A-Za-z0-9+._-]*)*$`)
 )
+
+// MaxArchiveNameLength bounds the archive's file name: the store path
+// names derived from it (name-features.json) must stay under Nix's 211.
+const MaxArchiveNameLength = 180
 
 // ReadFile parses the manifest at path.
 func ReadFile(path string) (*Manifest, error) {
@@ -116,8 +129,8 @@ func ReadFile(path string) (*Manifest, error) {
 // Parse reads a manifest. Unknown keys are errors that name the manifest
 // and the key: a new NVIDIA layout must be looked at, not guessed.
 func Parse(source string, data []byte) (*Manifest, error) {
-	if !gjson.ValidBytes(data) {
-		return nil, fmt.Errorf("manifest %s: not valid JSON", source)
+	if err := CheckJSON(source, data); err != nil {
+		return nil, err
 	}
 	root := gjson.ParseBytes(data)
 	if !root.IsObject() {
@@ -174,7 +187,11 @@ func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
 		if !cv.IsArray() {
 			return nil, fmt.Errorf("%s: cuda_variant is not a list", where)
 		}
+		r.Variants = []string{} // present, even if empty: variants must be listed
 		for _, x := range cv.Array() {
+			if x.Type != gjson.String {
+				return nil, fmt.Errorf("%s: cuda_variant holds %s, not a string", where, x.Type)
+			}
 			r.Variants = append(r.Variants, "cuda"+x.String())
 		}
 	}
@@ -258,6 +275,10 @@ func parseLeaf(where string, v gjson.Result) (Archive, error) {
 		return a, fmt.Errorf("%s: no relative_path", where)
 	case strings.HasPrefix(a.RelativePath, "/") || strings.Contains("/"+a.RelativePath+"/", "/../"):
 		return a, fmt.Errorf("%s: relative_path %q leaves the base URL", where, a.RelativePath)
+	case !SafeRelativePath.MatchString(a.RelativePath):
+		return a, fmt.Errorf("%s: relative_path %q is unsafe: want components of [A-Za-z0-9+._-], none starting with '.'", where, a.RelativePath)
+	case len(a.RelativePath[strings.LastIndex(a.RelativePath, "/")+1:]) > MaxArchiveNameLength:
+		return a, fmt.Errorf("%s: relative_path %q: file name longer than %d characters", where, a.RelativePath, MaxArchiveNameLength)
 	case !sha256Hex.MatchString(a.SHA256):
 		return a, fmt.Errorf("%s: sha256 %q is not 64 lowercase hex digits", where, a.SHA256)
 	}
@@ -323,4 +344,79 @@ func ConventionalPath(pkg, platform, version, variant string) string {
 		v += "_" + variant
 	}
 	return fmt.Sprintf("%s/%s/%s-%s-%s-archive.%s", pkg, platform, pkg, platform, v, ext)
+}
+
+// CheckJSON fails unless data is exactly one JSON value in which no
+// object repeats a key. gjson reads the first of two equal keys and Nix's
+// builtins.fromJSON the last, so a manifest with duplicates would be two
+// different manifests to the two sides: it is refused, naming where.
+func CheckJSON(source string, data []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := checkValue(dec, nil); err != nil {
+		return fmt.Errorf("manifest %s: %w", source, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("manifest %s: not valid JSON: data after the top-level value", source)
+	}
+	return nil
+}
+
+// checkValue reads one value from dec; path is the keys leading to it.
+func checkValue(dec *json.Decoder, path []string) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not valid JSON: %w", err)
+	}
+	switch tok {
+	case json.Delim('{'):
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("not valid JSON: %w", err)
+			}
+			key, _ := kt.(string)
+			if seen[key] {
+				return fmt.Errorf("%sduplicate key %q", describePath(path), key)
+			}
+			seen[key] = true
+			if err := checkValue(dec, append(path[:len(path):len(path)], key)); err != nil {
+				return err
+			}
+		}
+	case json.Delim('['):
+		for dec.More() {
+			if err := checkValue(dec, path); err != nil {
+				return err
+			}
+		}
+	default:
+		return nil
+	}
+	if _, err := dec.Token(); err != nil { // the closing delimiter
+		return fmt.Errorf("not valid JSON: %w", err)
+	}
+	return nil
+}
+
+// describePath names a place in a manifest as the parser's errors do.
+func describePath(path []string) string {
+	var b strings.Builder
+	for i, k := range path {
+		switch i {
+		case 0:
+			fmt.Fprintf(&b, "package %s: ", k)
+		case 1:
+			fmt.Fprintf(&b, "platform %s: ", k)
+		case 2:
+			fmt.Fprintf(&b, "variant %s: ", k)
+		default:
+			fmt.Fprintf(&b, "key %s: ", k)
+		}
+	}
+	if len(path) == 0 {
+		return "top level: "
+	}
+	return b.String()
 }

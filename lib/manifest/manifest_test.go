@@ -63,6 +63,18 @@ func TestParseErrors(t *testing.T) {
 		{"escaping path", `{"p":{"version":"1","linux-x86_64":{"relative_path":"../x","sha256":"` + h + `"}}}`, `leaves the base URL`},
 		{"variant not declared", `{"p":{"version":"1","cuda_variant":["12"],"linux-x86_64":{"cuda11":{"relative_path":"x","sha256":"` + h + `"}}}}`, `variant cuda11: not listed in cuda_variant`},
 		{"no version", `{"p":{"name":"n"}}`, "package p: no version"},
+		{"duplicate package", `{"p":{"version":"1"},"p":{"version":"2"}}`, `top level: duplicate key "p"`},
+		{"duplicate platform", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a","sha256":"` + h + `"},"linux-x86_64":{"relative_path":"b","sha256":"` + h + `"}}}`, `package p: duplicate key "linux-x86_64"`},
+		{"duplicate leaf key", `{"p":{"version":"1","linux-x86_64":{"cuda12":{"relative_path":"a","sha256":"` + h + `","sha256":"` + h + `"}}}}`, `package p: platform linux-x86_64: variant cuda12: duplicate key "sha256"`},
+		{"trailing data", `{"p":{"version":"1"}} {}`, "data after the top-level value"},
+		{"absolute path", `{"p":{"version":"1","linux-x86_64":{"relative_path":"/etc/x","sha256":"` + h + `"}}}`, `package p: platform linux-x86_64: relative_path "/etc/x" leaves the base URL`},
+		{"dot component", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a/./x","sha256":"` + h + `"}}}`, `relative_path "a/./x" is unsafe`},
+		{"store-name character", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a/x y.tar.xz","sha256":"` + h + `"}}}`, `relative_path "a/x y.tar.xz" is unsafe`},
+		{"query character", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a/x.tar.xz?y=1","sha256":"` + h + `"}}}`, `is unsafe`},
+		{"hidden name", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a/.x","sha256":"` + h + `"}}}`, `is unsafe`},
+		{"long name", `{"p":{"version":"1","linux-x86_64":{"relative_path":"` + strings.Repeat("n", 181) + `","sha256":"` + h + `"}}}`, `file name longer than 180`},
+		{"numeric variant", `{"p":{"version":"1","cuda_variant":[12]}}`, `cuda_variant holds Number, not a string`},
+		{"empty variant list", `{"p":{"version":"1","cuda_variant":[],"linux-x86_64":{"cuda12":{"relative_path":"x","sha256":"` + h + `"}}}}`, `not listed in cuda_variant`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

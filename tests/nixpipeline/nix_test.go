@@ -321,6 +321,64 @@ func TestFlakeCheck(t *testing.T) {
 		t.Fatalf("nix build --json: %v: %s", err, out)
 	}
 	diffPaths(t, filepath.Join(root, "tests", "golden", "sample", "1.0.0"), built[0].Outputs["out"])
+
+	// Hydra has one job per archive, beside the aggregate.
+	flakeArgs := []string{"--option", "flake-registry", registry, "--override-input", "nixpkgs", "path:" + standIn}
+	system := strings.Trim(mustNix(t, "nix-instantiate", "--eval", "-E", "builtins.currentSystem"), `"`)
+	evalRaw := func(attr string) string {
+		return mustNix(t, append([]string{"nix", "eval", "--raw"}, append(flakeArgs, "path:"+flake+"#"+attr)...)...)
+	}
+	job := evalRaw(`hydraJobs.features.` + system + `.sample."1.0.0".cuda_demo_rt.linux-x86_64.None.drvPath`)
+	entry := evalRaw(`features.sample."1.0.0".entries.cuda_demo_rt.linux-x86_64.None.features.drvPath`)
+	if job != entry || !strings.HasSuffix(job, "-features.json.drv") {
+		t.Errorf("hydra job for one archive is %q, want the detection %q", job, entry)
+	}
+
+	// The package carries its Nix library: `nix run .# -- process-manifests`
+	// works from a directory that has no nix/.
+	dir := copySample(t)
+	run := exec.Command("nix", append(append([]string{"run"}, nixOptions...), append(flakeArgs,
+		"path:"+flake, "--", "process-manifests", "--nix-option", "substituters=", "--redist-name", "sample",
+		"--version", "1.0.0", "file://"+dir, dir)...)...)
+	run.Dir = t.TempDir()
+	if out, err := run.CombinedOutput(); err != nil {
+		t.Fatalf("nix run .# -- process-manifests: %v\n%s", err, out)
+	}
+	diffPaths(t, filepath.Join(root, "tests", "golden", "sample", "1.0.0", "feature_1.0.0.json"), filepath.Join(dir, "feature_1.0.0.json"))
+}
+
+// TestStandInEnforcesBuildGoModuleContract: the offline stand-in refuses
+// what nixos-24.11's buildGoModule refuses (an env attribute that the
+// derivation already has, such as CGO_ENABLED; a missing vendorHash), and
+// accepts nix/package.nix.
+func TestStandInEnforcesBuildGoModuleContract(t *testing.T) {
+	requireNix(t)
+	const expr = `{ standIn, pkgFile, attrs }:
+let
+  buildGoModule = import (/. + standIn + "/build-go-module.nix") { system = "x86_64-linux"; go = "/nonexistent-go"; busybox = "/nonexistent-busybox"; };
+  lib.optionalString = c: s: if c then s else "";
+in
+if attrs == "package" then
+  (import (/. + pkgFile) { inherit buildGoModule lib; src = "/nonexistent-src"; version = "1"; nixLib = "/nonexistent-lib"; }).name
+else
+  (buildGoModule ({ pname = "p"; version = "1"; src = "/nonexistent-src"; } // builtins.fromJSON attrs)).name`
+	standIn := filepath.Join(repoRoot(), "tests", "nixpkgs-stand-in")
+	for _, tc := range []struct{ attrs, want string }{
+		{"package", `"cuda-redist-find-features-1"`},
+		{`{"vendorHash": null, "CGO_ENABLED": 0}`, `"p-1"`},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": "0"}}`, "overlapping: CGO_ENABLED"},
+		{`{"vendorHash": null, "CGO_ENABLED": 0, "env": {"GOFLAGS": "-x"}}`, "overlapping: GOFLAGS"},
+		{`{"CGO_ENABLED": 0}`, "vendorHash is missing"},
+	} {
+		out, stderr, err := nix(t, "nix-instantiate", "--eval", "-E", expr, "--argstr", "standIn", standIn,
+			"--argstr", "pkgFile", filepath.Join(repoRoot(), "nix", "package.nix"), "--argstr", "attrs", tc.attrs)
+		if !strings.Contains(out+stderr, tc.want) {
+			t.Errorf("%s: got %q (%v), want %q\n%s", tc.attrs, out, err, tc.want, stderr)
+		}
+		if strings.HasPrefix(tc.want, `"`) != (err == nil) {
+			t.Errorf("%s: error %v, want success %v", tc.attrs, err, strings.HasPrefix(tc.want, `"`))
+		}
+	}
 }
 
 // checkoutCopy copies the files git tracks (or, outside a checkout, the

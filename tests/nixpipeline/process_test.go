@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,18 +14,33 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
 )
 
-// process runs the binary's process-manifests over dir, fetching from dir.
+// process runs the binary's process-manifests over dir, fetching from
+// dir with a file:// URL. No --nix-option extra-sandbox-paths: the CLI
+// adds local archives to the store itself.
 func process(t *testing.T, dir string, extra ...string) (int, string, string) {
 	t.Helper()
 	args := append([]string{"process-manifests",
 		"--nix-option", "substituters=",
-		"--nix-option", "extra-sandbox-paths=" + dir,
 		"--redist-name", "sample",
 	}, extra...)
 	args = append(args, "file://"+dir, dir)
 	return runDetector(t, args...)
 }
 
+// builtDerivations lists the derivations a Nix command's log says it built.
+func builtDerivations(stderr string) []string {
+	var built []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "building '") {
+			built = append(built, line)
+		}
+	}
+	return built
+}
+
+// TestProcessManifestsMatchesGolden: the CLI's files are the aggregate
+// derivations' own, byte for byte (the golden files, and what nix-build
+// of default.nix's features.sample gives), and a second run builds nothing.
 func TestProcessManifestsMatchesGolden(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
@@ -40,36 +56,181 @@ func TestProcessManifestsMatchesGolden(t *testing.T) {
 	golden := filepath.Join(repoRoot(), "tests", "golden", "sample")
 	for _, v := range []string{"1.0.0", "2.0.0"} {
 		diffPaths(t, filepath.Join(golden, v, "feature_"+v+".json"), filepath.Join(dir, "feature_"+v+".json"))
+		diffPaths(t, filepath.Join(buildSample(t, `"`+v+`"`), "feature_"+v+".json"), filepath.Join(dir, "feature_"+v+".json"))
 	}
 	diffPaths(t, filepath.Join(golden, "index.json"), index)
+	diffPaths(t, buildSample(t, "index"), index)
 	if want := 3; len(strings.Fields(stdout)) != want {
 		t.Errorf("stdout lists %q, want %d files", stdout, want)
 	}
+
+	// Everything is in the store now: the second run builds nothing.
+	code, stdout2, stderr := process(t, dir, "--index", index)
+	if code != 0 {
+		t.Fatalf("second run: exit %d\n%s", code, stderr)
+	}
+	if built := builtDerivations(stderr); len(built) != 0 {
+		t.Errorf("the second run built %d derivations:\n%s", len(built), strings.Join(built, "\n"))
+	}
+	if stdout2 != stdout {
+		t.Errorf("second run wrote %q, first %q", stdout2, stdout)
+	}
 }
 
-func TestProcessManifestsFilterAndFailure(t *testing.T) {
+// TestProcessManifestsFailureKeepsCompleteFile: an entry that fails leaves
+// the complete feature file of the last good run untouched, names the
+// entry and exits 1; --partial writes what built to a file whose name says
+// so, and says so on stderr; the index is not written.
+func TestProcessManifestsFailureKeepsCompleteFile(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
+	complete := []byte("the complete result of an earlier run\n")
+	final := filepath.Join(dir, "feature_1.0.0.json")
+	if err := os.WriteFile(final, complete, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	rewriteManifest(t, filepath.Join(dir, "redistrib_1.0.0.json"), func(m map[string]any) {
 		leaf(m, "demo_samples", "linux-x86_64")["sha256"] = strings.Repeat("0", 63) + "1"
 	})
-	code, _, stderr := process(t, dir, "--version", "1.0.0")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1\n%s", code, stderr)
-	}
-	if !strings.Contains(stderr, "1 of 6 entries failed: 1.0.0 demo_samples/linux-x86_64/None") {
-		t.Errorf("stderr does not name the failed entry:\n%s", stderr)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "feature_1.0.0.json"))
-	if err != nil {
-		t.Fatalf("the other entries' results were not written: %v", err)
-	}
-	if !strings.Contains(string(data), "cuda_demo_rt") || strings.Contains(string(data), "demo_samples") {
-		t.Errorf("feature_1.0.0.json should hold the built entries only:\n%s", data)
+	index := filepath.Join(t.TempDir(), "index.json")
+	for _, partial := range []bool{false, true} {
+		args := []string{"--version", "1.0.0", "--index", index}
+		if partial {
+			args = append(args, "--partial")
+		}
+		code, stdout, stderr := process(t, dir, args...)
+		if code != 1 {
+			t.Fatalf("partial=%v: exit %d, want 1\n%s", partial, code, stderr)
+		}
+		if !strings.Contains(stderr, "1 of 6 entries failed: 1.0.0 demo_samples/linux-x86_64/None") {
+			t.Errorf("partial=%v: stderr does not name the failed entry:\n%s", partial, stderr)
+		}
+		if data, _ := os.ReadFile(final); string(data) != string(complete) {
+			t.Errorf("partial=%v: feature_1.0.0.json was replaced by:\n%s", partial, data)
+		}
+		if _, err := os.Stat(index); err == nil {
+			t.Errorf("partial=%v: the index was written from a failed run", partial)
+		}
+		partialFile := filepath.Join(dir, "feature_1.0.0.partial.json")
+		data, err := os.ReadFile(partialFile)
+		if !partial {
+			if err == nil {
+				t.Error("a partial file was written without --partial")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("--partial: %v", err)
+		}
+		if !strings.Contains(string(data), "cuda_demo_rt") || strings.Contains(string(data), "demo_samples") {
+			t.Errorf("the partial file should hold the built entries only:\n%s", data)
+		}
+		if !strings.Contains(stdout, partialFile) || !strings.Contains(stderr, "PARTIAL") {
+			t.Errorf("the partial file is not announced:\nstdout %s\nstderr %s", stdout, stderr)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dir, "feature_2.0.0.json")); err == nil {
 		t.Error("--version 1.0.0 also processed 2.0.0")
 	}
+}
+
+// TestProcessManifestsBadManifestFailsAlone: broken JSON, an unknown key
+// and a duplicated key each fail their own manifest, named; the good
+// manifests are still processed; the exit code is 1.
+func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	good, err := os.ReadFile(filepath.Join(dir, "redistrib_2.0.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]string{
+		"redistrib_3.0.0.json": `{"p": {"version": "1"`,
+		"redistrib_3.0.1.json": `{"p": {"version": "1", "linux-riscv64": {}}}`,
+		// Go's gjson would read the first sha256, Nix's fromJSON the last.
+		"redistrib_3.0.2.json": strings.Replace(string(good), `"sha256":`, `"sha256": "`+strings.Repeat("e", 64)+`", "sha256":`, 1),
+	}
+	for name, body := range bad {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := process(t, dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range []string{
+		"redistrib_3.0.0.json: not valid JSON",
+		`redistrib_3.0.1.json: package p: unknown key "linux-riscv64"`,
+		`redistrib_3.0.2.json: package demo_src: platform source: duplicate key "sha256"`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		if !strings.Contains(stdout, "feature_"+v+".json") {
+			t.Errorf("good manifest %s not processed; stdout:\n%s", v, stdout)
+		}
+	}
+	for _, v := range []string{"3.0.0", "3.0.1", "3.0.2"} {
+		if _, err := os.Stat(filepath.Join(dir, "feature_"+v+".json")); err == nil {
+			t.Errorf("bad manifest %s got a feature file", v)
+		}
+	}
+}
+
+// TestProcessManifestsDirectoryNameIsData: the manifest directory reaches
+// Nix as data, never as source: a name holding Nix's interpolation syntax
+// is not evaluated.
+func TestProcessManifestsDirectoryNameIsData(t *testing.T) {
+	requireNix(t)
+	dir := filepath.Join(t.TempDir(), `${builtins.trace "EVALUATED-DIR" "x"}`)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("cp", "-r", filepath.Join(repoRoot(), "sample")+"/.", dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	code, _, stderr := process(t, dir, "--version", "1.0.0")
+	if strings.Contains(stderr, "EVALUATED-DIR") {
+		t.Fatalf("the directory name was evaluated as Nix:\n%s", stderr)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	diffPaths(t, filepath.Join(repoRoot(), "tests", "golden", "sample", "1.0.0", "feature_1.0.0.json"), filepath.Join(dir, "feature_1.0.0.json"))
+}
+
+// TestInstalledLayoutFindsNixLib: the binary laid out as nix/package.nix
+// installs it (bin/ and share/cuda-redist-find-features/{nix,lib/manifest})
+// finds its Nix library from any working directory, without --nix-lib.
+func TestInstalledLayoutFindsNixLib(t *testing.T) {
+	requireNix(t)
+	prefix := t.TempDir()
+	share := filepath.Join(prefix, "share", "cuda-redist-find-features")
+	for _, c := range [][2]string{
+		{detectorBinary(t), filepath.Join(prefix, "bin") + "/"},
+		{filepath.Join(repoRoot(), "nix"), share + "/"},
+		{filepath.Join(repoRoot(), "lib", "manifest"), filepath.Join(share, "lib") + "/"},
+	} {
+		if err := os.MkdirAll(c[1], 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("cp", "-r", c[0], c[1]).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, out)
+		}
+	}
+	dir := copySample(t)
+	cmd := exec.Command(filepath.Join(prefix, "bin", "cuda-redist-find-features"), "process-manifests",
+		"--nix-option", "substituters=", "--redist-name", "sample", "--version", "2.0.0", "file://"+dir, dir)
+	cmd.Dir = t.TempDir() // no nix/ here or above
+	cmd.Env = append(os.Environ(), "CRFF_NIX_LIB=")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("installed binary: %v\n%s", err, out)
+	}
+	diffPaths(t, filepath.Join(repoRoot(), "tests", "golden", "sample", "2.0.0", "feature_2.0.0.json"), filepath.Join(dir, "feature_2.0.0.json"))
 }
 
 func TestProcessManifestsCleanup(t *testing.T) {
@@ -102,7 +263,7 @@ func TestProcessManifestsCleanup(t *testing.T) {
 	}
 	// Whatever the run added is gone again: the fetch, unpack and
 	// detection of the new archive are not in the store any more.
-	drv := mustNix(t, "nix-instantiate", "--option", "extra-sandbox-paths", dir, "-E",
+	drv := mustNix(t, "nix-instantiate", "-E",
 		"("+pipelineExpr(t, dir, "redistrib_2.0.0.json")+").entries.demo_src.source.None.features")
 	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))
 	checked := 0

@@ -1,0 +1,23 @@
+/**
+  The Nix library as the package installs it: nix/*.nix and the
+  lib/manifest/*.json files they read (keys.json, base-urls.json), with
+  the repository's layout, so ../lib/manifest resolves the same way.
+*/
+root:
+builtins.path {
+  path = root;
+  name = "cuda-redist-find-features-nix-lib";
+  filter =
+    path: type:
+    let
+      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
+    in
+    if type == "directory" then
+      builtins.elem rel [
+        "nix"
+        "lib"
+        "lib/manifest"
+      ]
+    else
+      builtins.match "nix/[^/]*\\.nix" rel != null || builtins.match "lib/manifest/[^/]*\\.json" rel != null;
+}

@@ -1,0 +1,214 @@
+package nixpipeline
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+)
+
+// manifestGen builds random manifests: mostly well formed, with a
+// sprinkling of every kind of defect the parsers must refuse (unknown
+// keys, wrong types, unsafe relative paths, bad hashes, undeclared
+// variants). Duplicate keys are not generated: Nix cannot see them (the Go
+// side refuses them before Nix evaluates; see nix/manifest.nix).
+type manifestGen struct{ r *rand.Rand }
+
+func (g manifestGen) chance(p float64) bool { return g.r.Float64() < p }
+
+func (g manifestGen) pick(xs ...any) any { return xs[g.r.Intn(len(xs))] }
+
+func (g manifestGen) relativePath() any {
+	if g.chance(0.97) {
+		return g.pick("p/linux-x86_64/p-1.0-archive.tar.xz", "a.tar.xz", "x/y/z-1_cuda12.zip", "lib+x/a=b.tar.gz", "A-B_C.tar")
+	}
+	return g.pick("/abs/x.tar.xz", "../x.tar.xz", "a/../b.tar.xz", "a/./b", "a b.tar.xz", "x?y", ".hidden", "a//b", "", 7, "a/", strings.Repeat("n", 181))
+}
+
+func (g manifestGen) sha256() any {
+	if g.chance(0.98) {
+		return fmt.Sprintf("%064x", g.r.Int63())
+	}
+	return g.pick(strings.Repeat("A", 64), "abc", 1, strings.Repeat("a", 65))
+}
+
+func (g manifestGen) leaf() any {
+	if g.chance(0.01) {
+		return "not an object"
+	}
+	l := map[string]any{}
+	if g.chance(0.99) {
+		l["relative_path"] = g.relativePath()
+	}
+	if g.chance(0.99) {
+		l["sha256"] = g.sha256()
+	}
+	if g.chance(0.5) {
+		l["md5"] = "0123"
+		if g.chance(0.01) {
+			l["md5"] = 5
+		}
+	}
+	if g.chance(0.5) {
+		l["size"] = "1234"
+		if g.chance(0.01) {
+			l["size"] = 99
+		}
+	}
+	if g.chance(0.01) {
+		l["url"] = "u"
+	}
+	return l
+}
+
+func (g manifestGen) release(variants []string) map[string]any {
+	r := map[string]any{}
+	if g.chance(0.98) {
+		r["version"] = g.pick("1.0", "12.8.57", "2", "3.1", "4", "5", "6", "7", "", 3)
+	}
+	if g.chance(0.5) {
+		r["name"] = "Name"
+		if g.chance(0.02) {
+			r["name"] = 4
+		}
+	}
+	if g.chance(0.3) {
+		r["license"] = "L"
+	}
+	if variants != nil {
+		cv := []any{}
+		for _, v := range variants {
+			cv = append(cv, strings.TrimPrefix(v, "cuda"))
+		}
+		if g.chance(0.02) {
+			cv = append(cv, 13)
+		}
+		r["cuda_variant"] = cv
+		if g.chance(0.01) {
+			r["cuda_variant"] = "12"
+		}
+	}
+	platforms := []any{"linux-x86_64", "linux-sbsa", "linux-aarch64", "windows-x86_64", "linux-all", "source"}
+	if g.chance(0.02) {
+		platforms = append(platforms, "linux-riscv64")
+	}
+	for n := g.r.Intn(4); n > 0; n-- {
+		p := g.pick(platforms...).(string)
+		if variants == nil || p == "source" || g.chance(0.02) {
+			r[p] = g.leaf()
+			continue
+		}
+		vs := map[string]any{}
+		for _, v := range variants {
+			if g.chance(0.8) {
+				vs[v] = g.leaf()
+			}
+		}
+		if g.chance(0.02) {
+			vs[g.pick("cuda13", "cudaX", "cuda").(string)] = g.leaf()
+		}
+		r[p] = vs
+	}
+	return r
+}
+
+func (g manifestGen) manifest() map[string]any {
+	m := map[string]any{}
+	if g.chance(0.7) {
+		m["release_date"] = g.pick("2025-01-01", "2025", "2024", 2025)
+	}
+	if g.chance(0.3) {
+		m["release_label"] = "12.8.0"
+	}
+	for n := 1 + g.r.Intn(3); n > 0; n-- {
+		var variants []string
+		if g.chance(0.4) {
+			variants = []string{"cuda11", "cuda12"}[:1+g.r.Intn(2)]
+		}
+		m[g.pick("cuda_cudart", "libcublas", "a.b", "p-1", "x_y").(string)] = g.release(variants)
+	}
+	if g.chance(0.02) {
+		m["release_notes"] = "x"
+	}
+	return m
+}
+
+// archiveKeys renders entries in one comparable form.
+func archiveKeys(package_, platform, variant, relativePath, sha256, version string) string {
+	return strings.Join([]string{package_, platform, variant, relativePath, sha256, version}, "|")
+}
+
+// TestGoAndNixReadManifestsAlike: on a few hundred generated manifests
+// the Go parser and the Nix walker (nix/manifest.nix, all evaluated in
+// one nix-instantiate) accept the same ones and find the same archives.
+func TestGoAndNixReadManifestsAlike(t *testing.T) {
+	requireNix(t)
+	const n = 400
+	g := manifestGen{rand.New(rand.NewSource(20261123))}
+	dir := t.TempDir()
+	want := make([][]string, n) // nil: refused
+	accepted := 0
+	for i := 0; i < n; i++ {
+		data, err := json.Marshal(g.manifest())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := manifest.Parse(strconv.Itoa(i), data)
+		if err != nil {
+			continue
+		}
+		accepted++
+		keys := []string{}
+		for _, pkg := range m.Packages() {
+			r := m.Releases[pkg]
+			for _, a := range r.Archives {
+				keys = append(keys, archiveKeys(a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, r.Version))
+			}
+		}
+		sort.Strings(keys)
+		want[i] = keys
+	}
+	if accepted < n/4 || accepted > n*3/4 {
+		t.Fatalf("the generator is off balance: %d of %d manifests valid", accepted, n)
+	}
+	const expr = `{ lib, dir, n }:
+let
+  inherit (import (/. + lib + "/manifest.nix")) entries;
+  one = i:
+    let
+      es = entries { name = toString i; manifest = builtins.fromJSON (builtins.readFile (/. + dir + "/${toString i}.json")); };
+      r = builtins.tryEval (builtins.deepSeq es es);
+    in
+    if r.success then map (e: builtins.concatStringsSep "|" [ e.package e.platform (if e.variant == null then "None" else e.variant) e.relativePath e.sha256 e.version ]) r.value else null;
+in builtins.genList one (builtins.fromJSON n)`
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "-E", expr,
+		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
+	var got [][]string
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != n {
+		t.Fatalf("nix result: %v (%d results)", err, len(got))
+	}
+	for i := range got {
+		if got[i] != nil {
+			sort.Strings(got[i])
+			if len(got[i]) == 0 {
+				got[i] = []string{}
+			}
+		}
+		if (got[i] == nil) != (want[i] == nil) || strings.Join(got[i], "\n") != strings.Join(want[i], "\n") {
+			data, _ := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
+			_, goErr := manifest.Parse(strconv.Itoa(i), data)
+			t.Errorf("manifest %d read differently:\n%s\nGo:  %q (error: %v)\nNix: %q", i, data, want[i], goErr, got[i])
+		}
+	}
+	t.Logf("%d manifests, %d valid, all read alike", n, accepted)
+}

@@ -1,0 +1,215 @@
+package nixpipeline
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sshBuilder is an sshd on 127.0.0.1 with its own configuration, host key
+// and client key under a temporary directory, whose logins run a Nix
+// builder with a store of its own (local?root=DIR).
+type sshBuilder struct {
+	dir, port, clientKey, hostKeyPub, wrapper, storeRoot string
+}
+
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return fmt.Sprint(l.Addr().(*net.TCPAddr).Port)
+}
+
+func startSSHBuilder(t *testing.T) *sshBuilder {
+	t.Helper()
+	sshd := "/usr/sbin/sshd"
+	if _, err := os.Stat(sshd); err != nil {
+		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
+			t.Fatalf("no %s (scripts/install-deps.sh installs openssh-server)", sshd)
+		}
+		t.Skip("no sshd")
+	}
+	if os.Getuid() != 0 {
+		t.Skip("the builder logs in as root (Nix is single-user as root here)")
+	}
+	// OpenSSH refuses to start without its privilege separation directory,
+	// an empty runtime directory Debian's service creates at each start;
+	// nothing of the machine's ssh configuration or keys is used.
+	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := &sshBuilder{dir: t.TempDir(), port: freePort(t)}
+	b.clientKey = filepath.Join(b.dir, "client_key")
+	b.storeRoot = filepath.Join(b.dir, "builder-store")
+	b.wrapper = filepath.Join(b.dir, "builder")
+	hostKey := filepath.Join(b.dir, "host_key")
+	for _, k := range []string{hostKey, b.clientKey} {
+		if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", k).CombinedOutput(); err != nil {
+			t.Fatalf("ssh-keygen: %v %s", err, out)
+		}
+	}
+	pub, err := os.ReadFile(hostKey + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.hostKeyPub = base64.StdEncoding.EncodeToString(pub)
+	clientPub, err := os.ReadFile(b.clientKey + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string, mode os.FileMode) string {
+		p := filepath.Join(b.dir, name)
+		if err := os.WriteFile(p, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("authorized_keys", string(clientPub), 0o600)
+	// Nix 2.8 passes no client options to an ssh-ng builder: the builder's
+	// settings are its own, here in the program the login runs.
+	write("builder", "#!/bin/sh\nexec /usr/bin/nix-daemon \"$@\" --option sandbox true --option substituters ''\n", 0o755)
+	config := write("sshd_config", strings.Join([]string{
+		"ListenAddress 127.0.0.1",
+		"Port " + b.port,
+		"HostKey " + hostKey,
+		"AuthorizedKeysFile " + filepath.Join(b.dir, "authorized_keys"),
+		"PermitRootLogin prohibit-password",
+		"PasswordAuthentication no",
+		"KbdInteractiveAuthentication no",
+		"UsePAM no",
+		"StrictModes no",
+		"PidFile " + filepath.Join(b.dir, "sshd.pid"),
+	}, "\n")+"\n", 0o600)
+	var log bytes.Buffer
+	cmd := exec.Command(sshd, "-D", "-e", "-f", config)
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("sshd: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	// Wait for the port (a generous bound: sshd starts in milliseconds).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := net.Dial("tcp", "127.0.0.1:"+b.port)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sshd did not listen: %v\n%s", err, log.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return b
+}
+
+func (b *sshBuilder) uri() string {
+	return "ssh-ng://root@127.0.0.1?remote-store=local?root=" + b.storeRoot + "&remote-program=" + b.wrapper
+}
+
+// builders is the --builders line: URI, system, key, jobs, speed,
+// features, mandatory features, and the host's public key.
+func (b *sshBuilder) builders(system string) string {
+	return strings.Join([]string{b.uri(), system, b.clientKey, "2", "1", "-", "-", b.hostKeyPub}, " ")
+}
+
+// TestRemoteBuilder: with -j 0 (nothing local) the CLI builds the whole
+// sample on an ssh-ng builder with a store of its own; every derivation
+// (unpack, detect, aggregate, index) is built there, the fetches are the
+// archives the CLI added to the store, and the results are the golden files.
+func TestRemoteBuilder(t *testing.T) {
+	requireNix(t)
+	b := startSSHBuilder(t)
+	// A detector no other test used (trailing bytes after the ELF image),
+	// so that every derivation is new to both stores.
+	det := filepath.Join(t.TempDir(), "cuda-redist-find-features")
+	data, err := os.ReadFile(detectorBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, []byte(fmt.Sprintf("\n%s %d\n", t.Name(), time.Now().UnixNano()))...)
+	if err := os.WriteFile(det, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	system := strings.Trim(mustNix(t, "nix-instantiate", "--eval", "-E", "builtins.currentSystem"), `"`)
+	dir := copySample(t)
+	index := filepath.Join(t.TempDir(), "index.json")
+	cmd := exec.Command(det, "process-manifests", "--detector", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
+		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
+		"--remote-only", "--builders", b.builders(system), "file://"+dir, dir)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "NIX_SSHOPTS=-p "+b.port+" -F /dev/null -o IdentitiesOnly=yes")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("process-manifests on the builder: %v\n%s", err, stderr.String())
+	}
+	golden := filepath.Join(repoRoot(), "tests", "golden", "sample")
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		diffPaths(t, filepath.Join(golden, v, "feature_"+v+".json"), filepath.Join(dir, "feature_"+v+".json"))
+	}
+	diffPaths(t, filepath.Join(golden, "index.json"), index)
+
+	// Where was each derivation built? Nix logs "building 'X.drv' on 'URI'"
+	// for remote builds, and the outputs are in the builder's store.
+	remote := map[string]bool{}
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		if strings.HasPrefix(line, "building '") && strings.Contains(line, "' on '"+b.uri()+"'") {
+			drv := strings.TrimPrefix(line, "building '")
+			remote[drv[:strings.Index(drv, "'")]] = true
+			t.Log(line) // Nix's own word on where it built
+		}
+	}
+	// The builder's own log comes back too ("building 'X.drv'..." without
+	// " on "): each such derivation must be one the client sent there.
+	for _, line := range builtDerivations(stderr.String()) {
+		drv := strings.TrimPrefix(line, "building '")
+		if drv = drv[:strings.Index(drv, "'")]; !remote[drv] {
+			t.Errorf("built locally: %s", line)
+		}
+	}
+	for drv := range remote {
+		out := mustNix(t, "nix-store", "-q", "--outputs", drv)
+		if _, err := os.Stat(filepath.Join(b.storeRoot, out)); err != nil {
+			t.Errorf("%s: output %s is not in the builder's store", drv, out)
+		}
+	}
+	// Every derivation of the run but the fetches (their outputs are the
+	// archives the CLI added to the store) was built remotely: all of the
+	// index's closure.
+	var indexDrv string
+	for drv := range remote {
+		if strings.HasSuffix(drv, "-sample-index.drv") {
+			indexDrv = drv
+		}
+	}
+	if indexDrv == "" {
+		t.Fatalf("the index was not built on the builder:\n%s", stderr.String())
+	}
+	want := 0
+	for _, d := range strings.Fields(mustNix(t, "nix-store", "-qR", indexDrv)) {
+		if !strings.HasSuffix(d, ".drv") || strings.HasSuffix(d, ".tar.xz.drv") || strings.HasSuffix(d, ".tar.gz.drv") || strings.HasSuffix(d, ".zip.drv") {
+			continue
+		}
+		want++
+		if !remote[d] {
+			t.Errorf("%s was not built on the builder", d)
+		}
+	}
+	if want < 20 || len(remote) != want {
+		t.Errorf("%d derivations built on the builder, want all %d of the closure", len(remote), want)
+	}
+}
