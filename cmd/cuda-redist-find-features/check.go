@@ -218,11 +218,13 @@ type caseKey struct{ platform, cudaVersion, redist, version string }
 
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	releases := map[[2]string]map[string]string{} // redist, version → package → version
+	parsed := map[string]*manifest.Manifest{}
 	for _, m := range c.manifests {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
 			return err
 		}
+		parsed[m.Path] = mf
 		rs := map[string]string{}
 		for pkg, r := range mf.Releases {
 			rs[pkg] = r.Version
@@ -236,10 +238,14 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no package file calls buildRedist", packagesDir)
 	}
-	entries, err := c.runner.Entries(ctx, c.manifests)
+	plan, err := c.runner.Instantiate(ctx, c.manifests, "")
 	if err != nil {
 		return err
 	}
+	if err := c.runner.AddLocalArchives(ctx, plan, parsed, c.e.log); err != nil {
+		return err
+	}
+	entries := plan.Entries()
 	if err := c.runner.Build(ctx, c.manifests); err != nil {
 		c.e.log.Warn("some detections failed to build; they are reported apart", "error", err)
 	}

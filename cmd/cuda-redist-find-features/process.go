@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -222,7 +219,7 @@ func (p *processRun) run(ctx context.Context) error {
 			}
 		}
 	}
-	if err := p.addLocalArchives(ctx, plan, parsed); err != nil {
+	if err := p.runner.AddLocalArchives(ctx, plan, parsed, p.e.log); err != nil {
 		return err
 	}
 	roots, err := os.MkdirTemp("", "crff-gc-roots-")
@@ -239,7 +236,7 @@ func (p *processRun) run(ctx context.Context) error {
 	for _, m := range plan.Manifests {
 		dir := filepath.Dir(m.Path)
 		final := filepath.Join(dir, "feature_"+m.Version+".json")
-		if exists(m.Aggregate.Out) {
+		if nixrun.Exists(m.Aggregate.Out) {
 			if err := copyOut(filepath.Join(m.Aggregate.Out, "feature_"+m.Version+".json"), final); err != nil {
 				return err
 			}
@@ -249,7 +246,7 @@ func (p *processRun) run(ctx context.Context) error {
 		var failed []string
 		var built []nixrun.Entry
 		for _, e := range m.Entries {
-			if exists(e.OutPath) {
+			if nixrun.Exists(e.OutPath) {
 				built = append(built, e)
 			} else {
 				failed = append(failed, e.ID())
@@ -273,7 +270,7 @@ func (p *processRun) run(ctx context.Context) error {
 		switch {
 		case len(good) < len(p.manifests):
 			problems = append(problems, fmt.Sprintf("index %s not written: not every manifest could be processed", p.indexFile))
-		case plan.Index == nil || !exists(plan.Index.Out):
+		case plan.Index == nil || !nixrun.Exists(plan.Index.Out):
 			problems = append(problems, fmt.Sprintf("index %s not written: its derivation did not build", p.indexFile))
 		default:
 			if err := copyOut(plan.Index.Out, p.indexFile); err != nil {
@@ -302,84 +299,6 @@ func (p *processRun) run(ctx context.Context) error {
 		return errors.New("the Nix build failed, though every result exists")
 	}
 	return nil
-}
-
-// addLocalArchives puts the archives of file:// base URLs into the store
-// as the fixed outputs their fetches would produce (nix-store
-// --add-fixed sha256): no fetch then runs, so the sandbox needs no view
-// of the directory, and remote builders get the archives with the rest
-// of the build's inputs. An archive whose bytes do not match the
-// manifest is left out; its fetch fails, naming it.
-func (p *processRun) addLocalArchives(ctx context.Context, plan *nixrun.Plan, parsed map[string]*manifest.Manifest) error {
-	var files, want []string
-	for _, m := range plan.Manifests {
-		base, ok := localBase(m.BaseURL)
-		if !ok {
-			continue
-		}
-		mf := parsed[m.Path]
-		for _, e := range m.Entries {
-			if exists(e.Src) {
-				continue
-			}
-			a, ok := mf.Archive(e.Package, e.Platform, e.Variant)
-			if !ok {
-				return fmt.Errorf("entry %s: not in manifest %s as the Go parser reads it", e.ID(), m.Path)
-			}
-			file := filepath.Join(base, filepath.FromSlash(a.RelativePath))
-			sum, err := sha256File(file)
-			if err != nil {
-				p.e.log.Warn("local archive unreadable; its fetch will fail", "entry", e.ID(), "error", err)
-				continue
-			}
-			if sum != a.SHA256 {
-				p.e.log.Warn("local archive does not match the manifest's sha256; its fetch will fail", "entry", e.ID(), "file", file, "sha256", sum, "manifest", a.SHA256)
-				continue
-			}
-			files, want = append(files, file), append(want, e.Src)
-		}
-	}
-	added, err := p.runner.AddFixed(ctx, files)
-	if err != nil {
-		return err
-	}
-	for i := range added {
-		if i < len(want) && added[i] != want[i] {
-			p.e.log.Warn("archive added under another store path than its fetch's", "file", files[i], "added", added[i], "fetch", want[i])
-		}
-	}
-	return nil
-}
-
-// localBase is the directory of a file:// base URL on this machine.
-func localBase(url string) (string, bool) {
-	rest, ok := strings.CutPrefix(url, "file://")
-	if !ok {
-		return "", false
-	}
-	rest = strings.TrimPrefix(rest, "localhost")
-	if !strings.HasPrefix(rest, "/") {
-		return "", false
-	}
-	return rest, true
-}
-
-func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func exists(path string) bool {
-	_, err := os.Lstat(path)
-	return path != "" && err == nil
 }
 
 // copyOut replaces dst atomically with the store file src.

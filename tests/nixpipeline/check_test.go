@@ -23,7 +23,7 @@ func packagesDir(t *testing.T, files map[string]string) string {
 
 func checkNixpkgs(t *testing.T, pkgs, sample string, extra ...string) (int, []string, string) {
 	t.Helper()
-	args := append([]string{"check-nixpkgs", "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + sample,
+	args := append([]string{"check-nixpkgs", "--nix-option", "substituters=",
 		"--url", "file://" + sample}, extra...)
 	args = append(args, pkgs, sample)
 	code, stdout, stderr := runDetector(t, args...)
