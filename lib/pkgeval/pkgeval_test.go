@@ -69,8 +69,10 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 		"syntax.nix":   `{ buildRedist }: buildRedist { redistName = "cuda"; pname = `,
 		"typeerr.nix":  `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "typeerr"; outputs = [ "out" ] ++ "lib"; }`,
 		"sbsaonly.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "sbsaonly"; outputs = if backendStdenv.hostRedistSystem == "linux-sbsa" then throw "no sbsa" else [ "out" ]; }`,
-		"inputs.nix": `{ buildRedist, qt6 }: buildRedist { redistName = "cuda"; pname = "inputs"; outputs = [ "out" "lib" ];
-  buildInputs = [ qt6.qtNoSuchModule ]; }`,
+		// A package set's members come from the file's text (qt6.anything);
+		// a stand-in the file cannot extend lacks what it does not have.
+		"inputs.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "inputs"; outputs = [ "out" "lib" ];
+  buildInputs = [ backendStdenv.noSuchInput ]; }`,
 		"badtype.nix":        `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "badtype"; outputs = "out"; }`,
 		"other.nix":          `{ buildRedist }: buildRedist { redistName = "cudnn"; pname = "cudnn"; outputs = throw "never forced"; }`,
 		"stdenv.nix":         `{ backendStdenv }: backendStdenv.mkDerivation { pname = "nccl"; }`,
@@ -97,7 +99,7 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 		check("stdenv.nix", i, Result{NotBuildRedist: true})
 		check("nested/package.nix", i, Result{Pname: "nested", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out"}, HasDeps: true})
 		check("inputs.nix", i, Result{Pname: "inputs", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out", "lib"},
-			DepsError: "error: attribute 'qtNoSuchModule' missing at inputs.nix:2:19"})
+			DepsError: "error: attribute 'noSuchInput' missing at inputs.nix:2:19"})
 		if msg := got["typeerr.nix"][i].Error; !strings.Contains(msg, "error: ") || !strings.Contains(msg, "typeerr.nix:1:") {
 			t.Errorf("typeerr.nix: %q", msg)
 		}
@@ -235,4 +237,65 @@ func FuzzNixMessage(f *testing.F) {
 			t.Fatal("empty message")
 		}
 	})
+}
+
+// Package sets and packages the stand-ins do not list (`qt6.qtdeclarative`,
+// `gst_all_1.gst-plugins-base`, `xorg.libXcursor`, `qt6.qtbase.qtPluginPrefix`)
+// get the members the file selects, as nsight_systems.nix does; a newer
+// file's `cudaConfig` has the capabilities.
+func TestStandInsScopeMembersFromText(t *testing.T) {
+	requireNix(t)
+	dir, files := writeFiles(t, map[string]string{
+		"nsight_systems.nix": `{
+  backendStdenv,
+  buildRedist,
+  cuda_cudart,
+  cudaConfig,
+  glibc,
+  gst_all_1,
+  lib,
+  qt6,
+  xorg,
+}:
+let
+  qtwayland = lib.getLib qt6.qtwayland;
+  qtWaylandPlugins = "${qtwayland}/${qt6.qtbase.qtPluginPrefix}";
+  hostDir =
+    {
+      aarch64-linux = "host-linux-armv8";
+      x86_64-linux = "host-linux-x64";
+    }
+    .${backendStdenv.hostPlatform.system}
+      or (throw "Unsupported system: ${backendStdenv.hostPlatform.system}");
+in
+buildRedist {
+  redistName = "cuda";
+  pname = "nsight_systems";
+  outputs = [ "out" ]
+    ++ lib.optionals (lib.subtractLists [ "7.5" "8.0" "8.6" "8.9" "9.0" "10.0" "12.0" ] cudaConfig.cudaCapabilities == [ ]) [ "lib" ]
+    ++ lib.optionals (lib.versionAtLeast glibc.version "0") [ "bin" ];
+  env.rmPatterns = toString [ "${hostDir}/libexec" ];
+  nativeBuildInputs = [ qt6.wrapQtAppsHook ];
+  buildInputs = [
+    qt6.qtdeclarative
+    (lib.getOutput "stubs" cuda_cudart)
+    gst_all_1.gst-plugins-base
+    qt6.qtbase
+    qtWaylandPlugins
+    xorg.libXcursor
+  ]
+  ++ lib.optionals backendStdenv.hostPlatform.isAarch64 [ gst_all_1.gst-plugins-bad ];
+}
+`,
+	})
+	c := Case{Platform: "linux-x86_64", CudaVersion: "12.8", RedistName: "cuda"}
+	got, err := evaluator().Evaluate(context.Background(), dir, files, []Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Result{Pname: "nsight_systems", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out", "lib", "bin"}, HasDeps: true,
+		BuildInputs: []string{"qtdeclarative", "cuda_cudart", "gst-plugins-base", "qtbase", "libXcursor"}}
+	if diff := cmp.Diff(want, got["nsight_systems.nix"][0], equateEmpty); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
 }
