@@ -2,6 +2,7 @@ package pkgeval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -297,5 +298,58 @@ buildRedist {
 		BuildInputs: []string{"qtdeclarative", "cuda_cudart", "gst-plugins-base", "qtbase", "libXcursor"}}
 	if diff := cmp.Diff(want, got["nsight_systems.nix"][0], equateEmpty); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// One broken file among many is found by halving the set, not by one run
+// per file; a file that does not parse costs one run for every case, not
+// two per case. Run counts, not times: they do not depend on the machine.
+func TestEvaluateFindsBrokenFilesInFewRuns(t *testing.T) {
+	requireNix(t)
+	files := map[string]string{
+		"missing.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "missing"; outputs = backendStdenv.noSuchThing; }`,
+	}
+	for i := 0; i < 15; i++ {
+		name := fmt.Sprintf("good%02d", i)
+		files[name+".nix"] = `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "` + name + `"; outputs = [ "out" ]; }`
+	}
+	dir, names := writeFiles(t, files)
+	e := evaluator()
+	got, err := e.Evaluate(context.Background(), dir, names, twoCases[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["missing.nix"][0].Error == "" || got["good07.nix"][0].Pname != "good07" || len(got) != 16 {
+		t.Fatalf("results: %+v", got)
+	}
+	if e.Runs() >= 16 {
+		t.Errorf("%d nix-instantiate runs for one broken file among 16, want fewer than one per file", e.Runs())
+	}
+
+	var cases []Case
+	for i := 0; i < 10; i++ {
+		cases = append(cases, Case{Platform: "linux-x86_64", CudaVersion: fmt.Sprintf("12.%d", i), RedistName: "cuda"})
+	}
+	dir, names = writeFiles(t, map[string]string{
+		"dup.nix":       "{\n  lib,\n  buildRedist,\n  lib,\n}:\nbuildRedist { redistName = \"cuda\"; pname = \"dup\"; }\n",
+		"a.nix":         `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "a"; }`,
+		"b.nix":         `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "b"; }`,
+		"c/package.nix": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "c"; }`,
+	})
+	e = evaluator()
+	got, err = e.Evaluate(context.Background(), dir, names, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		if want := "error: duplicate formal function argument 'lib' at dup.nix:4:3"; got["dup.nix"][i].Error != want {
+			t.Errorf("case %d: error %q, want %q", i, got["dup.nix"][i].Error, want)
+		}
+		if got["c/package.nix"][i].Pname != "c" {
+			t.Errorf("case %d: c/package.nix: %+v", i, got["c/package.nix"][i])
+		}
+	}
+	if e.Runs() >= int64(len(cases)) {
+		t.Errorf("%d nix-instantiate runs for a file that does not parse, with %d cases: want fewer than one per case", e.Runs(), len(cases))
 	}
 }
