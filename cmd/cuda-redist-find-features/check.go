@@ -86,8 +86,15 @@ func checkNixpkgsCommand() command {
 				for _, dir := range manifestDirs {
 					redist := filepath.Base(mustAbs(dir))
 					url, err := urlFor(urls, redist, len(manifestDirs) == 1)
-					if err != nil {
-						return err
+					switch {
+					case err != nil && *evalOnly:
+						url = "" // nothing is fetched
+					case err != nil:
+						// Nixpkgs has redists base-urls.json does not list (cublasmp,
+						// nvpl, ...): NVIDIA's usual layout; a wrong guess is a fetch
+						// failure, never a wrong archive (the hash is checked).
+						url = nvidiaConventionalBase + redist + "/redist"
+						e.log.Warn("no known base URL for this redist; trying NVIDIA's usual one (pass --url to set it)", "redist", redist, "url", url)
 					}
 					found, err := manifest.FindManifests(dir, flt)
 					if err != nil {
@@ -140,6 +147,9 @@ func checkDirs(nixpkgs string, args []string) (string, []string, error) {
 	}
 	return packages, dirs, nil
 }
+
+// nvidiaConventionalBase + REDIST + "/redist" is where NVIDIA keeps most redists.
+const nvidiaConventionalBase = "https://developer.download.nvidia.com/compute/"
 
 // urlFor picks the base URL of a manifest directory: REDIST=URL, a plain
 // URL when there is one directory, or NVIDIA's known base.
@@ -343,7 +353,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		file, ok := byPname[tg.caseIndex][tg.pkg]
 		if !ok {
 			broken := brokenFiles(results, tg.caseIndex)
-			if contains(broken, tg.pkg+".nix") || contains(broken, tg.pkg+"/package.nix") {
+			if contains(broken, tg.pkg+".nix") || contains(broken, tg.pkg+"/package.nix") || contains(broken, tg.pkg+"/default.nix") {
 				continue // its evaluation error is reported already
 			}
 			f := base

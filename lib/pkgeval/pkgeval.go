@@ -402,7 +402,8 @@ func NixMessage(stderr, dir string) string {
 }
 
 // Files lists the package files of a cuda-modules packages directory:
-// DIR/*.nix and DIR/*/package.nix whose text mentions buildRedist (the
+// DIR/*.nix and DIR/*/package.nix (else DIR/*/default.nix) whose text
+// mentions buildRedist (the
 // other files there are hooks, stdenvs and packages built from source).
 func Files(dir string) ([]string, error) {
 	var files []string
@@ -413,6 +414,16 @@ func Files(dir string) ([]string, error) {
 	nested, err := filepath.Glob(filepath.Join(dir, "*", "package.nix"))
 	if err != nil {
 		return nil, err
+	}
+	// libcal/default.nix: a directory's default.nix, when it has no package.nix.
+	defaults, err := filepath.Glob(filepath.Join(dir, "*", "default.nix"))
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range defaults {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(d), "package.nix")); err != nil {
+			nested = append(nested, d)
+		}
 	}
 	for _, p := range append(top, nested...) {
 		st, err := os.Stat(p)

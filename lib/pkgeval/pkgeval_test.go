@@ -218,12 +218,16 @@ func TestFiles(t *testing.T) {
 		"README.md":         "buildRedist",
 		"f/package.nix":     "{ }: { }",
 		"g.nix/package.nix": "{ buildRedist }: buildRedist { }",
+		// libcal/default.nix in Nixpkgs; a package.nix wins over it.
+		"h/default.nix": "{ buildRedist }: buildRedist (finalAttrs: { })",
+		"h/hook.sh":     "buildRedist",
+		"c/default.nix": "{ buildRedist }: buildRedist { }",
 	})
 	got, err := Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"a.nix", "c/package.nix", "g.nix/package.nix"}; !cmp.Equal(want, got) {
+	if want := []string{"a.nix", "c/package.nix", "g.nix/package.nix", "h/default.nix"}; !cmp.Equal(want, got) {
 		t.Errorf("Files = %v, want %v", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package nixpipeline
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -74,15 +75,31 @@ buildRedist { redistName = "cublasmp"; pname = "libcublasmp"; }
 `,
 		// Takes buildRedist, returns its own set.
 		"cuda_culibos.nix": "{ buildRedist }:\n{\n  redistName = \"cuda\";\n  pname = \"cuda_culibos\";\n  outputs = [ \"out\" ];\n}\n",
-		// No manifest of nvpl is given.
-		"nvpl_fft.nix": "{ buildRedist }:\nbuildRedist {\n  redistName = \"nvpl\";\n  pname = \"nvpl_fft\";\n  outputs = [ \"out\" \"lib\" ];\n}\n",
+		// No manifest of cuquantum is given.
+		"cuquantum.nix": "{ buildRedist }:\nbuildRedist {\n  redistName = \"cuquantum\";\n  pname = \"cuquantum\";\n  outputs = [ \"out\" \"lib\" ];\n}\n",
+		// nvpl: a redist without a known base URL, its manifest named with
+		// two numbers as NVIDIA and Nixpkgs do (redistrib_25.5.json).
+		"nvpl_fft.nix": "{ buildRedist, backendStdenv }:\nbuildRedist {\n  redistName = \"nvpl\";\n  pname = \"nvpl_fft\";\n" +
+			"  outputs = if backendStdenv.hostRedistSystem == \"linux-sbsa\" then throw \"nvpl_fft evaluated on linux-sbsa\" else [ \"out\" ];\n}\n",
 	})
-	code, lines, stderr = runCheck(t, noArchives, append([]string{"--eval-only", packagesDir(t, broken)}, dirs...)...)
+	nvpl := filepath.Join(manifests, "nvpl")
+	if err := os.MkdirAll(nvpl, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nvplManifest := `{"release_date": "2025-05-28", "release_label": "25.5", "release_product": "nvpl",
+  "nvpl_fft": {"name": "NVPL FFT", "license": "NVPL", "version": "0.4.2.1",
+    "linux-sbsa": {"relative_path": "nvpl_fft/linux-sbsa/nvpl_fft-linux-sbsa-0.4.2.1-archive.tar.xz",
+      "sha256": "` + strings.Repeat("ab", 32) + `", "md5": "` + strings.Repeat("cd", 16) + `", "size": "1"}}}`
+	if err := os.WriteFile(filepath.Join(nvpl, "redistrib_25.5.json"), []byte(nvplManifest), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, lines, stderr = runCheck(t, noArchives, append([]string{"--eval-only", packagesDir(t, broken)}, append(dirs, nvpl)...)...)
 	want := []string{
 		"HINT  cuda_culibos.nix: the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked",
+		"HINT  cuquantum.nix: redistName cuquantum: no manifest of this redist was given, so the file was evaluated only as far as its redistName",
 		"ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:60",
 		"ERROR libcublasmp.nix: does not evaluate: error: duplicate formal function argument 'lib' at libcublasmp.nix:4:3",
-		"HINT  nvpl_fft.nix: redistName nvpl: no manifest of this redist was given, so the file was evaluated only as far as its redistName",
+		"ERROR nvpl_fft.nix: does not evaluate: error: nvpl_fft evaluated on linux-sbsa",
 	}
 	if code != 1 || !cmp.Equal(want, lines) {
 		t.Fatalf("exit %d (want 1), (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, lines), stderr)
