@@ -84,6 +84,35 @@ let
   # A package set argument (`qt6.qtwayland`): each attribute asked for is a package.
   packageSet = name: names: listToAttrs (map (n: { name = n; value = package n; }) names) // { __crffPackage = name; };
 
+  # The dotted paths a file's text selects from each name (`qt6.qtbase.qtPluginPrefix`
+  # gives qt6 → [ [ "qtbase" "qtPluginPrefix" ] ]), so a package or package
+  # set argument has every member the file asks of it (`gst_all_1.gstreamer`,
+  # `xorg.libXcursor`, `qt6.qtdeclarative`) without the stand-in listing
+  # Nixpkgs' scopes. Quoted members (`x."a b"`) are not seen; they are rare.
+  selections =
+    text:
+    let
+      ident = "[A-Za-z_][A-Za-z0-9_'-]*";
+      found = filter isList (builtins.split "(${ident})((\\.${ident})+)" text);
+      paths = map (m: {
+        head = builtins.elemAt m 0;
+        tail = filter (s: isString s && s != "") (builtins.split "\\." (builtins.elemAt m 1));
+      }) found;
+    in
+    builtins.mapAttrs (_: ps: map (p: p.tail) ps) (builtins.groupBy (p: p.head) paths);
+
+  # withMembers base paths: base, with each path's missing attributes
+  # added as packages named after the member; what base has is kept.
+  withMembers =
+    base: paths:
+    if !(isAttrs base) || paths == [ ] then
+      base
+    else
+      base
+      // builtins.mapAttrs (name: ps: withMembers (base.${name} or (package name)) (filter (p: p != [ ]) (map builtins.tail ps))) (
+        builtins.groupBy builtins.head (filter (p: p != [ ]) paths)
+      );
+
   nixSystemOf = {
     linux-x86_64 = "x86_64-linux";
     linux-sbsa = "aarch64-linux";
@@ -151,6 +180,12 @@ let
           _mkCudaVariant = v: "cuda${lib.versions.major v}";
         };
       };
+      # Newer package files take the package set's configuration as one set.
+      cudaConfig = {
+        inherit cudaCapabilities;
+        hostRedistSystem = case.platform;
+        inherit hostNixSystem;
+      };
       config = {
         cudaSupport = true;
         allowUnfree = true;
@@ -208,21 +243,30 @@ let
   typed = name: ok: v: if ok v then v else throw "buildRedist argument ${name} has the wrong type (${builtins.typeOf v})";
 
   evalCase =
-    file: case:
+    file:
     let
-      fn = import (/. + req.dir + "/${file}");
+      path = /. + req.dir + "/${file}";
+      selected = selections (builtins.readFile path);
+    in
+    case:
+    let
+      fn = import path;
       given = standins case;
       declared = functionArgs fn;
-      # An argument with a default the stand-ins do not provide keeps its default.
+      # An argument with a default the stand-ins do not provide keeps its
+      # default. Package sets and packages get the members the file selects.
+      isScope = name: given ? ${name} && given.${name} ? __crffPackage;
       args = listToAttrs (
         concatMap (
           name:
-          if given ? ${name} then
+          if isScope name then
+            [ { inherit name; value = withMembers given.${name} (selected.${name} or [ ]); } ]
+          else if given ? ${name} then
             [ { inherit name; value = given.${name}; } ]
           else if declared.${name} then
             [ ]
           else
-            [ { inherit name; value = package name; } ]
+            [ { inherit name; value = withMembers (package name) (selected.${name} or [ ]); } ]
         ) (attrNames declared)
       );
       r = fn args;

@@ -56,6 +56,7 @@ func checkNixpkgsCommand() command {
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			hints := fs.Bool("hints", true, "also print hints: outputs that could be split off, unused or unresolvable dependencies (never an error)")
 			jsonOut := fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path)")
+			evalOnly := fs.Bool("eval-only", false, "only evaluate the package files (for every platform and CUDA version of the manifests), fetching no archive: seconds, not hours")
 			jobs := fs.Int("eval-jobs", 0, "nix-instantiate processes at once when package files are evaluated one by one (default: the number of CPUs)")
 			nf := addNixFlags(fs)
 			return func(args []string) error {
@@ -72,7 +73,7 @@ func checkNixpkgsCommand() command {
 					return err
 				}
 				runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
-				c := checkRun{e: e, runner: runner, globstar: *globstar, hints: *hints, json: *jsonOut, cudaVersion: *cudaVersion,
+				c := checkRun{e: e, runner: runner, globstar: *globstar, hints: *hints, json: *jsonOut, cudaVersion: *cudaVersion, evalOnly: *evalOnly,
 					eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *jobs}}
 				if c.eval.Jobs <= 0 {
 					c.eval.Jobs = runtime.NumCPU()
@@ -85,8 +86,15 @@ func checkNixpkgsCommand() command {
 				for _, dir := range manifestDirs {
 					redist := filepath.Base(mustAbs(dir))
 					url, err := urlFor(urls, redist, len(manifestDirs) == 1)
-					if err != nil {
-						return err
+					switch {
+					case err != nil && *evalOnly:
+						url = "" // nothing is fetched
+					case err != nil:
+						// Nixpkgs has redists base-urls.json does not list (cublasmp,
+						// nvpl, ...): NVIDIA's usual layout; a wrong guess is a fetch
+						// failure, never a wrong archive (the hash is checked).
+						url = nvidiaConventionalBase + redist + "/redist"
+						e.log.Warn("no known base URL for this redist; trying NVIDIA's usual one (pass --url to set it)", "redist", redist, "url", url)
 					}
 					found, err := manifest.FindManifests(dir, flt)
 					if err != nil {
@@ -140,6 +148,9 @@ func checkDirs(nixpkgs string, args []string) (string, []string, error) {
 	return packages, dirs, nil
 }
 
+// nvidiaConventionalBase + REDIST + "/redist" is where NVIDIA keeps most redists.
+const nvidiaConventionalBase = "https://developer.download.nvidia.com/compute/"
+
 // urlFor picks the base URL of a manifest directory: REDIST=URL, a plain
 // URL when there is one directory, or NVIDIA's known base.
 func urlFor(urls []string, redist string, single bool) (string, error) {
@@ -170,6 +181,9 @@ type checkRun struct {
 	hints       bool
 	json        bool
 	cudaVersion string
+	// evalOnly: evaluate the package files for the manifests' cases and
+	// report what does not evaluate; no archive is fetched or checked.
+	evalOnly bool
 }
 
 // target is one archive to check: its detection, and the case to
@@ -219,6 +233,7 @@ type caseKey struct{ platform, cudaVersion, redist, version string }
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	releases := map[[2]string]map[string]string{} // redist, version → package → version
 	parsed := map[string]*manifest.Manifest{}
+	var manifestEntries []nixrun.Entry // every archive, as the pipeline would list it
 	for _, m := range c.manifests {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
@@ -230,6 +245,9 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 			rs[pkg] = r.Version
 		}
 		releases[[2]string{m.RedistName, m.Version}] = rs
+		for _, a := range mf.Archives() {
+			manifestEntries = append(manifestEntries, nixrun.Entry{Manifest: m.Version, Redist: m.RedistName, Package: a.Package, Platform: a.Platform, Variant: a.VariantKey()})
+		}
 	}
 	files, err := pkgeval.Files(packagesDir)
 	if err != nil {
@@ -238,16 +256,19 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no package file calls buildRedist", packagesDir)
 	}
-	plan, err := c.runner.Instantiate(ctx, c.manifests, "")
-	if err != nil {
-		return err
-	}
-	if err := c.runner.AddLocalArchives(ctx, plan, parsed, c.e.log); err != nil {
-		return err
-	}
-	entries := plan.Entries()
-	if err := c.runner.Build(ctx, c.manifests); err != nil {
-		c.e.log.Warn("some detections failed to build; they are reported apart", "error", err)
+	entries := manifestEntries
+	if !c.evalOnly {
+		plan, err := c.runner.Instantiate(ctx, c.manifests, "")
+		if err != nil {
+			return err
+		}
+		if err := c.runner.AddLocalArchives(ctx, plan, parsed, c.e.log); err != nil {
+			return err
+		}
+		entries = plan.Entries()
+		if err := c.runner.Build(ctx, c.manifests); err != nil {
+			c.e.log.Warn("some detections failed to build; they are reported apart", "error", err)
+		}
 	}
 
 	var targets []target
@@ -277,6 +298,9 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 			caseNames = append(caseNames, fmt.Sprintf("%s %s on %s with CUDA %s", key.redist, key.version, key.platform, key.cudaVersion))
 		}
 		tg.caseIndex = i
+		if c.evalOnly {
+			continue
+		}
 		f, err := features.ReadFeatures(en.OutPath)
 		if err != nil {
 			findings = append(findings, finding{Level: "failure", Kind: "fetchFailure", Package: en.Package, Platform: en.Platform, Variant: en.Variant, Version: m.Version,
@@ -293,6 +317,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	}
 	c.e.log.Info("evaluated package files", "files", len(files), "cases", len(cases), "nix-instantiate runs", c.eval.Runs())
 	findings = append(findings, evalFindings(files, results, caseNames)...)
+	findings = append(findings, noManifestFindings(files, results)...)
 
 	// Per case: pname → file.
 	byPname := make([]map[string]string, len(cases))
@@ -334,7 +359,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		file, ok := byPname[tg.caseIndex][tg.pkg]
 		if !ok {
 			broken := brokenFiles(results, tg.caseIndex)
-			if contains(broken, tg.pkg+".nix") || contains(broken, tg.pkg+"/package.nix") {
+			if contains(broken, tg.pkg+".nix") || contains(broken, tg.pkg+"/package.nix") || contains(broken, tg.pkg+"/default.nix") {
 				continue // its evaluation error is reported already
 			}
 			f := base
@@ -451,13 +476,38 @@ func evalFindings(files []string, results map[string][]pkgeval.Result, caseNames
 	return out
 }
 
+// noManifestFindings: a file whose redist no manifest given has was
+// skipped in every case, so only its redistName was evaluated; a file
+// that names buildRedist but returns something else was not checked at
+// all. Say so rather than let them pass for checked.
+func noManifestFindings(files []string, results map[string][]pkgeval.Result) []finding {
+	var out []finding
+	for _, file := range files {
+		rs := results[file]
+		skipped, notBuildRedist := len(rs) > 0, len(rs) > 0
+		for _, r := range rs {
+			skipped = skipped && r.Skip
+			notBuildRedist = notBuildRedist && r.NotBuildRedist
+		}
+		if notBuildRedist {
+			out = append(out, finding{Level: "hint", Kind: "notBuildRedist", File: file,
+				Message: "the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked"})
+		}
+		if skipped {
+			out = append(out, finding{Level: "hint", Kind: "noManifest", File: file,
+				Message: "redistName " + rs[0].RedistName + ": no manifest of this redist was given, so the file was evaluated only as far as its redistName"})
+		}
+	}
+	return out
+}
+
 // report prints the findings (evaluation errors first, then by package,
 // platform, variant and version, then the archives that failed to build),
 // and returns the error that sets the exit code.
 func (c *checkRun) report(findings []finding) error {
 	rank := func(f finding) int {
 		switch {
-		case f.Kind == "evalError" || f.Kind == "inputsEvalError" || f.Kind == "duplicatePname":
+		case f.Kind == "evalError" || f.Kind == "inputsEvalError" || f.Kind == "duplicatePname" || f.Kind == "noManifest" || f.Kind == "notBuildRedist":
 			return 0
 		case f.Level == "failure":
 			return 2

@@ -14,9 +14,9 @@ import (
 )
 
 // ManifestFile matches the name of a manifest: redistrib_<version>.json,
-// with 3 or 4 numeric components. Feature files (feature_<version>.json)
-// never match.
-var ManifestFile = regexp.MustCompile(`^redistrib_(\d+\.\d+\.\d+(?:\.\d+)?)\.json$`)
+// with 2 to 4 numeric components (nvpl has redistrib_25.5.json). Feature
+// files (feature_<version>.json) never match.
+var ManifestFile = regexp.MustCompile(`^redistrib_(\d+\.\d+(?:\.\d+){0,2})\.json$`)
 
 // Filter selects manifest versions: one exact version, or a range.
 type Filter struct {

@@ -44,3 +44,30 @@ func TestIncomparableVersions(t *testing.T) {
 		t.Errorf("FindManifests without a filter: %v, %v", found, err)
 	}
 }
+
+// NVIDIA names some manifests with two numbers (nvpl's redistrib_25.5.json,
+// kept so in Nixpkgs' _cuda/manifests/nvpl): found, and ordered with the others,
+// as nix/bundled.nix finds them.
+func TestFindManifestsTwoNumberVersions(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"redistrib_25.5.json", "redistrib_25.1.1.json", "redistrib_26.5.json", "redistrib_25.json", "redistrib_x.json"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := manifest.NewFilter("", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := manifest.FindManifests(dir, all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range found {
+		got = append(got, m.Version)
+	}
+	if want := "25.1.1 25.5 26.5"; strings.Join(got, " ") != want {
+		t.Errorf("FindManifests = %v, want %s", got, want)
+	}
+}

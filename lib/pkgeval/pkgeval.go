@@ -7,7 +7,8 @@
 // The strategy, chosen by measurement (README, "Drift check"): one
 // nix-instantiate for every file and case (0.08 s for 75 files × 3
 // cases, against 4.7 s for one process per file on 2 workers); when it
-// fails, one per file on a bounded pool of workers;
+// fails, the set is halved until the failing files stand alone (a bounded
+// number of processes at once);
 // for a file that fails, one per case, and for a case that fails, once more
 // without the build inputs, so its outputs are still checked. Each failing
 // file or case keeps Nix's own message.
@@ -146,40 +147,73 @@ func (e *Evaluator) Evaluate(ctx context.Context, dir string, files []string, ca
 	if !errors.As(err, &ee) {
 		return nil, err
 	}
-	// Some file fails: evaluate them one by one.
+	// Some file fails: find it by halving the set, so one broken file
+	// among n costs about 2·log2(n) runs rather than n.
 	out := make(map[string][]Result, len(files))
 	var mu sync.Mutex
-	var firstErr error
+	put := func(file string, rs []Result) {
+		mu.Lock()
+		out[file] = rs
+		mu.Unlock()
+	}
 	jobs := e.Jobs
 	if jobs < 1 {
 		jobs = 2
 	}
-	work := make(chan string)
-	var wg sync.WaitGroup
-	for i := 0; i < jobs; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for file := range work {
-				rs, err := e.file(ctx, dir, file, cases)
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				out[file] = rs
-				mu.Unlock()
-			}
-		}()
-	}
-	for _, f := range files {
-		work <- f
-	}
-	close(work)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	slots := make(chan struct{}, jobs)
+	if err := e.split(ctx, dir, files, cases, slots, put); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// split evaluates the two halves of files, a set known to fail, each as
+// one run, and splits again the halves that fail; a file alone goes to
+// e.file. At most cap(slots) nix-instantiate processes run at once.
+func (e *Evaluator) split(ctx context.Context, dir string, files []string, cases []Case, slots chan struct{}, put func(string, []Result)) error {
+	if len(files) == 1 {
+		slots <- struct{}{}
+		rs, err := e.file(ctx, dir, files[0], cases)
+		<-slots
+		if err != nil {
+			return err
+		}
+		put(files[0], rs)
+		return nil
+	}
+	mid := len(files) / 2
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, half := range [][]string{files[:mid], files[mid:]} {
+		wg.Add(1)
+		go func(i int, half []string) {
+			defer wg.Done()
+			errs[i] = e.group(ctx, dir, half, cases, slots, put)
+		}(i, half)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// group evaluates files in one run, and splits them when that fails.
+func (e *Evaluator) group(ctx context.Context, dir string, files []string, cases []Case, slots chan struct{}, put func(string, []Result)) error {
+	if len(files) == 1 {
+		return e.split(ctx, dir, files, cases, slots, put)
+	}
+	slots <- struct{}{}
+	got, err := e.run(ctx, dir, files, cases, true)
+	<-slots
+	var ee *evalError
+	switch {
+	case err == nil:
+		for file, rs := range got {
+			put(file, rs)
+		}
+		return nil
+	case errors.As(err, &ee):
+		return e.split(ctx, dir, files, cases, slots, put)
+	}
+	return err
 }
 
 // file evaluates one file for all cases, then case by case when that fails.
@@ -195,6 +229,17 @@ func (e *Evaluator) file(ctx context.Context, dir, file string, cases []Case) ([
 	if len(cases) == 1 {
 		return []Result{e.oneCase(ctx, dir, file, cases[0], ee.message)}, nil
 	}
+	// A file that does not parse fails every case alike: one run says so,
+	// rather than two per case.
+	if msg, err := e.parse(ctx, dir, file); err != nil {
+		return nil, err
+	} else if msg != "" {
+		rs := make([]Result, len(cases))
+		for i := range rs {
+			rs[i] = Result{Error: msg}
+		}
+		return rs, nil
+	}
 	rs := make([]Result, len(cases))
 	for i, c := range cases {
 		one, err := e.run(ctx, dir, []string{file}, []Case{c}, true)
@@ -208,6 +253,28 @@ func (e *Evaluator) file(ctx context.Context, dir, file string, cases []Case) ([
 		}
 	}
 	return rs, nil
+}
+
+// parse returns Nix's message when file is not a valid Nix expression
+// (syntax error, duplicate argument), "" when it parses.
+func (e *Evaluator) parse(ctx context.Context, dir, file string) (string, error) {
+	args := []string{"--parse", filepath.Join(dir, filepath.FromSlash(file))}
+	for _, o := range e.Options {
+		args = append(args, "--option", o[0], o[1])
+	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
+	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
+	e.runs.Add(1)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && ctx.Err() == nil {
+		return NixMessage(stderr.String(), dir), nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("parse %s: nix-instantiate: %w", file, err)
+	}
+	return "", nil
 }
 
 // oneCase handles a case that failed: without the inputs, does the
@@ -335,7 +402,8 @@ func NixMessage(stderr, dir string) string {
 }
 
 // Files lists the package files of a cuda-modules packages directory:
-// DIR/*.nix and DIR/*/package.nix whose text mentions buildRedist (the
+// DIR/*.nix and DIR/*/package.nix (else DIR/*/default.nix) whose text
+// mentions buildRedist (the
 // other files there are hooks, stdenvs and packages built from source).
 func Files(dir string) ([]string, error) {
 	var files []string
@@ -346,6 +414,16 @@ func Files(dir string) ([]string, error) {
 	nested, err := filepath.Glob(filepath.Join(dir, "*", "package.nix"))
 	if err != nil {
 		return nil, err
+	}
+	// libcal/default.nix: a directory's default.nix, when it has no package.nix.
+	defaults, err := filepath.Glob(filepath.Join(dir, "*", "default.nix"))
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range defaults {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(d), "package.nix")); err != nil {
+			nested = append(nested, d)
+		}
 	}
 	for _, p := range append(top, nested...) {
 		st, err := os.Stat(p)

@@ -2,6 +2,7 @@ package pkgeval
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,8 +70,10 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 		"syntax.nix":   `{ buildRedist }: buildRedist { redistName = "cuda"; pname = `,
 		"typeerr.nix":  `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "typeerr"; outputs = [ "out" ] ++ "lib"; }`,
 		"sbsaonly.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "sbsaonly"; outputs = if backendStdenv.hostRedistSystem == "linux-sbsa" then throw "no sbsa" else [ "out" ]; }`,
-		"inputs.nix": `{ buildRedist, qt6 }: buildRedist { redistName = "cuda"; pname = "inputs"; outputs = [ "out" "lib" ];
-  buildInputs = [ qt6.qtNoSuchModule ]; }`,
+		// A package set's members come from the file's text (qt6.anything);
+		// a stand-in the file cannot extend lacks what it does not have.
+		"inputs.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "inputs"; outputs = [ "out" "lib" ];
+  buildInputs = [ backendStdenv.noSuchInput ]; }`,
 		"badtype.nix":        `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "badtype"; outputs = "out"; }`,
 		"other.nix":          `{ buildRedist }: buildRedist { redistName = "cudnn"; pname = "cudnn"; outputs = throw "never forced"; }`,
 		"stdenv.nix":         `{ backendStdenv }: backendStdenv.mkDerivation { pname = "nccl"; }`,
@@ -97,7 +100,7 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 		check("stdenv.nix", i, Result{NotBuildRedist: true})
 		check("nested/package.nix", i, Result{Pname: "nested", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out"}, HasDeps: true})
 		check("inputs.nix", i, Result{Pname: "inputs", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out", "lib"},
-			DepsError: "error: attribute 'qtNoSuchModule' missing at inputs.nix:2:19"})
+			DepsError: "error: attribute 'noSuchInput' missing at inputs.nix:2:19"})
 		if msg := got["typeerr.nix"][i].Error; !strings.Contains(msg, "error: ") || !strings.Contains(msg, "typeerr.nix:1:") {
 			t.Errorf("typeerr.nix: %q", msg)
 		}
@@ -215,12 +218,16 @@ func TestFiles(t *testing.T) {
 		"README.md":         "buildRedist",
 		"f/package.nix":     "{ }: { }",
 		"g.nix/package.nix": "{ buildRedist }: buildRedist { }",
+		// libcal/default.nix in Nixpkgs; a package.nix wins over it.
+		"h/default.nix": "{ buildRedist }: buildRedist (finalAttrs: { })",
+		"h/hook.sh":     "buildRedist",
+		"c/default.nix": "{ buildRedist }: buildRedist { }",
 	})
 	got, err := Files(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"a.nix", "c/package.nix", "g.nix/package.nix"}; !cmp.Equal(want, got) {
+	if want := []string{"a.nix", "c/package.nix", "g.nix/package.nix", "h/default.nix"}; !cmp.Equal(want, got) {
 		t.Errorf("Files = %v, want %v", got, want)
 	}
 }
@@ -235,4 +242,118 @@ func FuzzNixMessage(f *testing.F) {
 			t.Fatal("empty message")
 		}
 	})
+}
+
+// Package sets and packages the stand-ins do not list (`qt6.qtdeclarative`,
+// `gst_all_1.gst-plugins-base`, `xorg.libXcursor`, `qt6.qtbase.qtPluginPrefix`)
+// get the members the file selects, as nsight_systems.nix does; a newer
+// file's `cudaConfig` has the capabilities.
+func TestStandInsScopeMembersFromText(t *testing.T) {
+	requireNix(t)
+	dir, files := writeFiles(t, map[string]string{
+		"nsight_systems.nix": `{
+  backendStdenv,
+  buildRedist,
+  cuda_cudart,
+  cudaConfig,
+  glibc,
+  gst_all_1,
+  lib,
+  qt6,
+  xorg,
+}:
+let
+  qtwayland = lib.getLib qt6.qtwayland;
+  qtWaylandPlugins = "${qtwayland}/${qt6.qtbase.qtPluginPrefix}";
+  hostDir =
+    {
+      aarch64-linux = "host-linux-armv8";
+      x86_64-linux = "host-linux-x64";
+    }
+    .${backendStdenv.hostPlatform.system}
+      or (throw "Unsupported system: ${backendStdenv.hostPlatform.system}");
+in
+buildRedist {
+  redistName = "cuda";
+  pname = "nsight_systems";
+  outputs = [ "out" ]
+    ++ lib.optionals (lib.subtractLists [ "7.5" "8.0" "8.6" "8.9" "9.0" "10.0" "12.0" ] cudaConfig.cudaCapabilities == [ ]) [ "lib" ]
+    ++ lib.optionals (lib.versionAtLeast glibc.version "0") [ "bin" ];
+  env.rmPatterns = toString [ "${hostDir}/libexec" ];
+  nativeBuildInputs = [ qt6.wrapQtAppsHook ];
+  buildInputs = [
+    qt6.qtdeclarative
+    (lib.getOutput "stubs" cuda_cudart)
+    gst_all_1.gst-plugins-base
+    qt6.qtbase
+    qtWaylandPlugins
+    xorg.libXcursor
+  ]
+  ++ lib.optionals backendStdenv.hostPlatform.isAarch64 [ gst_all_1.gst-plugins-bad ];
+}
+`,
+	})
+	c := Case{Platform: "linux-x86_64", CudaVersion: "12.8", RedistName: "cuda"}
+	got, err := evaluator().Evaluate(context.Background(), dir, files, []Case{c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Result{Pname: "nsight_systems", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out", "lib", "bin"}, HasDeps: true,
+		BuildInputs: []string{"qtdeclarative", "cuda_cudart", "gst-plugins-base", "qtbase", "libXcursor"}}
+	if diff := cmp.Diff(want, got["nsight_systems.nix"][0], equateEmpty); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// One broken file among many is found by halving the set, not by one run
+// per file; a file that does not parse costs one run for every case, not
+// two per case. Run counts, not times: they do not depend on the machine.
+func TestEvaluateFindsBrokenFilesInFewRuns(t *testing.T) {
+	requireNix(t)
+	files := map[string]string{
+		"missing.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "missing"; outputs = backendStdenv.noSuchThing; }`,
+	}
+	for i := 0; i < 15; i++ {
+		name := fmt.Sprintf("good%02d", i)
+		files[name+".nix"] = `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "` + name + `"; outputs = [ "out" ]; }`
+	}
+	dir, names := writeFiles(t, files)
+	e := evaluator()
+	got, err := e.Evaluate(context.Background(), dir, names, twoCases[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["missing.nix"][0].Error == "" || got["good07.nix"][0].Pname != "good07" || len(got) != 16 {
+		t.Fatalf("results: %+v", got)
+	}
+	if e.Runs() >= 16 {
+		t.Errorf("%d nix-instantiate runs for one broken file among 16, want fewer than one per file", e.Runs())
+	}
+
+	var cases []Case
+	for i := 0; i < 10; i++ {
+		cases = append(cases, Case{Platform: "linux-x86_64", CudaVersion: fmt.Sprintf("12.%d", i), RedistName: "cuda"})
+	}
+	dir, names = writeFiles(t, map[string]string{
+		"dup.nix":       "{\n  lib,\n  buildRedist,\n  lib,\n}:\nbuildRedist { redistName = \"cuda\"; pname = \"dup\"; }\n",
+		"a.nix":         `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "a"; }`,
+		"b.nix":         `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "b"; }`,
+		"c/package.nix": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "c"; }`,
+	})
+	e = evaluator()
+	got, err = e.Evaluate(context.Background(), dir, names, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		if want := "error: duplicate formal function argument 'lib' at dup.nix:4:3"; got["dup.nix"][i].Error != want {
+			t.Errorf("case %d: error %q, want %q", i, got["dup.nix"][i].Error, want)
+		}
+		if got["c/package.nix"][i].Pname != "c" {
+			t.Errorf("case %d: c/package.nix: %+v", i, got["c/package.nix"][i])
+		}
+	}
+	if e.Runs() >= int64(len(cases)) {
+		t.Errorf("%d nix-instantiate runs for a file that does not parse, with %d cases: want fewer than one per case", e.Runs(), len(cases))
+	}
 }
