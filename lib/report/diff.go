@@ -21,19 +21,19 @@ type Changes struct {
 // ArchiveChange is one platform/variant of a package in both releases,
 // or in one only (Added/Removed).
 type ArchiveChange struct {
-	Package         string   `json:"package"`
-	Platform        string   `json:"platform"`
-	Variant         string   `json:"variant"`
-	Added           bool     `json:"added"`
-	Removed         bool     `json:"removed"`
-	OutputsGained   []string `json:"outputsGained"`
-	OutputsLost     []string `json:"outputsLost"`
-	SASSGained      []string `json:"sassGained"`
-	SASSLost        []string `json:"sassLost"`
-	PTXGained       []string `json:"ptxGained"`
-	PTXLost         []string `json:"ptxLost"`
-	SonamesAdded    []string `json:"sonamesAdded"`
-	SonamesRemoved  []string `json:"sonamesRemoved"`
+	Package        string   `json:"package"`
+	Platform       string   `json:"platform"`
+	Variant        string   `json:"variant"`
+	Added          bool     `json:"added"`
+	Removed        bool     `json:"removed"`
+	OutputsGained  []string `json:"outputsGained"`
+	OutputsLost    []string `json:"outputsLost"`
+	SASSGained     []string `json:"sassGained"`
+	SASSLost       []string `json:"sassLost"`
+	PTXGained      []string `json:"ptxGained"`
+	PTXLost        []string `json:"ptxLost"`
+	SonamesAdded   []string `json:"sonamesAdded"`
+	SonamesRemoved []string `json:"sonamesRemoved"`
 	// NarHashChanged is set when the package's version string is the same
 	// in both releases but the unpacked content differs: a silent
 	// re-upload, which a Nixpkgs hash pin will notice.
