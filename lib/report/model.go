@@ -162,7 +162,7 @@ func Build(aggs []*Aggregate, against string) (*Report, error) {
 			return nil, fmt.Errorf("version %s %s given twice", a.Redist, a.Version)
 		}
 		seen[a.Version] = true
-		r.Releases = append(r.Releases, buildRelease(a))
+		r.Releases = append(r.Releases, ReleaseOf(a))
 	}
 	sort.Slice(r.Releases, func(i, j int) bool {
 		return CompareVersions(r.Releases[i].Version, r.Releases[j].Version) < 0
@@ -200,7 +200,8 @@ func (r *Report) Versions() []string {
 	return vs
 }
 
-func buildRelease(a *Aggregate) Release {
+// ReleaseOf is the model of one aggregate.
+func ReleaseOf(a *Aggregate) Release {
 	rel := Release{Version: a.Version, Packages: []Package{}}
 	platforms := map[string]bool{}
 	archs := map[string]bool{}
