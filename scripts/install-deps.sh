@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Install, from Debian's packages, what the tests and the sample need and
 # this machine lacks: Nix (nix-bin), patchelf (an oracle), bzip2 and xz
-# (fixtures, benchmarks), gcc and binutils (toolchain-built fixtures).
+# (fixtures, benchmarks), gcc and binutils (toolchain-built fixtures),
+# chromium (the report's headless-browser test).
 set -euo pipefail
 need=()
 command -v nix-build >/dev/null || need+=(nix-bin)
@@ -12,6 +13,7 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v objcopy >/dev/null || need+=(binutils)
 command -v git >/dev/null || need+=(git)
 command -v bc >/dev/null || need+=(bc)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them" >&2
