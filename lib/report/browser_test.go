@@ -14,7 +14,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // chromium finds Debian's Chromium; scripts/install-deps.sh installs it,
