@@ -31,6 +31,10 @@ type htmlRelease struct {
 	Outputs  outputsTable
 	Matrices []matrix
 	Layout   Layout
+	// Isolated are the packages without dependencies either way: listed,
+	// not drawn, so a release of independent packages is not one tall
+	// column of boxes.
+	Isolated []string
 }
 
 type outputsTable struct {
@@ -74,10 +78,30 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Open:     i == len(r.Releases)-1,
 			Outputs:  buildOutputsTable(rel),
 			Matrices: buildMatrices(rel),
-			Layout:   LayoutGraph(rel.Graph),
 		})
+		last := &v.Sections[len(v.Sections)-1]
+		connected, isolated := splitIsolated(rel.Graph)
+		last.Layout, last.Isolated = LayoutGraph(connected), isolated
 	}
 	return htmlTemplate.Execute(w, v)
+}
+
+// splitIsolated separates the nodes without edges from the rest.
+func splitIsolated(g Graph) (Graph, []string) {
+	linked := map[string]bool{}
+	for _, e := range g.Edges {
+		linked[e.From], linked[e.To] = true, true
+	}
+	connected := Graph{Edges: g.Edges}
+	var isolated []string
+	for _, n := range g.Nodes {
+		if linked[n.Name] {
+			connected.Nodes = append(connected.Nodes, n)
+		} else {
+			isolated = append(isolated, n.Name)
+		}
+	}
+	return connected, isolated
 }
 
 func buildOutputsTable(rel Release) outputsTable {
