@@ -1,7 +1,6 @@
 package report
 
 import (
-	_ "embed"
 	"fmt"
 	"html/template"
 	"io"
@@ -9,9 +8,6 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
-
-//go:embed report.html.tmpl
-var htmlSource string
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"join": strings.Join,

@@ -1,4 +1,8 @@
-<!DOCTYPE html>
+package report
+
+// htmlSource is the page's html/template. It is Go source, not an
+// embedded file, so nix/source.nix's filter (Go files only) keeps it.
+const htmlSource = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -85,3 +89,4 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{end}}
 </body>
 </html>
+`
