@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 )
 
@@ -184,7 +183,6 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 		byPkg[a.Package] = append(byPkg[a.Package], a)
 	}
 	names := sortedKeys(byPkg)
-	sort.Strings(names)
 	if len(names) > 0 {
 		b.WriteString("\nChanged packages:\n")
 	}
