@@ -46,6 +46,11 @@ let
         name = redistName;
         features = attrValues versions;
       };
+      # Every version of the redist; changes: the newest against the one before.
+      report = pipeline.report {
+        name = redistName;
+        features = attrValues versions;
+      };
     };
 
   baseUrls = removeAttrs (fromJSON (readFile ../lib/manifest/base-urls.json)) [ "comment" ];
@@ -71,6 +76,6 @@ all
 // {
   index = pipeline.mergeIndex {
     name = "all";
-    features = builtins.concatMap (r: map (v: all.${r}.${v}) (filter (v: v != "index") (attrNames all.${r}))) (attrNames all);
+    features = builtins.concatMap (r: map (v: all.${r}.${v}) (filter (v: v != "index" && v != "report") (attrNames all.${r}))) (attrNames all);
   };
 }

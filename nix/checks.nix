@@ -21,7 +21,7 @@ let
       name = "check-${name}";
       inherit system builder;
       args = [
-        "diff"
+        "compare"
         "--touch"
         (placeholder "out")
         "${expected}"

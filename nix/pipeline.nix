@@ -249,7 +249,15 @@ rec {
     // {
       entries = tree;
       inherit buildRedist;
+      # This release alone; nix/bundled.nix's <redist>.report compares releases.
+      report = report {
+        name = sanitize "${redistName}-${version}";
+        features = [ aggregate ];
+      };
     };
+
+  # The release report of aggregates of one redist (nix/report.nix).
+  report = args: import ./report.nix ({ inherit detector system; } // args);
 
   /**
     Merge the index of several manifests' features into one `index.json`

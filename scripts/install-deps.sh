@@ -3,8 +3,9 @@
 # this machine lacks: Nix (nix-bin), patchelf (an oracle), bzip2 and xz
 # (fixtures, benchmarks), gcc and binutils (toolchain-built fixtures),
 # a static busybox (the shell of the offline nixpkgs stand-in's builds),
-# and OpenSSH's server and client (the remote-builder test runs its own
-# sshd on 127.0.0.1 with its own configuration and keys).
+# OpenSSH's server and client (the remote-builder test runs its own
+# sshd on 127.0.0.1 with its own configuration and keys), and
+# chromium (the report's headless-browser test).
 set -euo pipefail
 need=()
 command -v nix-build >/dev/null || need+=(nix-bin)
@@ -18,6 +19,7 @@ command -v bc >/dev/null || need+=(bc)
 [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v ssh >/dev/null || need+=(openssh-client)
+command -v chromium >/dev/null || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them" >&2

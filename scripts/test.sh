@@ -32,5 +32,6 @@ else
   unset CRFF_REAL_CUDA
 fi
 export CRFF_REQUIRE_NIX=1
+export CRFF_REQUIRE_CHROMIUM=1
 echo "== go test"
 go test -count=1 -timeout 30m ./...

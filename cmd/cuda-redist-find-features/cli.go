@@ -44,7 +44,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), diffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand()}
 }
 
 const prog = "cuda-redist-find-features"

@@ -83,10 +83,13 @@ func Manifest() map[string]any {
 }
 
 // Formats are the names Feature accepts.
-var Formats = []string{"legacy", "index", "detect", "detail"}
+var Formats = []string{"legacy", "index", "detect", "detail", "report"}
 
 // Feature is the schema of one output format.
 func Feature(format string) (map[string]any, error) {
+	if format == "report" {
+		return report(), nil
+	}
 	outputs := obj{}
 	for _, name := range features.OutputNames {
 		outputs[name] = obj{"type": "boolean"}

@@ -386,7 +386,7 @@ func cudaTree(t *testing.T) (manifests, archives string) {
 
 func runCheck(t *testing.T, archives string, args ...string) (int, []string, string) {
 	t.Helper()
-	all := append([]string{"check-nixpkgs", "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + archives,
+	all := append([]string{"check-nixpkgs", "--nix-option", "substituters=",
 		"--url", "cuda=file://" + archives, "--url", "cudnn=file://" + archives}, args...)
 	code, stdout, stderr := runDetector(t, all...)
 	var lines []string

@@ -119,7 +119,7 @@ func runDetector(t *testing.T, args ...string) (int, string, string) {
 
 func diffPaths(t *testing.T, expected, actual string) {
 	t.Helper()
-	cmd := exec.Command(detectorBinary(t), "diff", expected, actual)
+	cmd := exec.Command(detectorBinary(t), "compare", expected, actual)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%s differs from golden %s:\n%s", actual, expected, out)
 	}

@@ -10,16 +10,16 @@ import (
 	"strings"
 )
 
-func diffCommand() command {
+func compareCommand() command {
 	return command{
-		name:    "diff",
+		name:    "compare",
 		args:    "EXPECTED ACTUAL",
 		summary: "Compare two files or trees byte for byte (the golden checks of `nix flake check` use it).",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			touch := fs.String("touch", "", "when they are equal, create this (empty) file: a Nix check's output")
 			return func(args []string) error {
 				if len(args) != 2 {
-					return usageErrorf("diff takes EXPECTED and ACTUAL")
+					return usageErrorf("compare takes EXPECTED and ACTUAL")
 				}
 				diffs, err := diffTrees(args[0], args[1])
 				if err != nil {

@@ -1,0 +1,197 @@
+package report
+
+import (
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
+	"join": strings.Join,
+}).Parse(htmlSource))
+
+// The view model: what the template prints, precomputed so the template
+// stays free of logic.
+type htmlView struct {
+	*Report
+	Title    string
+	Sections []htmlRelease
+}
+
+type htmlRelease struct {
+	Release
+	Open     bool
+	Outputs  outputsTable
+	Matrices []matrix
+	Layout   Layout
+	// Isolated are the packages without dependencies either way: listed,
+	// not drawn, so a release of independent packages is not one tall
+	// column of boxes.
+	Isolated []string
+}
+
+type outputsTable struct {
+	Platforms []string
+	Rows      []outputsRow
+}
+
+type outputsRow struct {
+	Package, Version string
+	Cells            [][]variantOutputs // per platform, per variant
+}
+
+type variantOutputs struct {
+	Variant string // "" for None
+	Outputs []string
+}
+
+type matrix struct {
+	Platform string
+	Archs    []string
+	Rows     []matrixRow
+}
+
+type matrixRow struct {
+	Label string
+	Cells []matrixCell
+}
+
+type matrixCell struct {
+	ID, Arch, Class, Text, Title string
+}
+
+// WriteHTML renders the report as one self-contained HTML page: inline
+// CSS, the graph as inline SVG, no script and no external resource.
+func WriteHTML(w io.Writer, r *Report) error {
+	v := htmlView{Report: r, Title: fmt.Sprintf("%s %s", r.Redist, strings.Join(r.Versions(), ", "))}
+	for i := len(r.Releases) - 1; i >= 0; i-- {
+		rel := r.Releases[i]
+		v.Sections = append(v.Sections, htmlRelease{
+			Release:  rel,
+			Open:     i == len(r.Releases)-1,
+			Outputs:  buildOutputsTable(rel),
+			Matrices: buildMatrices(rel),
+		})
+		last := &v.Sections[len(v.Sections)-1]
+		connected, isolated := splitIsolated(rel.Graph)
+		last.Layout, last.Isolated = LayoutGraph(connected), isolated
+	}
+	return htmlTemplate.Execute(w, v)
+}
+
+// splitIsolated separates the nodes without edges from the rest.
+func splitIsolated(g Graph) (Graph, []string) {
+	linked := map[string]bool{}
+	for _, e := range g.Edges {
+		linked[e.From], linked[e.To] = true, true
+	}
+	connected := Graph{Edges: g.Edges}
+	var isolated []string
+	for _, n := range g.Nodes {
+		if linked[n.Name] {
+			connected.Nodes = append(connected.Nodes, n)
+		} else {
+			isolated = append(isolated, n.Name)
+		}
+	}
+	return connected, isolated
+}
+
+func buildOutputsTable(rel Release) outputsTable {
+	t := outputsTable{Platforms: rel.Platforms}
+	for _, p := range rel.Packages {
+		row := outputsRow{Package: p.Name, Version: p.Version, Cells: make([][]variantOutputs, len(rel.Platforms))}
+		for i, platform := range rel.Platforms {
+			for _, a := range p.Archives {
+				if a.Platform != platform {
+					continue
+				}
+				vo := variantOutputs{Outputs: a.Outputs}
+				if a.Variant != "None" {
+					vo.Variant = a.Variant
+				}
+				row.Cells[i] = append(row.Cells[i], vo)
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// buildMatrices makes one coverage matrix per platform with GPU code.
+func buildMatrices(rel Release) []matrix {
+	var out []matrix
+	for _, platform := range rel.Platforms {
+		m := matrix{Platform: platform, Archs: rel.Architectures}
+		for _, p := range rel.Packages {
+			for _, a := range p.Archives {
+				if a.Platform != platform || len(a.SASS)+len(a.PTX) == 0 {
+					continue
+				}
+				label := p.Name
+				if a.Variant != "None" {
+					label += " (" + a.Variant + ")"
+				}
+				row := matrixRow{Label: label}
+				sass, ptx := set(a.SASS), set(a.PTX)
+				for _, arch := range rel.Architectures {
+					c := matrixCell{ID: cellID(rel.Version, platform, p.Name, a.Variant, arch), Arch: arch, Class: "none"}
+					var kinds []string
+					if sass[arch] {
+						kinds = append(kinds, "SASS")
+						c.Text = "S"
+						c.Class = "sass"
+					}
+					if ptx[arch] {
+						kinds = append(kinds, "PTX")
+						c.Text += "P"
+						c.Class = strings.TrimPrefix(c.Class+" ptx", "none ")
+					}
+					if arch == a.TopPTX {
+						c.Class += " top"
+						c.Text += "+"
+						kinds = append(kinds, "newest PTX: newer GPUs JIT from it")
+					}
+					if len(kinds) > 0 {
+						c.Title = fmt.Sprintf("%s %s on %s: %s", label, arch, platform, strings.Join(kinds, ", "))
+					}
+					row.Cells = append(row.Cells, c)
+				}
+				m.Rows = append(m.Rows, row)
+			}
+		}
+		if len(m.Rows) > 0 {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// cellID names a coverage cell for tests and links: cov/version/platform/
+// package/variant/arch.
+func cellID(version, platform, pkg, variant, arch string) string {
+	return strings.Join([]string{"cov", version, platform, pkg, variant, arch}, "/")
+}
+
+func set(l []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range l {
+		m[s] = true
+	}
+	return m
+}
+
+// WriteJSON writes the report model as canonical JSON (sorted keys, two
+// spaces, trailing newline), the schema of `print-feature-schema --format
+// report`.
+func WriteJSON(w io.Writer, r *Report) error {
+	data, err := features.Encode(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(data)
+	return err
+}

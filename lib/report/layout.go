@@ -1,0 +1,164 @@
+package report
+
+import (
+	"sort"
+)
+
+// The dependency graph is laid out by the report itself, not by Graphviz:
+// the report derivation's closure stays the static binary alone (no
+// Graphviz, no fonts, no stdenv), the output is byte-for-byte
+// reproducible, and these graphs are small (tens of packages) and shallow.
+// The layout is the classic layered one, kept simple: longest-path layers
+// (a package sits one column right of the deepest thing it needs), then a
+// few sweeps of barycentre ordering within each column to cut crossings.
+// Edges spanning several columns are straight lines (no dummy nodes).
+
+// Box is a laid-out node.
+type Box struct {
+	Node
+	Layer, Order int
+	X, Y, W, H   int
+}
+
+// Line is a laid-out edge, from the needing box to the providing one.
+type Line struct {
+	Edge
+	X1, Y1, X2, Y2 int
+}
+
+// Layout is a drawn graph.
+type Layout struct {
+	Boxes         []Box
+	Lines         []Line
+	Width, Height int
+}
+
+const (
+	charWidth = 7 // px per character at the SVG's 12px monospace font
+	boxHeight = 22
+	padX      = 8
+	colGap    = 60
+	rowGap    = 12
+	margin    = 10
+)
+
+// LayoutGraph places the nodes of g in columns by longest path.
+func LayoutGraph(g Graph) Layout {
+	needs := map[string][]string{}
+	for _, e := range g.Edges {
+		needs[e.From] = append(needs[e.From], e.To)
+	}
+	layer := map[string]int{}
+	onStack := map[string]bool{}
+	var depth func(string) int
+	depth = func(n string) int {
+		if l, ok := layer[n]; ok {
+			return l
+		}
+		if onStack[n] { // a cycle: the back edge does not push further
+			return -1
+		}
+		onStack[n] = true
+		l := 0
+		for _, t := range needs[n] {
+			if d := depth(t) + 1; d > l {
+				l = d
+			}
+		}
+		onStack[n] = false
+		layer[n] = l
+		return l
+	}
+	maxLayer := 0
+	for _, n := range g.Nodes {
+		if d := depth(n.Name); d > maxLayer {
+			maxLayer = d
+		}
+	}
+	columns := make([][]string, maxLayer+1)
+	for _, n := range g.Nodes { // g.Nodes is sorted: the initial order
+		columns[layer[n.Name]] = append(columns[layer[n.Name]], n.Name)
+	}
+	neighbours := map[string][]string{}
+	for _, e := range g.Edges {
+		neighbours[e.From] = append(neighbours[e.From], e.To)
+		neighbours[e.To] = append(neighbours[e.To], e.From)
+	}
+	pos := map[string]float64{}
+	setPos := func(col []string) {
+		for i, n := range col {
+			pos[n] = float64(i)
+		}
+	}
+	for _, col := range columns {
+		setPos(col)
+	}
+	// Barycentre sweeps: right to the deeper columns, then back.
+	reorder := func(c, ref int) {
+		bary := map[string]float64{}
+		for _, n := range columns[c] {
+			sum, cnt := 0.0, 0
+			for _, m := range neighbours[n] {
+				if layer[m] == ref {
+					sum += pos[m]
+					cnt++
+				}
+			}
+			if cnt > 0 {
+				bary[n] = sum / float64(cnt)
+			} else {
+				bary[n] = pos[n]
+			}
+		}
+		sort.SliceStable(columns[c], func(i, j int) bool { return bary[columns[c][i]] < bary[columns[c][j]] })
+		setPos(columns[c])
+	}
+	for sweep := 0; sweep < 4; sweep++ {
+		for c := 1; c <= maxLayer; c++ {
+			reorder(c, c-1)
+		}
+		for c := maxLayer - 1; c >= 0; c-- {
+			reorder(c, c+1)
+		}
+	}
+
+	external := map[string]bool{}
+	for _, n := range g.Nodes {
+		external[n.Name] = n.External
+	}
+	var lay Layout
+	boxes := map[string]*Box{}
+	x := margin
+	for c, col := range columns {
+		colWidth := 0
+		for _, n := range col {
+			if w := len(n)*charWidth + 2*padX; w > colWidth {
+				colWidth = w
+			}
+		}
+		for i, n := range col {
+			b := Box{Node: Node{Name: n, External: external[n]}, Layer: c, Order: i,
+				X: x, Y: margin + i*(boxHeight+rowGap), W: colWidth, H: boxHeight}
+			lay.Boxes = append(lay.Boxes, b)
+			if bottom := b.Y + b.H + margin; bottom > lay.Height {
+				lay.Height = bottom
+			}
+		}
+		x += colWidth + colGap
+	}
+	lay.Width = x - colGap + margin
+	for i := range lay.Boxes {
+		boxes[lay.Boxes[i].Name] = &lay.Boxes[i]
+	}
+	for _, e := range g.Edges {
+		from, to := boxes[e.From], boxes[e.To]
+		// From the needing box's left side to the provider's right side;
+		// a back edge of a cycle goes right, from right side to left side.
+		l := Line{Edge: e, X1: from.X, Y1: from.Y + from.H/2, X2: to.X + to.W, Y2: to.Y + to.H/2}
+		if to.Layer >= from.Layer {
+			l.X1, l.X2 = from.X+from.W, to.X
+		}
+		lay.Lines = append(lay.Lines, l)
+	}
+	return lay
+}

@@ -1,0 +1,57 @@
+/**
+  The release report of aggregates of one redist: a directory with
+  `report.html` (static, self-contained) and `report.json` (schema:
+  `cuda-redist-find-features print-feature-schema --format report`).
+
+  Like the other derivations of the pipeline, its builder is the static
+  detector binary: no stdenv, no shell, no Graphviz (the report lays out
+  its dependency graph itself), so the closure is the binary plus the
+  aggregates.
+
+  # Inputs
+
+  `detector`
+  : Path of the static binary, or a derivation with it in bin/.
+
+  `system`
+  : The system to build on.
+
+  `name`
+  : Names the store path, e.g. `"cuda-12.8.0"`.
+
+  `features`
+  : Aggregate directories (`manifestFeatures` results) of one redist.
+
+  `against`
+  : Version the newest release is compared with; default: the one before
+    it among `features` (no changes section with a single release).
+
+  # Type
+
+  ```
+  report :: { detector, system, name :: String, features :: [Derivation], against :: String? } -> Derivation
+  ```
+*/
+{
+  detector,
+  system,
+  name,
+  features,
+  against ? null,
+}:
+derivation {
+  name = "${name}-report";
+  inherit system;
+  builder =
+    if builtins.isAttrs detector then "${detector}/bin/cuda-redist-find-features" else "${detector}";
+  args = [
+    "report"
+    "--out"
+    (placeholder "out")
+  ]
+  ++ (if against == null then [ ] else [ "--against" against ])
+  ++ map (f: "${f}") features;
+  # Small and cheap: not worth shipping to a remote builder.
+  preferLocalBuild = true;
+  allowSubstitutes = false;
+}
