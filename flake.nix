@@ -32,7 +32,7 @@
           detector = detectorFor system;
           inherit system;
         };
-      # Hydra: per manifest the aggregate (and its buildRedist.json), and one
+      # Hydra: per manifest the aggregate (its buildRedist.json and report), and one
       # job per archive, so one bad archive fails alone.
       hydraFeaturesFor =
         system:
@@ -42,11 +42,11 @@
             agg:
             {
               aggregate = agg;
-              inherit (agg) buildRedist;
+              inherit (agg) buildRedist report;
             }
             // builtins.mapAttrs (
               package: platforms:
-              if package == "aggregate" || package == "buildRedist" then
+              if package == "aggregate" || package == "buildRedist" || package == "report" then
                 throw "hydraJobs: a package named ${package} hides a job"
               else
                 builtins.mapAttrs (_: variants: builtins.mapAttrs (_: d: d.features) variants) platforms
@@ -57,7 +57,7 @@
           if redist == "index" then
             versions
           else
-            builtins.mapAttrs (v: x: if v == "index" then x else perVersion x) versions
+            builtins.mapAttrs (v: x: if v == "index" || v == "report" then x else perVersion x) versions
         ) all;
     in
     {
