@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"net/http"
 	"os"
 	"os/signal"
@@ -24,8 +24,8 @@ func downloadCommand() command {
 			timeout := fs.Duration("timeout", 2*time.Minute, "timeout of each HTTP request")
 			jobs := fs.Int("jobs", 8, "downloads at once when parallel")
 			return func(args []string) error {
-				if len(args) != 2 {
-					return usageErrorf("download-manifests takes URL and MANIFEST_DIR, got %d arguments", len(args))
+				if err := wantArgs("download-manifests", args, 2, "URL and MANIFEST_DIR"); err != nil {
+					return err
 				}
 				flt, err := ff.filter()
 				if err != nil {

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	flag "github.com/spf13/pflag"
 	"os"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
@@ -12,7 +12,6 @@ import (
 type filterFlags struct {
 	version, min, max *string
 	noParallel        *bool
-	parallel          *bool
 }
 
 func addFilterFlags(fs *flag.FlagSet) *filterFlags {
@@ -20,8 +19,7 @@ func addFilterFlags(fs *flag.FlagSet) *filterFlags {
 		version:    fs.String("version", "", "the one manifest version to accept (exclusive with --min-version/--max-version)"),
 		min:        fs.String("min-version", "", "the lowest manifest version to accept"),
 		max:        fs.String("max-version", "", "the highest manifest version to accept"),
-		noParallel: fs.Bool("no-parallel", false, "one at a time"),
-		parallel:   fs.Bool("parallel", true, "in parallel (the default)"),
+		noParallel: fs.Bool("no-parallel", false, "one at a time (default: in parallel)"),
 	}
 }
 
@@ -33,7 +31,7 @@ func (f *filterFlags) filter() (manifest.Filter, error) {
 	return flt, nil
 }
 
-func (f *filterFlags) serial() bool { return *f.noParallel || !*f.parallel }
+func (f *filterFlags) serial() bool { return *f.noParallel }
 
 // isTerminal reports whether w is an interactive terminal.
 func isTerminal(w any) bool {
