@@ -107,6 +107,8 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetVersionTemplate(prog + " {{.Version}}\n")
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "WARNING", "log level: DEBUG, INFO, WARNING, ERROR or CRITICAL")
+	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(
+		[]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddGroup(commandGroups...)
 	root.SetHelpCommandGroupID(groupOther)
@@ -124,6 +126,7 @@ func newRootCmd(e *env) *cobra.Command {
 	for _, c := range commands() {
 		root.AddCommand(c.cobra(e))
 	}
+	addCompletionCmd(root, e)
 	return root
 }
 
@@ -149,6 +152,22 @@ func (c command) cobra(e *env) *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// addCompletionCmd adds cobra's completion command now (Execute would
+// add it later), so that the reference documents it and a shell it does
+// not know is a usage error rather than its help.
+func addCompletionCmd(root *cobra.Command, e *env) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				cmd.SetOut(e.stderr)
+				_ = cmd.Help()
+				return usageErrorf("completion takes one of bash, zsh, fish, powershell; %s", given(args))
+			}
+		}
+	}
 }
 
 // groupOf places a command in the top-level help; new commands are

@@ -70,5 +70,5 @@ func markdownReference(e *env) ([]byte, error) {
 	if err := walk(root); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n\r\t "), nil
+	return append(bytes.TrimRight(buf.Bytes(), "\n"), '\n'), nil
 }
