@@ -96,7 +96,8 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		{"v1.2.3", nil, "v1.2.3"},
 		{"(devel)", nil, "dev"},
 		{"(devel)", map[string]string{"vcs.revision": "0123456789abcdef0123", "vcs.modified": "false"}, "dev (0123456789ab)"},
-		{"v1.2.4-0.20260101000000-0123456789ab", map[string]string{"vcs.revision": "0123456789abcdef0123", "vcs.modified": "true"}, "v1.2.4-0.20260101000000-0123456789ab (0123456789ab+dirty)"},
+		{"v1.2.3", map[string]string{"vcs.revision": "0123456789abcdef0123", "vcs.modified": "true"}, "v1.2.3 (0123456789ab+dirty)"},
+		{"v0.0.0-20261123105822-0123456789ab+dirty", map[string]string{"vcs.revision": "0123456789abcdef0123", "vcs.modified": "true"}, "v0.0.0-20261123105822-0123456789ab+dirty"},
 	}
 	for _, tc := range tests {
 		info := &debug.BuildInfo{Main: debug.Module{Version: tc.main}}

@@ -1,6 +1,9 @@
 package main
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"strings"
+)
 
 // version is set at link time (-ldflags "-X main.version=..."); when it is
 // not, buildVersion reads the module's build information.
@@ -34,10 +37,12 @@ func versionFromBuildInfo(info *debug.BuildInfo) string {
 			modified = s.Value
 		}
 	}
-	if rev != "" {
-		if len(rev) > 12 {
-			rev = rev[:12]
-		}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	// Since Go 1.24 a build in a clone gets a pseudo-version holding the
+	// revision (and "+dirty"); say the commit only when it does not.
+	if rev != "" && !strings.Contains(v, rev) {
 		v += " (" + rev
 		if modified == "true" {
 			v += "+dirty"
