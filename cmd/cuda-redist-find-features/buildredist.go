@@ -30,7 +30,7 @@ func printBuildRedistCommand() command {
 					path = filepath.Join(path, "buildRedist.json")
 				}
 				var decls map[string]features.RedistDecl
-				if err := readJSON(path, &decls); err != nil {
+				if err := readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
 				var data []byte

@@ -97,7 +97,7 @@ func checkNixpkgsCommand() command {
 					}
 				}
 				if len(c.manifests) == 0 {
-					return fmt.Errorf("no manifest in %s matches", strings.Join(manifestDirs, ", "))
+					return fmt.Errorf("no redistrib_<version>.json in %s matches %s", strings.Join(manifestDirs, ", "), ff.describe())
 				}
 				return c.run(ctx, mustAbs(packagesDir))
 			}

@@ -32,7 +32,7 @@ func printDependenciesCommand() command {
 					path = filepath.Join(path, "detail.json")
 				}
 				var detail features.Detail
-				if err := readJSON(path, &detail); err != nil {
+				if err := readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				rows := dependencyRows(detail)

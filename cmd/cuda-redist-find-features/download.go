@@ -14,6 +14,18 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/download"
 )
 
+// describeListed says how many manifest versions an index page lists,
+// and their range.
+func describeListed(listed []string) string {
+	switch len(listed) {
+	case 0:
+		return "0 manifests (no redistrib_<version>.json link)"
+	case 1:
+		return "1 manifest (" + listed[0] + ")"
+	}
+	return fmt.Sprintf("%d manifests (%s to %s)", len(listed), listed[0], listed[len(listed)-1])
+}
+
 func downloadCommand() command {
 	return command{
 		name:    "download-manifests",
@@ -60,8 +72,10 @@ func downloadCommand() command {
 				}
 				e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
 				if len(versions) == 0 {
-					e.log.Warn("no manifest matches the version filters", "url", url, "listed", len(listed))
-					return incomparableErr()
+					if err := incomparableErr(); err != nil {
+						return err
+					}
+					return fmt.Errorf("none of the %s listed at %s matches %s", describeListed(listed), url, ff.describe())
 				}
 				parallel := *jobs
 				if ff.serial() {

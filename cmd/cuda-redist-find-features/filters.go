@@ -3,6 +3,7 @@ package main
 import (
 	flag "github.com/spf13/pflag"
 	"os"
+	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
@@ -29,6 +30,20 @@ func (f *filterFlags) filter() (manifest.Filter, error) {
 		return flt, usageErrorf("%v", err)
 	}
 	return flt, nil
+}
+
+// describe names the filters given, for "nothing matches" errors.
+func (f *filterFlags) describe() string {
+	var parts []string
+	for _, p := range []struct{ name, value string }{{"--version", *f.version}, {"--min-version", *f.min}, {"--max-version", *f.max}} {
+		if p.value != "" {
+			parts = append(parts, p.name+" "+p.value)
+		}
+	}
+	if len(parts) == 0 {
+		return "no version filter"
+	}
+	return strings.Join(parts, " ")
 }
 
 func (f *filterFlags) serial() bool { return *f.noParallel }

@@ -87,8 +87,7 @@ func processCommand() command {
 					return err
 				}
 				if len(found) == 0 {
-					e.log.Warn("no manifest matches", "dir", dir)
-					return nil
+					return fmt.Errorf("no redistrib_<version>.json in %s matches %s", dir, ff.describe())
 				}
 				for _, f := range found {
 					p.manifests = append(p.manifests, nixrun.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})

@@ -2,6 +2,7 @@
 // tool reads (NVIDIA manifests) and writes (the legacy feature files, the
 // index format, detect results and detail files). The manifest schema is
 // generated from the same key list the parsers use (lib/manifest/keys.json).
+// Identify tells which of these formats a document is in.
 package schema
 
 import (
@@ -83,7 +84,7 @@ func Manifest() map[string]any {
 }
 
 // Formats are the names Feature accepts.
-var Formats = []string{"legacy", "index", "detect", "detail"}
+var Formats = []string{"legacy", "index", "detect", "detail", "buildredist"}
 
 // Feature is the schema of one output format.
 func Feature(format string) (map[string]any, error) {
@@ -188,6 +189,21 @@ func Feature(format string) (map[string]any, error) {
 		doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
 		entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
 		for k, v := range mapOf(mapOf(mapOf(entry))) {
+			doc[k] = v
+		}
+	case "buildredist":
+		doc["$id"] = baseID + "feature-buildredist.json"
+		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
+		nullableList := obj{"type": []any{"array", "null"}, "items": str()}
+		decl := closed(obj{
+			"outputs":                           nullableList,
+			"outputsByPlatform":                 mapOf(mapOf(strList())),
+			"nixExpression":                     str(),
+			"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
+			"allowFHSReferences":                obj{"type": "boolean"},
+			"fhsReferences":                     nullableList,
+		}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
+		for k, v := range mapOf(decl) {
 			doc[k] = v
 		}
 	default:
