@@ -21,6 +21,8 @@ var formatNames = map[string]string{
 	"detect":              "a detect result",
 	"detail":              "a detail.json",
 	"buildredist":         "a buildRedist.json",
+	"dependencies":        "print-dependencies --json output",
+	"finding":             "a check-nixpkgs --json finding",
 }
 
 // readFormat decodes the JSON file at path into v after checking it is in

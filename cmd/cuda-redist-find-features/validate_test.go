@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/nix-cuda/cuda-redist-find-features/internal/testelf"
 )
 
@@ -81,5 +83,30 @@ func TestFiltersSelectingNothing(t *testing.T) {
 	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--detector", detector, "--nix-lib", nixLib)
 	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --version 7.7.7") {
 		t.Errorf("check-nixpkgs: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestJSONOutputsMatchSchemas: --json of print-buildredist and
+// print-dependencies on the sample is what print-feature-schema describes.
+func TestJSONOutputsMatchSchemas(t *testing.T) {
+	golden, _ := filepath.Glob(filepath.Join("..", "..", "tests", "golden", "sample", "*.*.*"))
+	if len(golden) < 2 {
+		t.Fatalf("sample golden directories: %v", golden)
+	}
+	for cmd, format := range map[string]string{"print-buildredist": "buildredist", "print-dependencies": "dependencies"} {
+		s := compileSchema(t, "print-feature-schema", "--format", format)
+		for _, dir := range golden {
+			code, stdout, stderr := runCLI(cmd, "--json", dir)
+			if code != exitOK {
+				t.Fatalf("%s --json %s: exit %d: %s", cmd, dir, code, stderr)
+			}
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(v); err != nil {
+				t.Errorf("%s --json %s: %v", cmd, dir, err)
+			}
+		}
 	}
 }

@@ -23,6 +23,7 @@ type obj = map[string]any
 
 func str() obj               { return obj{"type": "string"} }
 func strList() obj           { return obj{"type": "array", "items": str()} }
+func nullableStrList() obj   { return obj{"type": []any{"array", "null"}, "items": str()} }
 func ref(name string) obj    { return obj{"$ref": "#/$defs/" + name} }
 func pattern(p string) obj   { return obj{"type": "string", "pattern": p} }
 func mapOf(values any) obj   { return obj{"type": "object", "additionalProperties": values} }
@@ -84,7 +85,7 @@ func Manifest() map[string]any {
 }
 
 // Formats are the names Feature accepts.
-var Formats = []string{"legacy", "index", "detect", "detail", "buildredist"}
+var Formats = []string{"legacy", "index", "detect", "detail", "buildredist", "dependencies", "finding"}
 
 // Feature is the schema of one output format.
 func Feature(format string) (map[string]any, error) {
@@ -194,7 +195,7 @@ func Feature(format string) (map[string]any, error) {
 	case "buildredist":
 		doc["$id"] = baseID + "feature-buildredist.json"
 		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
-		nullableList := obj{"type": []any{"array", "null"}, "items": str()}
+		nullableList := nullableStrList()
 		decl := closed(obj{
 			"outputs":                           nullableList,
 			"outputsByPlatform":                 mapOf(mapOf(strList())),
@@ -204,6 +205,35 @@ func Feature(format string) (map[string]any, error) {
 			"fhsReferences":                     nullableList,
 		}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
 		for k, v := range mapOf(decl) {
+			doc[k] = v
+		}
+	case "dependencies":
+		doc["$id"] = baseID + "feature-dependencies.json"
+		doc["title"] = "print-dependencies --json: per package, platform and variant, the sonames needed from other packages and their providers"
+		need := closed(obj{"soname": str(), "providers": nullableStrList()}, "soname", "providers")
+		row := closed(obj{
+			"package": str(), "platform": str(), "variant": str(),
+			"needs":      obj{"type": []any{"array", "null"}, "items": need},
+			"unresolved": nullableStrList(),
+		}, "package", "platform", "variant", "needs", "unresolved")
+		doc["type"] = "array"
+		doc["items"] = row
+	case "finding":
+		doc["$id"] = baseID + "feature-finding.json"
+		doc["title"] = "check-nixpkgs --json: one finding per line"
+		for k, v := range closed(obj{
+			"level":    enumOf([]string{"error", "hint", "failure"}),
+			"kind":     str(),
+			"package":  str(),
+			"platform": str(),
+			"variant":  str(),
+			"version":  str(),
+			"declared": strList(),
+			"needed":   strList(),
+			"message":  str(),
+			"file":     str(),
+			"path":     str(),
+		}, "level", "kind", "message") {
 			doc[k] = v
 		}
 	default:
