@@ -53,6 +53,8 @@ type command struct {
 type env struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
+	// quiet: errors only (no progress, no Nix build lines).
+	quiet bool
 }
 
 func commands() []command {
@@ -107,6 +109,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetErr(e.stderr)
 	root.SetVersionTemplate(prog + " {{.Version}}\n")
 	root.PersistentFlags().StringVar(&logLevel, "log-level", "WARNING", "log level: DEBUG, INFO, WARNING, ERROR or CRITICAL")
+	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "show only errors: no progress, no Nix build lines (Nix's --quiet), log level ERROR unless --log-level is given")
 	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(
 		[]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
@@ -116,6 +119,9 @@ func newRootCmd(e *env) *cobra.Command {
 	// Only on the top level: download-manifests --version V is a filter.
 	root.Flags().BoolP("version", "v", false, "print the version and exit")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if e.quiet && !cmd.Flags().Changed("log-level") {
+			logLevel = "ERROR"
+		}
 		lv, err := parseLevel(logLevel)
 		if err != nil {
 			return err

@@ -148,6 +148,10 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 		return nil, err
 	}
 	r := &nixrun.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
+	if e.quiet {
+		// Nix's own "building ..." lines; its errors still show.
+		r.BuildArgs = append(r.BuildArgs, "--quiet")
+	}
 	if sandbox {
 		r.Options = append(r.Options, [2]string{"sandbox", "true"})
 	}
