@@ -55,6 +55,8 @@ type env struct {
 	log            *slog.Logger
 	// quiet: errors only (no progress, no Nix build lines).
 	quiet bool
+	// atExit run when the command returns (e.g. ending a status line).
+	atExit []func()
 }
 
 func commands() []command {
@@ -152,6 +154,11 @@ func (c command) cobra(e *env) *cobra.Command {
 	}
 	runCmd := c.setup(cmd.Flags(), e)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		defer func() {
+			for _, f := range e.atExit {
+				f()
+			}
+		}()
 		if err := runCmd(args); err != nil {
 			return &runError{err}
 		}

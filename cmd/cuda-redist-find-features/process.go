@@ -148,9 +148,18 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 		return nil, err
 	}
 	r := &nixrun.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
-	if e.quiet {
+	switch {
+	case e.quiet:
 		// Nix's own "building ..." lines; its errors still show.
 		r.BuildArgs = append(r.BuildArgs, "--quiet")
+	case isTerminal(e.stderr):
+		// A status line from Nix's structured log; elsewhere Nix's own
+		// lines, one per event.
+		p := newNixProgress(e.stderr)
+		r.Stderr = p
+		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
+		e.stdout = p.clearing(e.stdout)
+		e.atExit = append(e.atExit, p.finish)
 	}
 	if sandbox {
 		r.Options = append(r.Options, [2]string{"sandbox", "true"})
