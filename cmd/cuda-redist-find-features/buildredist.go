@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,15 +22,15 @@ func printBuildRedistCommand() command {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			out := fs.String("out", "", "write to this file instead of stdout")
 			return func(args []string) error {
-				if len(args) != 1 {
-					return usageErrorf("print-buildredist takes one FILE or DIR")
+				if err := wantArgs("print-buildredist", args, 1, "one FILE or DIR"); err != nil {
+					return err
 				}
 				path := args[0]
 				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 					path = filepath.Join(path, "buildRedist.json")
 				}
 				var decls map[string]features.RedistDecl
-				if err := readJSON(path, &decls); err != nil {
+				if err := readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
 				var data []byte

@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -105,7 +105,7 @@ func checkNixpkgsCommand() command {
 					}
 				}
 				if len(c.manifests) == 0 {
-					return fmt.Errorf("no manifest in %s matches", strings.Join(manifestDirs, ", "))
+					return fmt.Errorf("no redistrib_<version>.json in %s matches %s", strings.Join(manifestDirs, ", "), ff.describe())
 				}
 				return c.run(ctx, mustAbs(packagesDir))
 			}

@@ -2,16 +2,19 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"sort"
 	"strings"
+
+	"github.com/spf13/cobra"
+	flag "github.com/spf13/pflag"
 )
 
-// version is set at link time (-ldflags "-X main.version=...").
-var version = "dev"
+// The command line is parsed by spf13/cobra with spf13/pflag: the Go
+// ecosystem's common choice, with options before or after the arguments,
+// --long and -s forms, grouped help, shell completions and a Markdown
+// reference generated from the same definitions (see docs.go).
 
 // Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3:
 // incomplete, see exitIncomplete).
@@ -25,104 +28,207 @@ const (
 var errUsage = errors.New("usage")
 
 func usageErrorf(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", errUsage, fmt.Sprintf(format, args...))
+	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// command is one subcommand.
+// usageError is an errUsage whose message is only the explanation.
+type usageError struct{ msg string }
+
+func (u *usageError) Error() string        { return u.msg }
+func (u *usageError) Is(target error) bool { return target == errUsage }
+
+// command is one subcommand. Adding a command is one such value in
+// commands(): its flags are declared by setup, which returns the function
+// that runs it on the positional arguments.
 type command struct {
 	name    string
 	args    string // synopsis of the positional arguments
 	summary string
-	// setup declares flags and returns the function that runs the command.
-	setup func(fs *flag.FlagSet, env *env) func(args []string) error
+	group   string // one of the groups in commandGroups; "": see groupOf
+	hidden  bool
+	setup   func(fs *flag.FlagSet, env *env) func(args []string) error
 }
 
 // env is what every command gets: where to write, and the logger.
 type env struct {
 	stdout, stderr io.Writer
 	log            *slog.Logger
+	// quiet: errors only (no progress, no Nix build lines).
+	quiet bool
+	// atExit run when the command returns (e.g. ending a status line).
+	atExit []func()
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), docsCommand()}
+}
+
+// Groups of the top-level help, in this order.
+const (
+	groupRelease = "release"
+	groupArchive = "archive"
+	groupSchema  = "schema"
+	groupBuilder = "builder"
+	groupOther   = "other"
+)
+
+var commandGroups = []*cobra.Group{
+	{ID: groupRelease, Title: "Releases (manifests, features, Nixpkgs):"},
+	{ID: groupArchive, Title: "One archive:"},
+	{ID: groupSchema, Title: "Schemas:"},
+	{ID: groupBuilder, Title: "Nix builders (run by the derivations):"},
+	{ID: groupOther, Title: "Other:"},
 }
 
 const prog = "cuda-redist-find-features"
 
-func run(args []string, stdout, stderr io.Writer) int {
-	top := flag.NewFlagSet(prog, flag.ContinueOnError)
-	top.SetOutput(stderr)
-	logLevel := top.String("log-level", "WARNING", "log level: DEBUG, INFO, WARNING, ERROR or CRITICAL")
-	showVersion := top.Bool("version", false, "print the version and exit")
-	top.Usage = func() {} // printed below, to stdout for --help
+// runError marks an error a command returned (as opposed to one of cobra's
+// parsing errors, which are all usage errors).
+type runError struct{ err error }
 
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			topUsage(stdout)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", prog)
-		return exitUsage
+func (r *runError) Error() string { return r.err.Error() }
+func (r *runError) Unwrap() error { return r.err }
+
+// newRootCmd builds the command tree writing to e's streams.
+func newRootCmd(e *env) *cobra.Command {
+	var logLevel string
+	root := &cobra.Command{
+		Use:     prog,
+		Short:   "Find the features of NVIDIA CUDA redistributable archives.",
+		Long:    "Find the features of NVIDIA CUDA redistributable archives: Nix outputs, GPU architectures, sonames and NAR hashes, as feature JSON for Nixpkgs.",
+		Version: buildVersion(),
+		// Without a command: the help, as a usage error.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetOut(e.stderr)
+			_ = cmd.Help()
+			return usageErrorf("no command given")
+		},
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		CompletionOptions: cobra.CompletionOptions{HiddenDefaultCmd: false},
 	}
-	if *showVersion {
-		fmt.Fprintln(stdout, prog, version)
+	root.SetOut(e.stdout)
+	root.SetErr(e.stderr)
+	root.SetVersionTemplate(prog + " {{.Version}}\n")
+	root.PersistentFlags().StringVar(&logLevel, "log-level", "WARNING", "log level: DEBUG, INFO, WARNING, ERROR or CRITICAL")
+	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "show only errors: no progress, no Nix build lines (Nix's --quiet), log level ERROR unless --log-level is given")
+	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(
+		[]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}, cobra.ShellCompDirectiveNoFileComp))
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	root.AddGroup(commandGroups...)
+	root.SetHelpCommandGroupID(groupOther)
+	root.SetCompletionCommandGroupID(groupOther)
+	// Only on the top level: download-manifests --version V is a filter.
+	root.Flags().BoolP("version", "v", false, "print the version and exit")
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if e.quiet && !cmd.Flags().Changed("log-level") {
+			logLevel = "ERROR"
+		}
+		lv, err := parseLevel(logLevel)
+		if err != nil {
+			return err
+		}
+		e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lv}))
+		return nil
+	}
+	for _, c := range commands() {
+		root.AddCommand(c.cobra(e))
+	}
+	addCompletionCmd(root, e)
+	return root
+}
+
+// cobra turns the command's table entry into a cobra command.
+func (c command) cobra(e *env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     strings.TrimSpace(c.name + " " + c.args),
+		Short:   firstSentence(c.summary),
+		Long:    c.summary,
+		GroupID: c.group,
+		Hidden:  c.hidden,
+		// Each command checks its own arguments and says what it expected.
+		Args: cobra.ArbitraryArgs,
+	}
+	if cmd.GroupID == "" {
+		cmd.GroupID = groupOf(c.name)
+	}
+	runCmd := c.setup(cmd.Flags(), e)
+	cmd.RunE = func(_ *cobra.Command, args []string) error {
+		defer func() {
+			for _, f := range e.atExit {
+				f()
+			}
+		}()
+		if err := runCmd(args); err != nil {
+			return &runError{err}
+		}
+		return nil
+	}
+	return cmd
+}
+
+// addCompletionCmd adds cobra's completion command now (Execute would
+// add it later), so that the reference documents it and a shell it does
+// not know is a usage error rather than its help.
+func addCompletionCmd(root *cobra.Command, e *env) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(cmd *cobra.Command, args []string) error {
+				cmd.SetOut(e.stderr)
+				_ = cmd.Help()
+				return usageErrorf("completion takes one of bash, zsh, fish, powershell; %s", given(args))
+			}
+		}
+	}
+}
+
+// groupOf places a command in the top-level help; new commands are
+// release commands unless listed here.
+func groupOf(name string) string {
+	switch name {
+	case "unpack", "detect":
+		return groupArchive
+	case "print-manifest-schema", "print-feature-schema":
+		return groupSchema
+	case "aggregate", "merge-index", "compare":
+		return groupBuilder
+	}
+	return groupRelease
+}
+
+// firstSentence is the command list's one-line summary.
+func firstSentence(s string) string {
+	if i := strings.Index(s, ". "); i >= 0 {
+		return s[:i+1]
+	}
+	return s
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, log: slog.New(slog.NewTextHandler(stderr, nil))}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	cmd, err := root.ExecuteC()
+	if err == nil {
 		return exitOK
 	}
-	rest := top.Args()
-	if len(rest) == 0 {
-		topUsage(stderr)
+	name := prog
+	if cmd != nil && cmd != root {
+		name = cmd.CommandPath()
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	var re *runError
+	if !errors.As(err, &re) || errors.Is(err, errUsage) {
+		// cobra's own errors (unknown commands and flags, bad values) and
+		// the commands' usage errors.
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
 		return exitUsage
 	}
-	var cmd *command
-	for _, c := range commands() {
-		if c.name == rest[0] {
-			c := c
-			cmd = &c
-		}
+	if code, ok := exitCodeOf(err); ok {
+		return code
 	}
-	if cmd == nil {
-		if rest[0] == "help" {
-			topUsage(stdout)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "%s: unknown command %q (see --help)\n", prog, rest[0])
-		return exitUsage
-	}
-	fs := flag.NewFlagSet(prog+" "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	sub := fs.String("log-level", "", "log level (overrides the global one)")
-	e := &env{stdout: stdout, stderr: stderr}
-	runCmd := cmd.setup(fs, e)
-	fs.Usage = func() {}
-	if err := fs.Parse(rest[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			commandUsage(stdout, cmd, fs)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "Run '%s %s --help' for usage.\n", prog, cmd.name)
-		return exitUsage
-	}
-	level := *logLevel
-	if *sub != "" {
-		level = *sub
-	}
-	lv, err := parseLevel(level)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return exitUsage
-	}
-	e.log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: lv}))
-	if err := runCmd(fs.Args()); err != nil {
-		fmt.Fprintf(stderr, "%s %s: %v\n", prog, cmd.name, err)
-		if errors.Is(err, errUsage) {
-			return exitUsage
-		}
-		if code, ok := exitCodeOf(err); ok {
-			return code
-		}
-		return exitFail
-	}
-	return exitOK
+	return exitFail
 }
 
 // parseLevel accepts upstream's level names (Python logging's).
@@ -139,22 +245,29 @@ func parseLevel(s string) (slog.Level, error) {
 	case "CRITICAL":
 		return slog.LevelError + 4, nil
 	}
-	return 0, fmt.Errorf("%w: unknown log level %q (DEBUG, INFO, WARNING, ERROR, CRITICAL)", errUsage, s)
+	return 0, usageErrorf("unknown log level %q (DEBUG, INFO, WARNING, ERROR, CRITICAL)", s)
 }
 
-func topUsage(w io.Writer) {
-	fmt.Fprintf(w, "Usage: %s [--log-level LEVEL] [--version] COMMAND [ARGS]...\n\n", prog)
-	fmt.Fprintf(w, "Find the features of NVIDIA CUDA redistributable archives.\n\nCommands:\n")
-	cmds := commands()
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
-	for _, c := range cmds {
-		fmt.Fprintf(w, "  %-22s %s\n", c.name, c.summary)
+// wantArgs checks the number of positional arguments and names what was
+// expected and what was given.
+func wantArgs(cmd string, args []string, n int, what string) error {
+	if len(args) == n {
+		return nil
 	}
-	fmt.Fprintf(w, "\nRun '%s COMMAND --help' for a command's options.\n", prog)
+	return usageErrorf("%s takes %s; %s", cmd, what, given(args))
 }
 
-func commandUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: %s %s [OPTIONS] %s\n\n%s\n\nOptions:\n", prog, c.name, c.args, c.summary)
-	fs.SetOutput(w)
-	fs.PrintDefaults()
+// given describes the positional arguments a command received.
+func given(args []string) string {
+	switch len(args) {
+	case 0:
+		return "none given"
+	case 1:
+		return fmt.Sprintf("given one: %q", args[0])
+	}
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return fmt.Sprintf("given %d: %s", len(args), strings.Join(q, " "))
 }

@@ -317,6 +317,7 @@ func TestSchemasValidateRealFiles(t *testing.T) {
 		{[]string{"print-feature-schema"}, []string{filepath.Join(data, "nvidia", "*", "feature_*.json"), filepath.Join(golden, "*", "feature_*.json")}, 10},
 		{[]string{"print-feature-schema", "--format", "index"}, []string{filepath.Join(data, "index", "package-info.json"), filepath.Join(golden, "*", "index.json"), filepath.Join(golden, "index.json")}, 4},
 		{[]string{"print-feature-schema", "--format", "detail"}, []string{filepath.Join(golden, "*", "detail.json")}, 2},
+		{[]string{"print-feature-schema", "--format", "buildredist"}, []string{filepath.Join(golden, "*", "buildRedist.json")}, 2},
 	}
 	for _, c := range cases {
 		s := compileSchema(t, c.schema...)
@@ -336,10 +337,13 @@ func TestSchemasValidateRealFiles(t *testing.T) {
 	}
 	// And the schemas can fail.
 	bad := map[string][]string{
-		`{"p": {"version": "1", "linux-x86_64": {"relative_path": "x", "sha256": "nothex"}}}`:                                                                                     {"print-manifest-schema"},
-		`{"p": {"version": "1", "linux-mips": {"relative_path": "x", "sha256": "` + strings.Repeat("a", 64) + `"}}}`:                                                              {"print-manifest-schema"},
-		`{"p": {"linux-x86_64": {"outputs": {"bin": true}}}}`:                                                                                                                     {"print-feature-schema"},
-		`{"r": {"1": {"p": {"releaseInfo": {"version": "1"}, "packages": {"linux-x86_64": {"None": {"feature": {"outputs": ["lib"]}, "narHash": "sha256-x", "sha256": "x"}}}}}}}`: {"print-feature-schema", "--format", "index"},
+		`{"p": {"version": "1", "linux-x86_64": {"relative_path": "x", "sha256": "nothex"}}}`:                                                                                           {"print-manifest-schema"},
+		`{"p": {"version": "1", "linux-mips": {"relative_path": "x", "sha256": "` + strings.Repeat("a", 64) + `"}}}`:                                                                    {"print-manifest-schema"},
+		`{"p": {"linux-x86_64": {"outputs": {"bin": true}}}}`:                                                                                                                           {"print-feature-schema"},
+		`{"libx": {"outputs": ["out"], "outputsByPlatform": {}, "nixExpression": "[ ]", "includeRemoveStubsFromRunpathHook": "yes", "allowFHSReferences": false, "fhsReferences": []}}`: {"print-feature-schema", "--format", "buildredist"},
+		`[{"package": "p", "platform": "linux-x86_64", "variant": "None", "needs": [{"soname": 3, "providers": []}], "unresolved": []}]`:                                                {"print-feature-schema", "--format", "dependencies"},
+		`{"level": "warning", "kind": "x", "message": "m"}`:                                                                                                                             {"print-feature-schema", "--format", "finding"},
+		`{"r": {"1": {"p": {"releaseInfo": {"version": "1"}, "packages": {"linux-x86_64": {"None": {"feature": {"outputs": ["lib"]}, "narHash": "sha256-x", "sha256": "x"}}}}}}}`:       {"print-feature-schema", "--format", "index"},
 	}
 	for doc, args := range bad {
 		s := compileSchema(t, args...)

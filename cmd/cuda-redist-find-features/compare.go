@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io/fs"
 	"os"
 	"path/filepath"

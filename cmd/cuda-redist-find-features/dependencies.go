@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,15 +24,15 @@ func printDependenciesCommand() command {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			out := fs.String("out", "", "write to this file instead of stdout")
 			return func(args []string) error {
-				if len(args) != 1 {
-					return usageErrorf("print-dependencies takes one FILE or DIR")
+				if err := wantArgs("print-dependencies", args, 1, "one FILE or DIR"); err != nil {
+					return err
 				}
 				path := args[0]
 				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 					path = filepath.Join(path, "detail.json")
 				}
 				var detail features.Detail
-				if err := readJSON(path, &detail); err != nil {
+				if err := readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				rows := dependencyRows(detail)

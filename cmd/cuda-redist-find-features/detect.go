@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
@@ -17,8 +17,8 @@ func detectCommand() command {
 			cudaMajor := fs.String("cuda-major", "", "cudaMajorVersion for the buildRedist simulation (lib/<major> replaces lib/)")
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			return func(args []string) error {
-				if len(args) != 1 {
-					return usageErrorf("detect takes one DIR, got %d arguments", len(args))
+				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
+					return err
 				}
 				f, err := detector.DetectWith(args[0], detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar})
 				if err != nil {

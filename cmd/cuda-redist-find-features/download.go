@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"net/http"
 	"os"
 	"os/signal"
@@ -13,6 +13,18 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/download"
 )
+
+// describeListed says how many manifest versions an index page lists,
+// and their range.
+func describeListed(listed []string) string {
+	switch len(listed) {
+	case 0:
+		return "0 manifests (no redistrib_<version>.json link)"
+	case 1:
+		return "1 manifest (" + listed[0] + ")"
+	}
+	return fmt.Sprintf("%d manifests (%s to %s)", len(listed), listed[0], listed[len(listed)-1])
+}
 
 func downloadCommand() command {
 	return command{
@@ -24,8 +36,8 @@ func downloadCommand() command {
 			timeout := fs.Duration("timeout", 2*time.Minute, "timeout of each HTTP request")
 			jobs := fs.Int("jobs", 8, "downloads at once when parallel")
 			return func(args []string) error {
-				if len(args) != 2 {
-					return usageErrorf("download-manifests takes URL and MANIFEST_DIR, got %d arguments", len(args))
+				if err := wantArgs("download-manifests", args, 2, "URL and MANIFEST_DIR"); err != nil {
+					return err
 				}
 				flt, err := ff.filter()
 				if err != nil {
@@ -60,8 +72,10 @@ func downloadCommand() command {
 				}
 				e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
 				if len(versions) == 0 {
-					e.log.Warn("no manifest matches the version filters", "url", url, "listed", len(listed))
-					return incomparableErr()
+					if err := incomparableErr(); err != nil {
+						return err
+					}
+					return fmt.Errorf("none of the %s listed at %s matches %s", describeListed(listed), url, ff.describe())
 				}
 				parallel := *jobs
 				if ff.serial() {

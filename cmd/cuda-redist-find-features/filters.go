@@ -1,8 +1,9 @@
 package main
 
 import (
-	"flag"
+	flag "github.com/spf13/pflag"
 	"os"
+	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
@@ -12,7 +13,6 @@ import (
 type filterFlags struct {
 	version, min, max *string
 	noParallel        *bool
-	parallel          *bool
 }
 
 func addFilterFlags(fs *flag.FlagSet) *filterFlags {
@@ -20,8 +20,7 @@ func addFilterFlags(fs *flag.FlagSet) *filterFlags {
 		version:    fs.String("version", "", "the one manifest version to accept (exclusive with --min-version/--max-version)"),
 		min:        fs.String("min-version", "", "the lowest manifest version to accept"),
 		max:        fs.String("max-version", "", "the highest manifest version to accept"),
-		noParallel: fs.Bool("no-parallel", false, "one at a time"),
-		parallel:   fs.Bool("parallel", true, "in parallel (the default)"),
+		noParallel: fs.Bool("no-parallel", false, "one at a time (default: in parallel)"),
 	}
 }
 
@@ -33,7 +32,21 @@ func (f *filterFlags) filter() (manifest.Filter, error) {
 	return flt, nil
 }
 
-func (f *filterFlags) serial() bool { return *f.noParallel || !*f.parallel }
+// describe names the filters given, for "nothing matches" errors.
+func (f *filterFlags) describe() string {
+	var parts []string
+	for _, p := range []struct{ name, value string }{{"--version", *f.version}, {"--min-version", *f.min}, {"--max-version", *f.max}} {
+		if p.value != "" {
+			parts = append(parts, p.name+" "+p.value)
+		}
+	}
+	if len(parts) == 0 {
+		return "no version filter"
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *filterFlags) serial() bool { return *f.noParallel }
 
 // isTerminal reports whether w is an interactive terminal.
 func isTerminal(w any) bool {

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -23,6 +23,7 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+func (m *multiFlag) Type() string       { return "stringArray" }
 
 var redistFromURL = regexp.MustCompile(`/compute/([^/]+)/redist/?$`)
 
@@ -33,7 +34,7 @@ func processCommand() command {
 		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			ff := addFilterFlags(fs)
-			jobs := fs.Int("j", -1, "Nix's --max-jobs: builds run locally at once (-1: Nix's default; 0: none, everything on --builders; --no-parallel: 1)")
+			jobs := fs.IntP("max-jobs", "j", -1, "Nix's --max-jobs: builds run locally at once (-1: Nix's default; 0: none, everything on --builders; --no-parallel: 1)")
 			remoteOnly := fs.Bool("remote-only", false, "build nothing locally (-j 0): every derivation goes to --builders")
 			keepGoing := fs.Bool("keep-going", true, "build every entry even when some fail (Nix's --keep-going)")
 			builders := fs.String("builders", "", "Nix's --builders (remote builders), e.g. 'ssh-ng://user@host x86_64-linux'")
@@ -44,8 +45,8 @@ func processCommand() command {
 			nf := addNixFlags(fs)
 			sandbox := fs.Bool("sandbox", true, "build in Nix's sandbox (--option sandbox true)")
 			return func(args []string) error {
-				if len(args) != 2 {
-					return usageErrorf("process-manifests takes URL and MANIFEST_DIR, got %d arguments", len(args))
+				if err := wantArgs("process-manifests", args, 2, "URL and MANIFEST_DIR"); err != nil {
+					return err
 				}
 				flt, err := ff.filter()
 				if err != nil {
@@ -86,8 +87,7 @@ func processCommand() command {
 					return err
 				}
 				if len(found) == 0 {
-					e.log.Warn("no manifest matches", "dir", dir)
-					return nil
+					return fmt.Errorf("no redistrib_<version>.json in %s matches %s", dir, ff.describe())
 				}
 				for _, f := range found {
 					p.manifests = append(p.manifests, nixrun.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
@@ -117,7 +117,7 @@ type nixFlags struct {
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
 		detector: fs.String("detector", "", "the static binary the derivations run (default: this executable)"),
-		nixLib:   fs.String("nix-lib", os.Getenv("CRFF_NIX_LIB"), "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
+		nixLib:   fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 	return nf
@@ -138,11 +138,29 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 	if err := nixrun.CheckStatic(detector); err != nil {
 		return nil, err
 	}
-	lib, err := nixrun.FindNixLib(*nf.nixLib)
+	nixLib := *nf.nixLib
+	if nixLib == "" {
+		// Read here, not as the flag's default: help stays the same everywhere.
+		nixLib = os.Getenv("CRFF_NIX_LIB")
+	}
+	lib, err := nixrun.FindNixLib(nixLib)
 	if err != nil {
 		return nil, err
 	}
 	r := &nixrun.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
+	switch {
+	case e.quiet:
+		// Nix's own "building ..." lines; its errors still show.
+		r.BuildArgs = append(r.BuildArgs, "--quiet")
+	case isTerminal(e.stderr):
+		// A status line from Nix's structured log; elsewhere Nix's own
+		// lines, one per event.
+		p := newNixProgress(e.stderr)
+		r.Stderr = p
+		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
+		e.stdout = p.clearing(e.stdout)
+		e.atExit = append(e.atExit, p.finish)
+	}
 	if sandbox {
 		r.Options = append(r.Options, [2]string{"sandbox", "true"})
 	}

@@ -18,7 +18,7 @@ type progress struct {
 }
 
 func newProgress(e *env, what string, total int) *progress {
-	return &progress{e: e, what: what, total: total, tty: isTerminal(e.stderr)}
+	return &progress{e: e, what: what, total: total, tty: isTerminal(e.stderr) && !e.quiet}
 }
 
 func (p *progress) done(item string, err error) {

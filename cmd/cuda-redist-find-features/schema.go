@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	flag "github.com/spf13/pflag"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"

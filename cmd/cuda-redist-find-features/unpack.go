@@ -1,8 +1,8 @@
 package main
 
 import (
-	"flag"
 	"fmt"
+	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/archive"
 )
@@ -20,8 +20,8 @@ func unpackCommand() command {
 			keepTop := fs.Bool("keep-top-level", false, "do not strip a single top-level directory")
 			threads := fs.Int("threads", 0, "decode a multi-block .tar.xz on this many threads (0: one per CPU, 1: in sequence)")
 			return func(args []string) error {
-				if len(args) != 2 {
-					return usageErrorf("unpack takes ARCHIVE and OUTDIR, got %d arguments", len(args))
+				if err := wantArgs("unpack", args, 2, "ARCHIVE and OUTDIR"); err != nil {
+					return err
 				}
 				st, err := archive.Unpack(args[0], args[1], archive.Options{
 					MaxBytes: *maxBytes, MaxRatio: *maxRatio, MaxEntries: *maxEntries, MaxDepth: *maxDepth,

@@ -264,6 +264,10 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	args := append([]string{"--realise"}, drvs...)
 	if r.RootDir != "" {
 		args = append(args, "--add-root", filepath.Join(r.RootDir, "result"))
+	} else {
+		// The caller reads the outputs right away and roots nothing;
+		// without this Nix warns "you did not specify '--add-root'".
+		args = append(args, "--no-gc-warning")
 	}
 	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
 	cmd := exec.CommandContext(ctx, "nix-store", args...)

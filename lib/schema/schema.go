@@ -2,6 +2,7 @@
 // tool reads (NVIDIA manifests) and writes (the legacy feature files, the
 // index format, detect results and detail files). The manifest schema is
 // generated from the same key list the parsers use (lib/manifest/keys.json).
+// Identify tells which of these formats a document is in.
 package schema
 
 import (
@@ -22,6 +23,7 @@ type obj = map[string]any
 
 func str() obj               { return obj{"type": "string"} }
 func strList() obj           { return obj{"type": "array", "items": str()} }
+func nullableStrList() obj   { return obj{"type": []any{"array", "null"}, "items": str()} }
 func ref(name string) obj    { return obj{"$ref": "#/$defs/" + name} }
 func pattern(p string) obj   { return obj{"type": "string", "pattern": p} }
 func mapOf(values any) obj   { return obj{"type": "object", "additionalProperties": values} }
@@ -83,7 +85,7 @@ func Manifest() map[string]any {
 }
 
 // Formats are the names Feature accepts.
-var Formats = []string{"legacy", "index", "detect", "detail", "report"}
+var Formats = []string{"legacy", "index", "detect", "detail", "report", "buildredist", "dependencies", "finding"}
 
 // Feature is the schema of one output format.
 func Feature(format string) (map[string]any, error) {
@@ -191,6 +193,50 @@ func Feature(format string) (map[string]any, error) {
 		doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
 		entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
 		for k, v := range mapOf(mapOf(mapOf(entry))) {
+			doc[k] = v
+		}
+	case "buildredist":
+		doc["$id"] = baseID + "feature-buildredist.json"
+		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
+		nullableList := nullableStrList()
+		decl := closed(obj{
+			"outputs":                           nullableList,
+			"outputsByPlatform":                 mapOf(mapOf(strList())),
+			"nixExpression":                     str(),
+			"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
+			"allowFHSReferences":                obj{"type": "boolean"},
+			"fhsReferences":                     nullableList,
+		}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
+		for k, v := range mapOf(decl) {
+			doc[k] = v
+		}
+	case "dependencies":
+		doc["$id"] = baseID + "feature-dependencies.json"
+		doc["title"] = "print-dependencies --json: per package, platform and variant, the sonames needed from other packages and their providers"
+		need := closed(obj{"soname": str(), "providers": nullableStrList()}, "soname", "providers")
+		row := closed(obj{
+			"package": str(), "platform": str(), "variant": str(),
+			"needs":      obj{"type": []any{"array", "null"}, "items": need},
+			"unresolved": nullableStrList(),
+		}, "package", "platform", "variant", "needs", "unresolved")
+		doc["type"] = "array"
+		doc["items"] = row
+	case "finding":
+		doc["$id"] = baseID + "feature-finding.json"
+		doc["title"] = "check-nixpkgs --json: one finding per line"
+		for k, v := range closed(obj{
+			"level":    enumOf([]string{"error", "hint", "failure"}),
+			"kind":     str(),
+			"package":  str(),
+			"platform": str(),
+			"variant":  str(),
+			"version":  str(),
+			"declared": strList(),
+			"needed":   strList(),
+			"message":  str(),
+			"file":     str(),
+			"path":     str(),
+		}, "level", "kind", "message") {
 			doc[k] = v
 		}
 	default:

@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/schema"
 )
 
 // Package files written in the shapes of the real Nixpkgs ones
@@ -536,6 +539,12 @@ func TestCheckRealShapesDrift(t *testing.T) {
 		}
 		if err := json.Unmarshal([]byte(l), &f); err != nil {
 			t.Fatalf("%s: %v", l, err)
+		}
+		// Each line is what print-feature-schema --format finding describes.
+		if v, err := jsonschema.UnmarshalJSON(strings.NewReader(l)); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		} else if err := schema.Validate("finding", v); err != nil {
+			t.Errorf("%s: %v", l, err)
 		}
 		if f.Kind == "missingDependency" && f.Package == "libcusolver" && f.Platform == "linux-x86_64" {
 			found = f.Level == "error" && f.File == "libcusolver.nix" && f.Version == "12.8.0" && f.Variant == "None" &&

@@ -261,6 +261,10 @@ func TestProcessManifestsCleanup(t *testing.T) {
 	if !strings.Contains(stderr, "msg=cleanup") {
 		t.Fatalf("no cleanup log line:\n%s", stderr)
 	}
+	// The run roots its outputs itself: Nix has nothing to warn about.
+	if strings.Contains(stderr, "--add-root") {
+		t.Errorf("Nix's --add-root warning shown:\n%s", stderr)
+	}
 	// Whatever the run added is gone again: the fetch, unpack and
 	// detection of the new archive are not in the store any more.
 	drv := mustNix(t, "nix-instantiate", "-E",
@@ -279,5 +283,36 @@ func TestProcessManifestsCleanup(t *testing.T) {
 	}
 	if checked != 3 {
 		t.Errorf("checked %d derivations of the unique archive, want 3 (fetch, unpack, detect)", checked)
+	}
+}
+
+// TestProcessManifestsQuiet: --quiet hides Nix's build lines (the builds
+// still run and the results are written).
+func TestProcessManifestsQuiet(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	// An archive no other run has seen, so that there is something to build.
+	unique := testarchive.TarGz([]testarchive.Entry{
+		testarchive.F("demo_src-2.0.0-archive/src/quiet.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
+	})
+	rel := "demo_src/quiet.tar.gz"
+	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(unique)
+	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
+		delete(m, "libdemo_variant")
+		src := leaf(m, "demo_src", "source")
+		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
+	})
+	code, stdout, stderr := process(t, dir, "--version", "2.0.0", "--quiet", "--cleanup")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if strings.TrimSpace(stdout) != filepath.Join(dir, "feature_2.0.0.json") {
+		t.Errorf("stdout %q", stdout)
+	}
+	if stderr != "" {
+		t.Errorf("--quiet: stderr:\n%s", stderr)
 	}
 }

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/schema"
+)
+
+// formatNames say what a document in each format is, for messages.
+var formatNames = map[string]string{
+	schema.ManifestFormat: "an NVIDIA manifest (redistrib_<version>.json)",
+	"legacy":              "a feature file (feature_<version>.json)",
+	"index":               "an index (index.json)",
+	"detect":              "a detect result",
+	"detail":              "a detail.json",
+	"buildredist":         "a buildRedist.json",
+	"dependencies":        "print-dependencies --json output",
+	"finding":             "a check-nixpkgs --json finding",
+}
+
+// readFormat decodes the JSON file at path into v after checking it is in
+// format (one of schema.Formats); when it is not, the error names the file,
+// what it is instead when that is recognised, and the format wanted. A
+// lenient read only refuses files of another recognised format (and
+// non-JSON), for commands that also read partial documents.
+func readFormat(path, format string, lenient bool, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	wanted := fmt.Sprintf("want %s (print-feature-schema --format %s)", formatNames[format], format)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
+	}
+	if verr := schema.Validate(format, doc); verr != nil {
+		if _, ok := verr.(*jsonschema.ValidationError); !ok {
+			return verr
+		}
+		formats, err := schema.Identify(doc)
+		if err != nil {
+			return err
+		}
+		if len(formats) > 0 && !slices.Contains(formats, format) {
+			return fmt.Errorf("%s: this is %s; %s", path, formatNames[formats[0]], wanted)
+		}
+		if lenient {
+			return decodeInto(path, data, v)
+		}
+		return fmt.Errorf("%s: not %s: %v; %s", path, formatNames[format], validationSummary(verr), wanted)
+	}
+	return decodeInto(path, data, v)
+}
+
+func decodeInto(path string, data []byte, v any) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// validationSummary is the schema's complaints on one line, without the
+// schema's URL (the first line), at most three of them.
+func validationSummary(err error) string {
+	lines := strings.Split(strings.TrimSpace(err.Error()), "\n")[1:]
+	var out []string
+	for _, l := range lines {
+		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > 3 {
+		out = append(out[:3], "...")
+	}
+	return strings.Join(out, "; ")
+}

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestNixProgress feeds the status line events shaped like Nix 2.8's
+// internal-json log: the plan, builds starting and stopping, a download,
+// a failure, and a plain line.
+func TestNixProgress(t *testing.T) {
+	const h = "0123456789abcdfghijklmnpqrsvwxyz"
+	events := []string{
+		`@nix {"action":"msg","level":3,"msg":"these 4 derivations will be built:"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-x.tar.xz.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-x.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-x-features.json.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-sample-1.0.0-features.drv"}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.tar.xz.drv","",1,1],"id":1,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"start","id":2,"level":4,"text":"downloading","type":101}`,
+		`@nix {"action":"result","fields":[2097152,4194304],"id":2,"type":105}`,
+		`@nix {"action":"stop","id":2}`,
+		`@nix {"action":"stop","id":1}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.drv","",1,1],"id":3,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-x.drv' failed with exit code 1"}`,
+		`@nix {"action":"stop","id":3}`,
+		`a line Nix wrote as is`,
+	}
+	var out bytes.Buffer
+	p := newNixProgress(&out)
+	// In pieces, as a pipe delivers them.
+	all := strings.Join(events, "\n") + "\n"
+	for i := 0; i < len(all); i += 7 {
+		p.Write([]byte(all[i:min(i+7, len(all))]))
+	}
+	p.finish()
+	got := out.String()
+	for _, want := range []string{
+		"\r\033[Karchives: fetched 0/1, unpacked 0/1, detected 0/1; building x.tar.xz",
+		"fetched 0/1, unpacked 0/1, detected 0/1, 2.0 MiB downloaded; building x.tar.xz",
+		"fetched 1/1, unpacked 0/1, detected 0/1, 2.0 MiB downloaded; building x\r\033[K",
+		"\r\033[Kerror: builder for '/nix/store/" + h + "-x.drv' failed with exit code 1\n",
+		"fetched 1/1, unpacked 0/1 (1 failed), detected 0/1",
+		"\r\033[Ka line Nix wrote as is\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%q", want, got)
+		}
+	}
+	if strings.Contains(got, "@nix") || strings.Contains(got, "will be built") {
+		t.Errorf("Nix's own plan or JSON shown: %q", got)
+	}
+	if !strings.HasSuffix(got, "\n") {
+		t.Errorf("status line not ended: %q", got)
+	}
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testelf"
+)
+
+// TestPrintBuildRedistWrongFormat: given another of the tool's formats or a
+// manifest, print-buildredist and print-dependencies name the file, what
+// it is, and the format they read (exit 1), instead of a bogus table.
+func TestPrintBuildRedistWrongFormat(t *testing.T) {
+	golden := filepath.Join("..", "..", "tests", "golden", "sample", "1.0.0")
+	manifest := filepath.Join("..", "..", "sample", "redistrib_1.0.0.json")
+	notJSON := filepath.Join(t.TempDir(), "notes.txt")
+	badDecl := filepath.Join(t.TempDir(), "buildRedist.json")
+	if err := os.WriteFile(notJSON, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badDecl, []byte(`{"libx": {"outputs": 3}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const wantDecl = "want a buildRedist.json (print-feature-schema --format buildredist)"
+	const wantDetail = "want a detail.json (print-feature-schema --format detail)"
+	tests := []struct {
+		cmd, file string
+		want      []string
+	}{
+		{"print-buildredist", filepath.Join(golden, "feature_1.0.0.json"), []string{"this is a feature file (feature_<version>.json)", wantDecl}},
+		{"print-buildredist", filepath.Join(golden, "detail.json"), []string{"this is a detail.json", wantDecl}},
+		{"print-buildredist", filepath.Join(golden, "index.json"), []string{"this is an index (index.json)", wantDecl}},
+		{"print-buildredist", manifest, []string{"this is an NVIDIA manifest (redistrib_<version>.json)", wantDecl}},
+		{"print-buildredist", notJSON, []string{"not JSON", wantDecl}},
+		{"print-buildredist", badDecl, []string{"not a buildRedist.json: at '/libx'", "got number, want null or array", wantDecl}},
+		{"print-dependencies", filepath.Join(golden, "buildRedist.json"), []string{"this is a buildRedist.json", wantDetail}},
+		{"print-dependencies", manifest, []string{"this is an NVIDIA manifest", wantDetail}},
+	}
+	for _, tc := range tests {
+		code, stdout, stderr := runCLI(tc.cmd, tc.file)
+		if code != exitFail || stdout != "" {
+			t.Errorf("%s %s: exit %d, stdout %q; want exit 1 and nothing on stdout", tc.cmd, tc.file, code, stdout)
+		}
+		for _, w := range append([]string{tc.file + ": "}, tc.want...) {
+			if !strings.Contains(stderr, w) {
+				t.Errorf("%s %s: stderr lacks %q:\n%s", tc.cmd, tc.file, w, stderr)
+			}
+		}
+	}
+	// The right files still work.
+	for _, args := range [][]string{{"print-buildredist", golden}, {"print-buildredist", "--json", filepath.Join(golden, "buildRedist.json")}, {"print-dependencies", golden}} {
+		if code, stdout, stderr := runCLI(args...); code != exitOK || stdout == "" {
+			t.Errorf("%v: exit %d, stderr %s", args, code, stderr)
+		}
+	}
+}
+
+// TestFiltersSelectingNothing: a version filter that selects no manifest
+// is an error (exit 1) naming the filter, for each command that filters.
+func TestFiltersSelectingNothing(t *testing.T) {
+	srv := newRedistServer(t)
+	code, stdout, stderr := runCLI("download-manifests", srv.URL+"/redist/", t.TempDir(), "--min-version", "9.0.0")
+	if code != exitFail || stdout != "" || !strings.Contains(stderr, "none of the 6 manifests (1.0.0 to 5.0.0) listed at "+srv.URL+"/redist/ matches --min-version 9.0.0") {
+		t.Errorf("download-manifests: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+
+	// The Nix commands stop before building anything: a stand-in static
+	// ELF file is enough for --detector.
+	detector := filepath.Join(t.TempDir(), "detector")
+	if err := os.WriteFile(detector, testelf.Build(testelf.Spec{}), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nixLib := filepath.Join("..", "..", "nix")
+	sample := filepath.Join("..", "..", "sample")
+	code, _, stderr = runCLI("process-manifests", "file:///nowhere", sample, "--max-version", "0.1.0", "--detector", detector, "--nix-lib", nixLib)
+	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --max-version 0.1.0") {
+		t.Errorf("process-manifests: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--detector", detector, "--nix-lib", nixLib)
+	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --version 7.7.7") {
+		t.Errorf("check-nixpkgs: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestJSONOutputsMatchSchemas: --json of print-buildredist and
+// print-dependencies on the sample is what print-feature-schema describes.
+func TestJSONOutputsMatchSchemas(t *testing.T) {
+	golden, _ := filepath.Glob(filepath.Join("..", "..", "tests", "golden", "sample", "*.*.*"))
+	if len(golden) < 2 {
+		t.Fatalf("sample golden directories: %v", golden)
+	}
+	for cmd, format := range map[string]string{"print-buildredist": "buildredist", "print-dependencies": "dependencies"} {
+		s := compileSchema(t, "print-feature-schema", "--format", format)
+		for _, dir := range golden {
+			code, stdout, stderr := runCLI(cmd, "--json", dir)
+			if code != exitOK {
+				t.Fatalf("%s --json %s: exit %d: %s", cmd, dir, code, stderr)
+			}
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Validate(v); err != nil {
+				t.Errorf("%s --json %s: %v", cmd, dir, err)
+			}
+		}
+	}
+}

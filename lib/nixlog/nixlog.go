@@ -1,0 +1,60 @@
+// Package nixlog reads Nix's structured log (--log-format internal-json):
+// one "@nix {json}" line per event. Nix 2.8 writes it from nix-store and
+// nix-build as well as from nix.
+package nixlog
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Activity and result types of Nix's logger (src/libutil/logging.hh).
+const (
+	ActFileTransfer = 101
+	ActBuild        = 105
+	ResProgress     = 105
+)
+
+// Event is one line of the structured log.
+type Event struct {
+	Action string `json:"action"` // start, stop, result, msg
+	ID     uint64 `json:"id"`
+	Level  int    `json:"level"` // 0 error, 1 warn, 2 notice, 3 info, ...
+	Type   int    `json:"type"`
+	Text   string `json:"text"`
+	Msg    string `json:"msg"`
+	Fields []any  `json:"fields"`
+}
+
+// Parse reads one line; ok is false for a line that is not an event
+// (Nix writes some text as is).
+func Parse(line string) (ev Event, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimRight(line, "\r\n"), "@nix ")
+	if !found {
+		return Event{}, false
+	}
+	if err := json.Unmarshal([]byte(rest), &ev); err != nil {
+		return Event{}, false
+	}
+	return ev, true
+}
+
+// StringField is the i-th field as a string ("" when it is not one).
+func (e Event) StringField(i int) string {
+	if i < len(e.Fields) {
+		if s, ok := e.Fields[i].(string); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// IntField is the i-th field as an integer (0 when it is not one).
+func (e Event) IntField(i int) int64 {
+	if i < len(e.Fields) {
+		if f, ok := e.Fields[i].(float64); ok {
+			return int64(f)
+		}
+	}
+	return 0
+}

@@ -1,0 +1,99 @@
+package nixpipeline
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
+)
+
+// screen replays a terminal's output (text, \r, \n and ESC[K, the
+// sequences the status line uses) and returns the lines left on screen.
+func screen(out string) []string {
+	lines := []string{""}
+	col := 0
+	for i := 0; i < len(out); i++ {
+		cur := &lines[len(lines)-1]
+		switch {
+		case out[i] == '\r':
+			col = 0
+		case out[i] == '\n':
+			lines = append(lines, "")
+			col = 0
+		case strings.HasPrefix(out[i:], "\033[K"):
+			*cur = (*cur)[:col]
+			i += 2
+		default:
+			if col < len(*cur) {
+				*cur = (*cur)[:col] + string(out[i]) + (*cur)[col+1:]
+			} else {
+				*cur += string(out[i])
+			}
+			col++
+		}
+	}
+	return lines
+}
+
+// TestProgressOnTerminal runs process-manifests under a pseudo-terminal
+// (script(1)) on the sample with one new archive: the status line counts
+// the archives unpacked and detected from Nix's structured log, Nix's own
+// lines and its JSON do not show, and the result stands on its own line.
+func TestProgressOnTerminal(t *testing.T) {
+	requireNix(t)
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) is not installed (bsdutils)")
+	}
+	dir := copySample(t)
+	unique := testarchive.TarGz([]testarchive.Entry{
+		testarchive.F("demo_src-2.0.0-archive/src/pty.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
+	})
+	rel := "demo_src/pty.tar.gz"
+	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(unique)
+	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
+		delete(m, "libdemo_variant")
+		src := leaf(m, "demo_src", "source")
+		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
+	})
+	command := strings.Join([]string{detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
+		"--redist-name", "sample", "--version", "2.0.0", "--cleanup", "file://" + dir, dir}, " ")
+	cmd := exec.Command("script", "-qec", command, "/dev/null")
+	cmd.Dir = repoRoot()
+	raw, err := cmd.Output()
+	out := string(raw)
+	if err != nil {
+		t.Fatalf("%v\n%q", err, out)
+	}
+	if !strings.Contains(out, "archives: unpacked 1/1, detected 1/1") {
+		t.Errorf("no complete status line in %q", out)
+	}
+	if !strings.Contains(out, "archives: unpacked 0/1") {
+		t.Errorf("no status line before the builds in %q", out)
+	}
+	for _, noise := range []string{"@nix", "building '", "will be built"} {
+		if strings.Contains(out, noise) {
+			t.Errorf("%q shows on the terminal: %q", noise, out)
+		}
+	}
+	lines := screen(strings.ReplaceAll(out, "\r\n", "\n"))
+	want := filepath.Join(dir, "feature_2.0.0.json")
+	found := false
+	for _, l := range lines {
+		if l == want {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("screen lacks the line %q:\n%s", want, strings.Join(lines, "\n"))
+	}
+}
