@@ -2,46 +2,14 @@ package xz
 
 // The LZMA symbol loop, rewritten for speed from xz-embedded's lzma_main
 // and its helpers (rc_bit, rc_bittree, dict_repeat, ...), which Go did not
-// inline: the range coder and the dictionary live in locals for the whole
-// loop, every bit decode is inlined, and the bit trees are unrolled loops
-// over fixed-size probability arrays. The decoded stream is identical;
-// lib/archive's tests compare it with github.com/therootcompany/xz.
+// inline. The range coder (rnge, code, and the input position) and the
+// dictionary live in local variables for the whole loop, so the compiler
+// keeps them in registers: the helpers below take and return them by
+// value. Each bit decode is normV then decodeV, two functions small enough
+// to be inlined. The decoded stream is identical; oracle_test.go compares
+// it with github.com/therootcompany/xz on every input.
 
-// rangeRegs is the range decoder's state while lzmaMain runs.
-type rangeRegs struct {
-	rnge, code uint32
-	pos        int
-	in         []byte
-}
-
-// norm reads the next input byte if the range got too small. Every bit
-// decode is norm then decode; they are two functions so that each is
-// cheap enough for the compiler to inline.
-func (r *rangeRegs) norm() {
-	if r.rnge < rcTopValue {
-		r.rnge <<= rcShiftBits
-		r.code = r.code<<rcShiftBits | uint32(r.in[r.pos])
-		r.pos++
-	}
-}
-
-// decode decodes one bit with the adaptive probability *p (0 or 1).
-func (r *rangeRegs) decode(p *uint16) uint32 {
-	prob := *p
-	bound := (r.rnge >> rcBitModelTotalBits) * uint32(prob)
-	if r.code < bound {
-		r.rnge = bound
-		*p = prob + (rcBitModelTotal-prob)>>rcMoveBits
-		return 0
-	}
-	r.rnge -= bound
-	r.code -= bound
-	*p = prob - prob>>rcMoveBits
-	return 1
-}
-
-// normV and decodeV are norm and decode on values instead of a struct,
-// for the literal loop: its range coder state then lives in registers.
+// normV reads the next input byte if the range got too small.
 func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
 	if rnge < rcTopValue {
 		rnge <<= rcShiftBits
@@ -51,6 +19,7 @@ func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
 	return rnge, code, pos
 }
 
+// decodeV decodes one bit (0 or 1) with the adaptive probability *p.
 func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	prob := *p
 	bound := (rnge >> rcBitModelTotalBits) * uint32(prob)
@@ -62,68 +31,93 @@ func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	return rnge - bound, code - bound, 1
 }
 
-// bit is norm then decode, for the less hot call sites.
-func (r *rangeRegs) bit(p *uint16) uint32 {
-	r.norm()
-	return r.decode(p)
-}
-
-// tree3 decodes a 3-bit tree (match lengths 2-17); probs[0] is unused.
-func (r *rangeRegs) tree3(probs *[lenLowSymbols]uint16) uint32 {
+// treeV decodes a bit tree from the most significant bit; probs is
+// indexed from 1 (probs[0] unused) and limit is 1 << bits.
+func treeV(rnge, code uint32, in []byte, pos int, probs []uint16, limit uint32) (uint32, uint32, int, uint32) {
 	s := uint32(1)
-	s = s<<1 | r.bit(&probs[s&7])
-	s = s<<1 | r.bit(&probs[s&7])
-	s = s<<1 | r.bit(&probs[s&7])
-	return s - lenLowSymbols
-}
-
-// tree decodes an n-bit tree from the most significant bit; probs is
-// indexed from 1 as in xz-embedded (probs[0] unused).
-func (r *rangeRegs) tree(probs []uint16, limit uint32) uint32 {
-	s := uint32(1)
+	var b uint32
 	for s < limit {
-		r.norm()
-		s = s<<1 | r.decode(&probs[s])
-	}
-	return s - limit
-}
-
-// reverse decodes n bits from the least significant bit into *dest;
-// probs is indexed from 0, as in the Go port of xz-embedded.
-func (r *rangeRegs) reverse(probs []uint16, dest *uint32, n uint32) {
-	s := uint32(1)
-	for i := uint32(0); i < n; i++ {
-		b := r.bit(&probs[s-1])
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[s])
 		s = s<<1 | b
-		*dest += b << i
 	}
+	return rnge, code, pos, s - limit
 }
 
-// direct decodes n bits of probability one half into *dest.
-func (r *rangeRegs) direct(dest *uint32, n uint32) {
+// reverseV decodes n bits from the least significant bit and adds them
+// to dest; probs is indexed from 0, as in the Go port of xz-embedded.
+func reverseV(rnge, code uint32, in []byte, pos int, probs []uint16, dest, n uint32) (uint32, uint32, int, uint32) {
+	s := uint32(1)
+	var b uint32
+	for i := uint32(0); i < n; i++ {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[s-1])
+		s = s<<1 | b
+		dest += b << i
+	}
+	return rnge, code, pos, dest
+}
+
+// directV appends n bits of probability one half to dest.
+func directV(rnge, code uint32, in []byte, pos int, dest, n uint32) (uint32, uint32, int, uint32) {
 	for ; n > 0; n-- {
-		if r.rnge < rcTopValue {
-			r.rnge <<= rcShiftBits
-			r.code = r.code<<rcShiftBits | uint32(r.in[r.pos])
-			r.pos++
-		}
-		r.rnge >>= 1
-		r.code -= r.rnge
-		mask := 0 - r.code>>31
-		r.code += r.rnge & mask
-		*dest = *dest<<1 + mask + 1
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge >>= 1
+		code -= rnge
+		mask := 0 - code>>31
+		code += rnge & mask
+		dest = dest<<1 + mask + 1
 	}
+	return rnge, code, pos, dest
 }
 
-// length decodes a match length (2-273) with the probabilities l.
-func (r *rangeRegs) length(l *lzmaLenDec, posState uint32) uint32 {
-	if r.bit(&l.choice) == 0 {
-		return matchLenMin + r.tree3(&l.low[posState&(posStatesMax-1)])
+// lengthV decodes a match length (2-273) with the probabilities l.
+func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint32) (uint32, uint32, int, uint32) {
+	var b, n uint32
+	rnge, code, pos = normV(rnge, code, in, pos)
+	if rnge, code, b = decodeV(rnge, code, &l.choice); b == 0 {
+		rnge, code, pos, n = treeV(rnge, code, in, pos, l.low[posState%posStatesMax][:], lenLowSymbols)
+		return rnge, code, pos, matchLenMin + n
 	}
-	if r.bit(&l.choice2) == 0 {
-		return matchLenMin + lenLowSymbols + r.tree3(&l.mid[posState&(posStatesMax-1)])
+	rnge, code, pos = normV(rnge, code, in, pos)
+	if rnge, code, b = decodeV(rnge, code, &l.choice2); b == 0 {
+		rnge, code, pos, n = treeV(rnge, code, in, pos, l.mid[posState%posStatesMax][:], lenMidSymbols)
+		return rnge, code, pos, matchLenMin + lenLowSymbols + n
 	}
-	return matchLenMin + lenLowSymbols + lenMidSymbols + r.tree(l.high[:], lenHighSymbols)
+	rnge, code, pos, n = treeV(rnge, code, in, pos, l.high[:], lenHighSymbols)
+	return rnge, code, pos, matchLenMin + lenLowSymbols + lenMidSymbols + n
+}
+
+// literalV decodes a literal byte after a literal. It is a function of
+// its own (not inlined) so that its loop has the registers to itself.
+func literalV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16) (uint32, uint32, int, uint32) {
+	symbol := uint32(1)
+	var b uint32
+	for symbol < 0x100 {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[symbol])
+		symbol = symbol<<1 | b
+	}
+	return rnge, code, pos, symbol
+}
+
+// matchedLiteralV decodes a literal byte after a match, with the byte at
+// distance rep0 (matchByte) as context.
+func matchedLiteralV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16, matchByte uint32) (uint32, uint32, int, uint32) {
+	symbol := uint32(1)
+	offset := uint32(0x100)
+	matchByte <<= 1
+	var b uint32
+	for symbol < 0x100 {
+		matchBit := matchByte & offset
+		matchByte <<= 1
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[offset+matchBit+symbol])
+		symbol = symbol<<1 | b
+		// offset &= matchBit if b == 1, else offset &= ^matchBit
+		offset &= matchBit ^ (b - 1)
+	}
+	return rnge, code, pos, symbol
 }
 
 // Next states after a literal, a match, a long and a short repeat.
@@ -143,9 +137,9 @@ func lzmaMain(s *xzDecLZMA2) bool {
 	if dictHasSpace(&s.dict) && s.lzma.len > 0 {
 		dictRepeat(&s.dict, &s.lzma.len, s.lzma.rep0)
 	}
-	rc := rangeRegs{rnge: s.rc.rnge, code: s.rc.code, pos: s.rc.inPos, in: s.rc.in}
-	inLimit := s.rc.inLimit
 	lz := &s.lzma
+	in, inLimit := s.rc.in, s.rc.inLimit
+	rnge, code, ipos := s.rc.rnge, s.rc.code, s.rc.inPos
 	buf := s.dict.buf
 	pos, full, limit, end, size := s.dict.pos, s.dict.full, s.dict.limit, s.dict.end, s.dict.size
 	state := lz.state
@@ -155,13 +149,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 	 * Decode more LZMA symbols. One iteration may consume up to
 	 * lzmaInRequired - 1 bytes.
 	 */
-	in := rc.in
-	rnge, code, ipos := rc.rnge, rc.code, rc.pos
 	for pos < limit && ipos <= inLimit {
-		posState := pos & lz.posMask & (posStatesMax - 1)
+		posState := pos & lz.posMask
 		var b uint32
 		rnge, code, ipos = normV(rnge, code, in, ipos)
-		rnge, code, b = decodeV(rnge, code, &lz.isMatch[state][posState])
+		rnge, code, b = decodeV(rnge, code, &lz.isMatch[state][posState%posStatesMax])
 		if b == 0 {
 			// Literal.
 			var prev uint32
@@ -169,28 +161,15 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				prev = uint32(buf[dictIndex(pos, 0, end)])
 			}
 			probs := &lz.literal[(prev>>(8-lz.lc)+(pos&lz.literalPosMask)<<lz.lc)%literalCodersMax]
-			symbol := uint32(1)
+			var symbol uint32
 			if state < litStates {
-				for symbol < 0x100 {
-					rnge, code, ipos = normV(rnge, code, in, ipos)
-					rnge, code, b = decodeV(rnge, code, &probs[symbol])
-					symbol = symbol<<1 | b
-				}
+				rnge, code, ipos, symbol = literalV(rnge, code, in, ipos, probs)
 			} else {
 				var matchByte uint32
 				if full > 0 {
-					matchByte = uint32(buf[dictIndex(pos, rep0, end)]) << 1
+					matchByte = uint32(buf[dictIndex(pos, rep0, end)])
 				}
-				offset := uint32(0x100)
-				for symbol < 0x100 {
-					matchBit := matchByte & offset
-					matchByte <<= 1
-					rnge, code, ipos = normV(rnge, code, in, ipos)
-					rnge, code, b = decodeV(rnge, code, &probs[offset+matchBit+symbol])
-					symbol = symbol<<1 | b
-					// offset &= matchBit if b == 1, else offset &= ^matchBit
-					offset &= matchBit ^ (b - 1)
-				}
+				rnge, code, ipos, symbol = matchedLiteralV(rnge, code, in, ipos, probs, matchByte)
 			}
 			buf[pos] = byte(symbol)
 			pos++
@@ -200,20 +179,19 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			state = stateAfterLiteral[state]
 			continue
 		}
-		// Matches: the range coder state goes through rc.
-		rc.rnge, rc.code, rc.pos = rnge, code, ipos
 		var length uint32
-		rc.norm()
-		if rc.decode(&lz.isRep[state]) == 0 {
+		rnge, code, ipos = normV(rnge, code, in, ipos)
+		if rnge, code, b = decodeV(rnge, code, &lz.isRep[state]); b == 0 {
 			// Match: a new distance.
 			state = stateAfterMatch[state]
 			rep3, rep2, rep1 = rep2, rep1, rep0
-			length = rc.length(&lz.matchLenDec, posState)
+			rnge, code, ipos, length = lengthV(rnge, code, in, ipos, &lz.matchLenDec, posState)
 			distState := uint32(distStates - 1)
 			if length < distStates+matchLenMin {
 				distState = length - matchLenMin
 			}
-			slot := rc.tree(lz.distSlot[distState][:], distSlots)
+			var slot uint32
+			rnge, code, ipos, slot = treeV(rnge, code, in, ipos, lz.distSlot[distState][:], distSlots)
 			if slot < distModelStart {
 				rep0 = slot
 			} else {
@@ -221,27 +199,31 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				rep0 = 2 + slot&1
 				if slot < distModelEnd {
 					rep0 <<= n
-					rc.reverse(lz.distSpecial[rep0-slot:], &rep0, n)
+					rnge, code, ipos, rep0 = reverseV(rnge, code, in, ipos, lz.distSpecial[rep0-slot:], rep0, n)
 				} else {
-					rc.direct(&rep0, n-alignBits)
+					rnge, code, ipos, rep0 = directV(rnge, code, in, ipos, rep0, n-alignBits)
 					rep0 <<= alignBits
-					rc.reverse(lz.distAlign[1:], &rep0, alignBits)
+					rnge, code, ipos, rep0 = reverseV(rnge, code, in, ipos, lz.distAlign[1:], rep0, alignBits)
 				}
 			}
 		} else {
 			// Repeated match: one of the last four distances.
-			if rc.bit(&lz.isRep0[state]) == 0 {
-				if rc.bit(&lz.isRep0Long[state][posState]) == 0 {
+			rnge, code, ipos = normV(rnge, code, in, ipos)
+			if rnge, code, b = decodeV(rnge, code, &lz.isRep0[state]); b == 0 {
+				rnge, code, ipos = normV(rnge, code, in, ipos)
+				if rnge, code, b = decodeV(rnge, code, &lz.isRep0Long[state][posState%posStatesMax]); b == 0 {
 					state = stateAfterShortRep[state]
 					length = 1
 					goto repeat
 				}
 			} else {
 				var tmp uint32
-				if rc.bit(&lz.isRep1[state]) == 0 {
+				rnge, code, ipos = normV(rnge, code, in, ipos)
+				if rnge, code, b = decodeV(rnge, code, &lz.isRep1[state]); b == 0 {
 					tmp = rep1
 				} else {
-					if rc.bit(&lz.isRep2[state]) == 0 {
+					rnge, code, ipos = normV(rnge, code, in, ipos)
+					if rnge, code, b = decodeV(rnge, code, &lz.isRep2[state]); b == 0 {
 						tmp = rep2
 					} else {
 						tmp = rep3
@@ -253,14 +235,13 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				rep0 = tmp
 			}
 			state = stateAfterLongRep[state]
-			length = rc.length(&lz.repLenDec, posState)
+			rnge, code, ipos, length = lengthV(rnge, code, in, ipos, &lz.repLenDec, posState)
 		}
 	repeat:
 		// Copy length bytes from distance rep0 + 1, up to the limit; the
 		// rest stays in lz.len for the next call.
 		if rep0 >= full || rep0 >= size {
 			ok = false
-			rnge, code, ipos = rc.rnge, rc.code, rc.pos
 			break
 		}
 		left := limit - pos
@@ -287,13 +268,11 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			full = pos
 		}
 		lz.len = length
-		rnge, code, ipos = rc.rnge, rc.code, rc.pos
 	}
-	rc.rnge, rc.code, rc.pos = rnge, code, ipos
 	s.dict.pos, s.dict.full = pos, full
 	lz.state = state
 	lz.rep0, lz.rep1, lz.rep2, lz.rep3 = rep0, rep1, rep2, rep3
-	s.rc.rnge, s.rc.code, s.rc.inPos = rc.rnge, rc.code, rc.pos
+	s.rc.rnge, s.rc.code, s.rc.inPos = rnge, code, ipos
 	if !ok {
 		return false
 	}
