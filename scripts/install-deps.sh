@@ -12,6 +12,7 @@ command -v gcc >/dev/null || need+=(gcc)
 command -v objcopy >/dev/null || need+=(binutils)
 command -v git >/dev/null || need+=(git)
 command -v bc >/dev/null || need+=(bc)
+[ -x /usr/bin/time ] || need+=(time)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them" >&2
