@@ -20,16 +20,28 @@ func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
 }
 
 // decodeV decodes one bit (0 or 1) with the adaptive probability *p.
+// It has no branch: the bits of compressed binaries are too random for
+// branch prediction, as XZ Utils' x86-64 decoder also assumes.
 func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
-	prob := *p
-	bound := (rnge >> rcBitModelTotalBits) * uint32(prob)
-	if code < bound {
-		*p = prob + (rcBitModelTotal-prob)>>rcMoveBits
-		return bound, code, 0
+	prob := uint32(*p)
+	bound := (rnge >> rcBitModelTotalBits) * prob
+	var bit uint32
+	if code >= bound {
+		bit = 1
 	}
-	*p = prob - prob>>rcMoveBits
-	return rnge - bound, code - bound, 1
+	mask := -bit // all ones for a 1
+	// 1: rnge - bound, code - bound, prob - prob>>5
+	// 0: bound, code, prob + (2048-prob)>>5, that is prob - (prob-2017)>>5
+	// with an arithmetic shift.
+	rnge = bound + (rnge-2*bound)&mask
+	code -= bound & mask
+	t := int32(prob) + int32(^mask)&(rcMoveBitsRound-rcBitModelTotal)
+	*p = uint16(int32(prob) - t>>rcMoveBits)
+	return rnge, code, bit
 }
+
+// rcMoveBitsRound rounds the probability update of a 0 bit up.
+const rcMoveBitsRound = 1<<rcMoveBits - 1
 
 // treeV decodes a bit tree from the most significant bit; probs is
 // indexed from 1 (probs[0] unused) and limit is 1 << bits.
