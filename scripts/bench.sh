@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# Speed, measured on real NVIDIA libraries in one run, as ratios:
-#   unpack of a large .tar.xz (libcufft 10.9 from Debian non-free, repacked:
-#   ~280 MB unpacked)  vs  GNU tar -xJf
-#   detect (features + NAR hash) of the unpacked tree  vs  nix hash path
-#   detect  vs  cuobjdump + patchelf over the same libraries (upstream's way)
-# Each command runs RUNS times (default 3); the best time counts.
+# Speed, measured on real NVIDIA libraries in one run: the four rows of
+# issue 12, side by side, as ratios.
+#   1. unpack vs tar -xJf (GNU tar + XZ Utils), and xz -dc > /dev/null
+#   2. detect vs nix hash path, on the unpacked trees
+#   3. one archive end to end, cold: nix-build of the fetch, unpack and
+#      detect derivations (file:// archive, store paths never built
+#      before) vs upstream's way: nix flake prefetch of the archive (fresh
+#      fetcher cache, store path deleted), then cuobjdump and
+#      patchelf --print-soname/--print-needed on its libraries
+#   4. nix eval of the drvPath of the pipeline over the bundled manifests
+#      vs a minimal baseline (scripts/bench/eval-baseline.nix)
+# Archives: libcurand 10.3 and libcufft 10.9 of CUDA 11.8 (Debian's
+# packaging, fetched by fetch-real-cuda.sh), repacked as one-block
+# .tar.xz as NVIDIA ships them (xz -6 -T1).
+#
+# Timing: CPU time (user+sys, children included) is what counts, since
+# the machine may be shared; each command runs RUNS times (default 3) and
+# the lowest counts. Wall time (also the lowest) and peak RSS are shown.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -12,92 +24,156 @@ runs=${RUNS:-3}
 cache=${CRFF_BENCH_DIR:-$PWD/tests/.cache/bench}
 real=${CRFF_REAL_CUDA:-$PWD/tests/.cache/real-cuda}
 scripts/fetch-real-cuda.sh "$real"
-mkdir -p "$cache"
+mkdir -p "$cache/archives"
+cache=$(realpath "$cache")
 bin="$cache/cuda-redist-find-features"
 CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/cuda-redist-find-features
+libs="$real/root/usr/lib/x86_64-linux-gnu"
 
-# The same tree twice: as multi-threaded xz writes it (independent 24 MiB
-# blocks: xz -T0, the default of XZ Utils 5.6 and of dpkg) and as
-# single-threaded xz does (one block).
-archive="$cache/libcufft-linux-x86_64-10.9.0.58-archive.tar.xz"
-single="$cache/libcufft-single-block.tar.xz"
-if [ ! -f "$archive" ] || [ ! -f "$single" ]; then
-  stage="$cache/stage/libcufft-linux-x86_64-10.9.0.58-archive"
+for lib in curand cufft; do
+  a="$cache/archives/lib$lib.tar.xz"
+  [ -f "$a" ] && continue
+  stage="$cache/stage/lib$lib-linux-x86_64-archive"
   rm -rf "$cache/stage" && mkdir -p "$stage/lib"
-  cp -a "$real"/root/usr/lib/x86_64-linux-gnu/libcufft* "$stage/lib/"
-  cp -a "$real"/root/usr/share/doc "$stage/" 2>/dev/null || true
-  tar -C "$cache/stage" -cf - libcufft-linux-x86_64-10.9.0.58-archive | xz -6 -T0 > "$archive.tmp"
-  tar -C "$cache/stage" -cf - libcufft-linux-x86_64-10.9.0.58-archive | xz -6 -T1 > "$single.tmp"
-  mv "$archive.tmp" "$archive"
-  mv "$single.tmp" "$single"
+  cp -a "$libs"/lib$lib.so* "$stage/lib/"
+  tar -C "$cache/stage" -cf - "lib$lib-linux-x86_64-archive" | xz -6 -T1 >"$a.tmp"
+  mv "$a.tmp" "$a"
   rm -rf "$cache/stage"
-fi
+done
 
-# best CMD...: the lowest wall time of $runs runs, in seconds.
-best() {
-  local min=
+# measure NAME CMD...: runs CMD $runs times; sets cpu_NAME, wall_NAME and
+# rss_NAME (KB) to the lowest of each. A failing command stops the script.
+measure() {
+  local name=$1 cpu= wall= rss= c w m
+  shift
   for _ in $(seq "$runs"); do
-    local s e t
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-    t=$(echo "$e - $s" | bc)
-    if [ -z "$min" ] || [ "$(echo "$t < $min" | bc)" = 1 ]; then min=$t; fi
+    [ -n "${before:-}" ] && eval "$before"
+    /usr/bin/time -f '%U %S %e %M' -o "$cache/time" bash -c '"$@"' - "$@" >/dev/null 2>"$cache/stderr" ||
+      { cat "$cache/stderr" >&2; echo "bench: $name failed" >&2; exit 1; }
+    read -r u s w m <"$cache/time"
+    c=$(echo "$u + $s" | bc)
+    if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c; fi
+    if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc)" = 1 ]; then wall=$w; fi
+    if [ -z "$rss" ] || [ "$m" -lt "$rss" ]; then rss=$m; fi
   done
-  printf '%.3f' "$min"
+  printf -v "cpu_$name" '%.2f' "$cpu"
+  printf -v "wall_$name" '%.2f' "$wall"
+  printf -v "rss_$name" '%s' "$rss"
 }
 ratio() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
+row() { # label name [baseline-name]
+  local c w
+  c=cpu_$2 w=wall_$2
+  if [ -n "${3:-}" ]; then
+    local bc=cpu_$3
+    echo "| $1 | ${!c} | ${!w} | **$(ratio "${!c}" "${!bc}")** |"
+  else
+    echo "| $1 | ${!c} | ${!w} | 1 |"
+  fi
+}
 
 out="$cache/out"
 tar_unpack() { rm -rf "$out" && mkdir -p "$out" && tar -C "$out" -xJf "$1"; }
-our_unpack() { rm -rf "$out" && "$bin" unpack "${@:2}" "$1" "$out"; }
-t_tar1=$(best tar_unpack "$single")
-t_unpack1=$(best our_unpack "$single")
-t_tar=$(best tar_unpack "$archive")
-t_xz=$(best sh -c "xz -dc '$archive' > /dev/null")
-t_seq=$(best our_unpack "$archive" --threads 1)
-t_unpack=$(best our_unpack "$archive")
-tree="$out"
-t_nix=$(best nix --extra-experimental-features nix-command hash path "$tree")
-t_detect=$(best "$bin" detect "$tree")
-cuobjdump="$real/root/usr/bin/cuobjdump"
-upstream() {
-  for f in "$1"/*.so*; do
+our_unpack() { rm -rf "$out" && "$bin" unpack "$1" "$out"; }
+nixhash() { nix --extra-experimental-features nix-command hash path "$1"; }
+
+# The cold end to end runs. A salt in the names makes every store path new.
+expr="$PWD/scripts/bench/one-archive.nix"
+newsalt() { date +%s%N >"$cache/salt"; }
+ours_cold() { # archive attr...
+  local sha args
+  sha=$(sha256sum "$1" | cut -d' ' -f1)
+  args=(--arg detector "$bin" --argstr url "file://$1" --argstr sha256 "$sha"
+    --argstr name "$(basename "$1")" --argstr salt "crffbench-$(cat "$cache/salt")-")
+  shift
+  for attr in "$@"; do
+    nix-build --no-out-link --option sandbox true --option substituters '' --option extra-sandbox-paths "$cache/archives" "$expr" "${args[@]}" -A "$attr"
+  done
+}
+# Deletes what ours_cold built (outputs and .drv files), and picks a new salt.
+ours_clean() {
+  local paths
+  paths=$(ls -d /nix/store/*-crffbench-* 2>/dev/null || true)
+  if [ -n "$paths" ]; then nix-store --delete $paths >/dev/null 2>&1 || true; fi
+  newsalt
+}
+upstream() { # archive
+  local p
+  export XDG_CACHE_HOME="$cache/xdg-cache"
+  rm -rf "$XDG_CACHE_HOME"
+  p=$(nix --extra-experimental-features 'nix-command flakes' --option substituters '' --option flake-registry "$cache/registry.json" flake prefetch --json "file://$1" |
+    sed 's/.*"storePath":"\([^"]*\)".*/\1/')
+  for f in "$p"/lib/*.so*; do
     [ -L "$f" ] && continue
-    "$cuobjdump" "$f" || true
+    "$real/root/usr/bin/cuobjdump" "$f" >/dev/null 2>&1 || true
     patchelf --print-soname "$f"
     patchelf --print-needed "$f"
   done
+  echo "$p" >"$cache/upstream-path"
 }
-t_upstream=$(best upstream "$tree/lib")
-size=$(du -sb "$tree" | cut -f1)
-# The same comparison over every real library fetched (12 shared objects).
-tree="$real/root/usr/lib/x86_64-linux-gnu"
-t_nix_all=$(best nix --extra-experimental-features nix-command hash path "$tree")
-t_detect_all=$(best "$bin" detect "$tree")
-t_upstream_all=$(best upstream "$tree")
-size_all=$(du -sbL "$tree" | cut -f1)
-# Header-heavy packages (cuda_cccl, cuda_nvcc) are thousands of small
-# files: the Go toolchain's sources stand in for such a tree.
-small="$(go env GOROOT)/src"
-small_files=$(find "$small" -type f | wc -l)
-t_nix_small=$(best nix --extra-experimental-features nix-command hash path "$small")
-t_detect_small=$(best "$bin" detect "$small")
+upstream_clean() { if [ -f "$cache/upstream-path" ]; then nix-store --delete "$(cat "$cache/upstream-path")" >/dev/null 2>&1 || true; fi; }
+echo '{"flakes":[],"version":2}' >"$cache/registry.json"
+export cache bin real out expr
+export -f tar_unpack our_unpack nixhash ours_cold upstream
+
+for lib in curand cufft; do
+  a="$cache/archives/lib$lib.tar.xz"
+  measure "tar_$lib" tar_unpack "$a"
+  measure "xzdc_$lib" sh -c "xz -dc '$a' >/dev/null"
+  measure "unpack_$lib" our_unpack "$a"
+  measure "nixhash_$lib" nixhash "$out"
+  measure "detect_$lib" "$bin" detect "$out"
+  du=$(du -sb "$out" | cut -f1)
+  printf -v "size_$lib" '%s' "$du"
+  before=ours_clean measure "cold_$lib" ours_cold "$a" features
+  # Once, one derivation at a time: fetch, unpack (after the fetch),
+  # detect (after the unpack), and a trivial derivation (sandbox set-up).
+  ours_clean
+  runs_saved=$runs runs=1
+  measure "fetch_$lib" ours_cold "$a" src
+  measure "unpackdrv_$lib" ours_cold "$a" unpacked
+  measure "detectdrv_$lib" ours_cold "$a" features
+  measure "trivial_$lib" ours_cold "$a" trivial
+  runs=$runs_saved
+  before=upstream_clean measure "upstream_$lib" upstream "$a"
+  before=
+  ours_clean
+  upstream_clean
+done
+
+# Evaluation over the bundled manifests.
+evalexpr='(import ./default.nix { detector = '"$bin"'; system = "x86_64-linux"; }).features.index.drvPath'
+baseexpr='(import ./scripts/bench/eval-baseline.nix { detector = '"$bin"'; }).drvPath'
+nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1"; }
+export -f nixeval
+measure eval nixeval "$evalexpr"
+measure evalbase nixeval "$baseexpr"
 
 cat <<TABLE
-archives: $(basename "$single") ($(stat -c %s "$single") bytes) and $(basename "$archive") ($(stat -c %s "$archive") bytes), $size bytes unpacked; best of $runs runs; $(nproc) cores
-| measure | seconds | ratio |
-|---|---|---|
-| single-block .tar.xz: tar -xJf (GNU tar + xz) | $t_tar1 | 1 |
-| single-block: cuda-redist-find-features unpack | $t_unpack1 | $(ratio "$t_unpack1" "$t_tar1") × tar |
-| multi-block .tar.xz (xz -T0): tar -xJf | $t_tar | 1 |
-| multi-block: xz -dc > /dev/null | $t_xz | $(ratio "$t_xz" "$t_tar") |
-| multi-block: unpack --threads 1 | $t_seq | $(ratio "$t_seq" "$t_tar") × tar |
-| multi-block: unpack (blocks in parallel) | $t_unpack | $(ratio "$t_unpack" "$t_tar") × tar |
-| nix hash path | $t_nix | 1 |
-| cuda-redist-find-features detect (incl. NAR hash) | $t_detect | $(ratio "$t_detect" "$t_nix") × nix hash path |
-| cuobjdump + patchelf --print-soname/--print-needed | $t_upstream | detect is $(ratio "$t_upstream" "$t_detect")× faster |
-| all 12 real libraries ($size_all bytes): nix hash path | $t_nix_all | 1 |
-| all 12: detect | $t_detect_all | $(ratio "$t_detect_all" "$t_nix_all") × nix hash path |
-| all 12: cuobjdump + patchelf | $t_upstream_all | detect is $(ratio "$t_upstream_all" "$t_detect_all")× faster |
-| $small_files small files (\$GOROOT/src): nix hash path | $t_nix_small | 1 |
-| $small_files small files: detect | $t_detect_small | $(ratio "$t_detect_small" "$t_nix_small") × nix hash path |
+lowest of $runs runs; CPU = user+sys seconds (children included); $(nproc) CPUs; $(date -u +%F)
+libcurand: $(stat -c %s "$cache/archives/libcurand.tar.xz") bytes .tar.xz, $size_curand unpacked; libcufft: $(stat -c %s "$cache/archives/libcufft.tar.xz") bytes, $size_cufft unpacked
+
+| measure | CPU s | wall s | ratio (CPU) |
+|---|---|---|---|
+$(row "libcurand: tar -xJf" tar_curand)
+$(row "libcurand: xz -dc > /dev/null" xzdc_curand tar_curand)
+$(row "libcurand: unpack (peak RSS ${rss_unpack_curand} KB)" unpack_curand tar_curand)
+$(row "libcufft: tar -xJf" tar_cufft)
+$(row "libcufft: xz -dc > /dev/null" xzdc_cufft tar_cufft)
+$(row "libcufft: unpack (peak RSS ${rss_unpack_cufft} KB)" unpack_cufft tar_cufft)
+$(row "libcurand: nix hash path" nixhash_curand)
+$(row "libcurand: detect" detect_curand nixhash_curand)
+$(row "libcufft: nix hash path" nixhash_cufft)
+$(row "libcufft: detect" detect_cufft nixhash_cufft)
+$(row "libcurand cold, upstream: nix flake prefetch + cuobjdump + patchelf" upstream_curand)
+$(row "libcurand cold, ours: nix-build fetch + unpack + detect" cold_curand upstream_curand)
+$(row "libcufft cold, upstream: nix flake prefetch + cuobjdump + patchelf" upstream_cufft)
+$(row "libcufft cold, ours: nix-build fetch + unpack + detect" cold_cufft upstream_cufft)
+$(row "nix eval, minimal baseline (scripts/bench/eval-baseline.nix)" evalbase)
+$(row "nix eval, pipeline (default.nix features.index)" eval evalbase)
+
+Breakdown of one cold run, one derivation at a time (CPU s, wall s in brackets): fetch / unpack / detect / a trivial derivation (sandbox set-up); then the unpack and detect CLIs alone
+- libcurand: $cpu_fetch_curand ($wall_fetch_curand) / $cpu_unpackdrv_curand ($wall_unpackdrv_curand) / $cpu_detectdrv_curand ($wall_detectdrv_curand) / $cpu_trivial_curand ($wall_trivial_curand); CLIs: $cpu_unpack_curand / $cpu_detect_curand
+- libcufft: $cpu_fetch_cufft ($wall_fetch_cufft) / $cpu_unpackdrv_cufft ($wall_unpackdrv_cufft) / $cpu_detectdrv_cufft ($wall_detectdrv_cufft) / $cpu_trivial_cufft ($wall_trivial_cufft); CLIs: $cpu_unpack_cufft / $cpu_detect_cufft
+eval peak RSS: pipeline ${rss_eval} KB, baseline ${rss_evalbase} KB
 TABLE

@@ -20,6 +20,7 @@ command -v bc >/dev/null || need+=(bc)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v ssh >/dev/null || need+=(openssh-client)
 command -v chromium >/dev/null || need+=(chromium)
+[ -x /usr/bin/time ] || need+=(time)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" != 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them" >&2

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/therootcompany/xz"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/xz"
 )
 
 // Format is an archive container/compression pair recognised by content.

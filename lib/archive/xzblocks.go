@@ -9,7 +9,7 @@ import (
 	"io"
 	"runtime"
 
-	"github.com/therootcompany/xz"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/xz"
 )
 
 // xz files written by multi-threaded xz (xz -T0, the default since XZ

@@ -1,0 +1,307 @@
+package xz
+
+// The LZMA symbol loop, rewritten for speed from xz-embedded's lzma_main
+// and its helpers (rc_bit, rc_bittree, dict_repeat, ...), which Go did not
+// inline. The range coder (rnge, code, and the input position) and the
+// dictionary live in local variables for the whole loop, so the compiler
+// keeps them in registers: the helpers below take and return them by
+// value. Each bit decode is normV then decodeV, two functions small enough
+// to be inlined. The decoded stream is identical; oracle_test.go compares
+// it with github.com/therootcompany/xz on every input.
+
+// normV reads the next input byte if the range got too small.
+func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
+	if rnge < rcTopValue {
+		rnge <<= rcShiftBits
+		code = code<<rcShiftBits | uint32(in[pos])
+		pos++
+	}
+	return rnge, code, pos
+}
+
+// decodeV decodes one bit (0 or 1) with the adaptive probability *p.
+// It has no branch: the bits of compressed binaries are too random for
+// branch prediction, as XZ Utils' x86-64 decoder also assumes.
+func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
+	prob := uint32(*p)
+	bound := (rnge >> rcBitModelTotalBits) * prob
+	var bit uint32
+	if code >= bound {
+		bit = 1
+	}
+	mask := -bit // all ones for a 1
+	// 1: rnge - bound, code - bound, prob - prob>>5
+	// 0: bound, code, prob + (2048-prob)>>5, that is prob - (prob-2017)>>5
+	// with an arithmetic shift.
+	rnge = bound + (rnge-2*bound)&mask
+	code -= bound & mask
+	t := int32(prob) + int32(^mask)&(rcMoveBitsRound-rcBitModelTotal)
+	*p = uint16(int32(prob) - t>>rcMoveBits)
+	return rnge, code, bit
+}
+
+// rcMoveBitsRound rounds the probability update of a 0 bit up.
+const rcMoveBitsRound = 1<<rcMoveBits - 1
+
+// treeV decodes a bit tree from the most significant bit; probs is
+// indexed from 1 (probs[0] unused) and limit is 1 << bits.
+func treeV(rnge, code uint32, in []byte, pos int, probs []uint16, limit uint32) (uint32, uint32, int, uint32) {
+	s := uint32(1)
+	var b uint32
+	for s < limit {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[s])
+		s = s<<1 | b
+	}
+	return rnge, code, pos, s - limit
+}
+
+// reverseV decodes n bits from the least significant bit and adds them
+// to dest; probs is indexed from 0, as in the Go port of xz-embedded.
+func reverseV(rnge, code uint32, in []byte, pos int, probs []uint16, dest, n uint32) (uint32, uint32, int, uint32) {
+	s := uint32(1)
+	var b uint32
+	for i := uint32(0); i < n; i++ {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[s-1])
+		s = s<<1 | b
+		dest += b << i
+	}
+	return rnge, code, pos, dest
+}
+
+// directV appends n bits of probability one half to dest.
+func directV(rnge, code uint32, in []byte, pos int, dest, n uint32) (uint32, uint32, int, uint32) {
+	for ; n > 0; n-- {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge >>= 1
+		code -= rnge
+		mask := 0 - code>>31
+		code += rnge & mask
+		dest = dest<<1 + mask + 1
+	}
+	return rnge, code, pos, dest
+}
+
+// lengthV decodes a match length (2-273) with the probabilities l.
+func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint32) (uint32, uint32, int, uint32) {
+	var b, n uint32
+	rnge, code, pos = normV(rnge, code, in, pos)
+	if rnge, code, b = decodeV(rnge, code, &l.choice); b == 0 {
+		rnge, code, pos, n = treeV(rnge, code, in, pos, l.low[posState%posStatesMax][:], lenLowSymbols)
+		return rnge, code, pos, matchLenMin + n
+	}
+	rnge, code, pos = normV(rnge, code, in, pos)
+	if rnge, code, b = decodeV(rnge, code, &l.choice2); b == 0 {
+		rnge, code, pos, n = treeV(rnge, code, in, pos, l.mid[posState%posStatesMax][:], lenMidSymbols)
+		return rnge, code, pos, matchLenMin + lenLowSymbols + n
+	}
+	rnge, code, pos, n = treeV(rnge, code, in, pos, l.high[:], lenHighSymbols)
+	return rnge, code, pos, matchLenMin + lenLowSymbols + lenMidSymbols + n
+}
+
+// literalV decodes a literal byte after a literal. It is a function of
+// its own (not inlined) so that its loop has the registers to itself.
+func literalV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16) (uint32, uint32, int, uint32) {
+	symbol := uint32(1)
+	var b uint32
+	for symbol < 0x100 {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[symbol])
+		symbol = symbol<<1 | b
+	}
+	return rnge, code, pos, symbol
+}
+
+// matchedLiteralV decodes a literal byte after a match, with the byte at
+// distance rep0 (matchByte) as context.
+func matchedLiteralV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16, matchByte uint32) (uint32, uint32, int, uint32) {
+	symbol := uint32(1)
+	offset := uint32(0x100)
+	matchByte <<= 1
+	var b uint32
+	for symbol < 0x100 {
+		matchBit := matchByte & offset
+		matchByte <<= 1
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b = decodeV(rnge, code, &probs[offset+matchBit+symbol])
+		symbol = symbol<<1 | b
+		// offset &= matchBit if b == 1, else offset &= ^matchBit
+		offset &= matchBit ^ (b - 1)
+	}
+	return rnge, code, pos, symbol
+}
+
+// Next states after a literal, a match, a long and a short repeat.
+var (
+	stateAfterLiteral  = [states]lzmaState{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5}
+	stateAfterMatch    = [states]lzmaState{7, 7, 7, 7, 7, 7, 7, 10, 10, 10, 10, 10}
+	stateAfterLongRep  = [states]lzmaState{8, 8, 8, 8, 8, 8, 8, 11, 11, 11, 11, 11}
+	stateAfterShortRep = [states]lzmaState{9, 9, 9, 9, 9, 9, 9, 11, 11, 11, 11, 11}
+)
+
+/* LZMA decoder core */
+func lzmaMain(s *xzDecLZMA2) bool {
+	/*
+	 * If the dictionary was reached during the previous call, try to
+	 * finish the possibly pending repeat in the dictionary.
+	 */
+	if dictHasSpace(&s.dict) && s.lzma.len > 0 {
+		dictRepeat(&s.dict, &s.lzma.len, s.lzma.rep0)
+	}
+	lz := &s.lzma
+	in, inLimit := s.rc.in, s.rc.inLimit
+	rnge, code, ipos := s.rc.rnge, s.rc.code, s.rc.inPos
+	buf := s.dict.buf
+	pos, full, limit, end, size := s.dict.pos, s.dict.full, s.dict.limit, s.dict.end, s.dict.size
+	state := lz.state
+	rep0, rep1, rep2, rep3 := lz.rep0, lz.rep1, lz.rep2, lz.rep3
+	ok := true
+	/*
+	 * Decode more LZMA symbols. One iteration may consume up to
+	 * lzmaInRequired - 1 bytes.
+	 */
+	for pos < limit && ipos <= inLimit {
+		posState := pos & lz.posMask
+		var b uint32
+		rnge, code, ipos = normV(rnge, code, in, ipos)
+		rnge, code, b = decodeV(rnge, code, &lz.isMatch[state][posState%posStatesMax])
+		if b == 0 {
+			// Literal.
+			var prev uint32
+			if full > 0 {
+				prev = uint32(buf[dictIndex(pos, 0, end)])
+			}
+			probs := &lz.literal[(prev>>(8-lz.lc)+(pos&lz.literalPosMask)<<lz.lc)%literalCodersMax]
+			var symbol uint32
+			if state < litStates {
+				rnge, code, ipos, symbol = literalV(rnge, code, in, ipos, probs)
+			} else {
+				var matchByte uint32
+				if full > 0 {
+					matchByte = uint32(buf[dictIndex(pos, rep0, end)])
+				}
+				rnge, code, ipos, symbol = matchedLiteralV(rnge, code, in, ipos, probs, matchByte)
+			}
+			buf[pos] = byte(symbol)
+			pos++
+			if full < pos {
+				full = pos
+			}
+			state = stateAfterLiteral[state]
+			continue
+		}
+		var length uint32
+		rnge, code, ipos = normV(rnge, code, in, ipos)
+		if rnge, code, b = decodeV(rnge, code, &lz.isRep[state]); b == 0 {
+			// Match: a new distance.
+			state = stateAfterMatch[state]
+			rep3, rep2, rep1 = rep2, rep1, rep0
+			rnge, code, ipos, length = lengthV(rnge, code, in, ipos, &lz.matchLenDec, posState)
+			distState := uint32(distStates - 1)
+			if length < distStates+matchLenMin {
+				distState = length - matchLenMin
+			}
+			var slot uint32
+			rnge, code, ipos, slot = treeV(rnge, code, in, ipos, lz.distSlot[distState][:], distSlots)
+			if slot < distModelStart {
+				rep0 = slot
+			} else {
+				n := slot>>1 - 1
+				rep0 = 2 + slot&1
+				if slot < distModelEnd {
+					rep0 <<= n
+					rnge, code, ipos, rep0 = reverseV(rnge, code, in, ipos, lz.distSpecial[rep0-slot:], rep0, n)
+				} else {
+					rnge, code, ipos, rep0 = directV(rnge, code, in, ipos, rep0, n-alignBits)
+					rep0 <<= alignBits
+					rnge, code, ipos, rep0 = reverseV(rnge, code, in, ipos, lz.distAlign[1:], rep0, alignBits)
+				}
+			}
+		} else {
+			// Repeated match: one of the last four distances.
+			rnge, code, ipos = normV(rnge, code, in, ipos)
+			if rnge, code, b = decodeV(rnge, code, &lz.isRep0[state]); b == 0 {
+				rnge, code, ipos = normV(rnge, code, in, ipos)
+				if rnge, code, b = decodeV(rnge, code, &lz.isRep0Long[state][posState%posStatesMax]); b == 0 {
+					state = stateAfterShortRep[state]
+					length = 1
+					goto repeat
+				}
+			} else {
+				var tmp uint32
+				rnge, code, ipos = normV(rnge, code, in, ipos)
+				if rnge, code, b = decodeV(rnge, code, &lz.isRep1[state]); b == 0 {
+					tmp = rep1
+				} else {
+					rnge, code, ipos = normV(rnge, code, in, ipos)
+					if rnge, code, b = decodeV(rnge, code, &lz.isRep2[state]); b == 0 {
+						tmp = rep2
+					} else {
+						tmp = rep3
+						rep3 = rep2
+					}
+					rep2 = rep1
+				}
+				rep1 = rep0
+				rep0 = tmp
+			}
+			state = stateAfterLongRep[state]
+			rnge, code, ipos, length = lengthV(rnge, code, in, ipos, &lz.repLenDec, posState)
+		}
+	repeat:
+		// Copy length bytes from distance rep0 + 1, up to the limit; the
+		// rest stays in lz.len for the next call.
+		if rep0 >= full || rep0 >= size {
+			ok = false
+			break
+		}
+		left := limit - pos
+		if left > length {
+			left = length
+		}
+		length -= left
+		back := dictIndex(pos, rep0, end)
+		if back < pos && pos-back >= left {
+			// Source and destination don't overlap: one copy.
+			copy(buf[pos:pos+left], buf[back:back+left])
+			pos += left
+		} else {
+			for ; left > 0; left-- {
+				buf[pos] = buf[back]
+				pos++
+				back++
+				if back == end {
+					back = 0
+				}
+			}
+		}
+		if full < pos {
+			full = pos
+		}
+		lz.len = length
+	}
+	s.dict.pos, s.dict.full = pos, full
+	lz.state = state
+	lz.rep0, lz.rep1, lz.rep2, lz.rep3 = rep0, rep1, rep2, rep3
+	s.rc.rnge, s.rc.code, s.rc.inPos = rnge, code, ipos
+	if !ok {
+		return false
+	}
+	/*
+	 * Having the range decoder always normalized when we are outside
+	 * this function makes it easier to correctly handle end of the chunk.
+	 */
+	rcNormalize(&s.rc)
+	return true
+}
+
+// dictIndex is the position in the circular dictionary of the byte
+// dist+1 bytes before pos.
+func dictIndex(pos, dist, end uint32) uint32 {
+	back := pos - dist - 1
+	if dist >= pos {
+		back += end
+	}
+	return back
+}
