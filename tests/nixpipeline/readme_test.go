@@ -60,7 +60,9 @@ func TestREADMEExamples(t *testing.T) {
 		"cp -r sample /tmp/demo/sample": "setup of the check-nixpkgs session",
 		"./crff check-nixpkgs --url file:///tmp/demo/sample pkgs /tmp/demo/sample": "its package files (pkgs) are not in the README; check-nixpkgs is tested in check_*_test.go",
 		"echo $?": "part of the check-nixpkgs session",
-		"./crff check-nixpkgs --json ... | sed -n 2p": "part of the check-nixpkgs session",
+		"./crff check-nixpkgs --json ... | sed -n 2p":                                     "part of the check-nixpkgs session",
+		"P=/tmp/nixpkgs-full/pkgs/development/cuda-modules":                               "setup of the run on the real Nixpkgs files",
+		"./crff check-nixpkgs --eval-only --hints=false $P/packages $P/_cuda/manifests/*": "the real Nixpkgs package files are not in the repository; their shapes are tested in check_*_test.go",
 	}
 	ran := 0
 	for _, ex := range readmeExamples(t) {
