@@ -4,8 +4,6 @@ import (
 	"fmt"
 	flag "github.com/spf13/pflag"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -25,26 +23,12 @@ func printBuildRedistCommand() command {
 				if err := wantArgs("print-buildredist", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				path := args[0]
-				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-					path = filepath.Join(path, "buildRedist.json")
-				}
+				path := inputFile(args[0], "buildRedist.json")
 				var decls map[string]features.RedistDecl
 				if err := readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
-				var data []byte
-				if *asJSON {
-					var err error
-					if data, err = features.Encode(decls); err != nil {
-						return err
-					}
-				} else {
-					var b strings.Builder
-					writeBuildRedistTable(&b, decls)
-					data = []byte(b.String())
-				}
-				return writeResult(e, *out, data)
+				return writeTableOrJSON(e, *out, *asJSON, decls, func(b *strings.Builder) { writeBuildRedistTable(b, decls) })
 			}
 		},
 	}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	flag "github.com/spf13/pflag"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -27,27 +25,13 @@ func printDependenciesCommand() command {
 				if err := wantArgs("print-dependencies", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				path := args[0]
-				if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-					path = filepath.Join(path, "detail.json")
-				}
+				path := inputFile(args[0], "detail.json")
 				var detail features.Detail
 				if err := readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				rows := dependencyRows(detail)
-				var data []byte
-				if *asJSON {
-					var err error
-					if data, err = features.Encode(rows); err != nil {
-						return err
-					}
-				} else {
-					var b strings.Builder
-					writeDependencyTable(&b, rows)
-					data = []byte(b.String())
-				}
-				return writeResult(e, *out, data)
+				return writeTableOrJSON(e, *out, *asJSON, rows, func(b *strings.Builder) { writeDependencyTable(b, rows) })
 			}
 		},
 	}

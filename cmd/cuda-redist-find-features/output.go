@@ -3,8 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
 // writeResult writes data to stdout, or atomically to path: readers never
@@ -26,4 +30,28 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
+}
+
+// inputFile is FILE, or DIR/name when the argument is a directory (an
+// aggregate directory holding the file).
+func inputFile(arg, name string) string {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		return filepath.Join(arg, name)
+	}
+	return arg
+}
+
+// writeTableOrJSON writes v as canonical JSON when asJSON, else the table
+// that writeTable draws, to stdout or out.
+func writeTableOrJSON(e *env, out string, asJSON bool, v any, writeTable func(*strings.Builder)) error {
+	if asJSON {
+		data, err := features.Encode(v)
+		if err != nil {
+			return err
+		}
+		return writeResult(e, out, data)
+	}
+	var b strings.Builder
+	writeTable(&b)
+	return writeResult(e, out, []byte(b.String()))
 }
