@@ -18,22 +18,40 @@ let
   inherit (builtins)
     all
     attrNames
+    attrValues
     concatMap
     elem
     filter
     fromJSON
     hasAttr
+    intersectAttrs
     isAttrs
     isList
     isString
+    listToAttrs
     match
     readFile
+    removeAttrs
     stringLength
     throw
     typeOf
     ;
 
   keys = fromJSON (readFile ../lib/manifest/keys.json);
+
+  # The known keys as sets, built once: per-entry checks are then primop
+  # calls (removeAttrs, hasAttr, intersectAttrs) rather than a Nix function
+  # call per key, which is most of what walking thousands of entries costs.
+  setOf = names: listToAttrs (map (name: { inherit name; value = true; }) names);
+  platformSet = setOf keys.platforms;
+  releaseStringSet = setOf releaseStrings;
+  leafSet = setOf keys.leaf;
+  releaseStrings = [
+    "name"
+    "license"
+    "license_path"
+    "version"
+  ];
 
   isVariantName = name: match "cuda[0-9]+" name != null;
 
@@ -46,21 +64,23 @@ let
   isSha256 = s: match "[0-9a-f]{64}" s != null;
 
   # Every field the Go parser reads must be a string there too.
+  # `nameSet` is `names` as a set; the fast path checks all of them at once,
+  # the slow one (only on error) finds the first bad one in `names`' order.
   requireStrings =
-    where: names: value:
+    where: names: nameSet: value:
     let
       bad = filter (k: hasAttr k value && !(isString value.${k})) names;
     in
-    if bad != [ ] then
-      throw "${where}: ${builtins.head bad} is ${typeOf value.${builtins.head bad}}, not a string"
+    if all isString (attrValues (intersectAttrs nameSet value)) then
+      value
     else
-      value;
+      throw "${where}: ${builtins.head bad} is ${typeOf value.${builtins.head bad}}, not a string";
 
   leafOf =
     where: value:
     let
-      unknown = filter (k: !(elem k keys.leaf)) (attrNames value);
-      checked = requireStrings where keys.leaf value;
+      unknown = attrNames (removeAttrs value keys.leaf);
+      checked = requireStrings where keys.leaf leafSet value;
       path = checked.relative_path or "";
       sha = checked.sha256 or "";
     in
@@ -114,8 +134,8 @@ let
     where: package: release0:
     let
       at = "${where}: package ${package}";
-      release = requireStrings at [ "name" "license" "license_path" "version" ] release0;
-      platforms = filter (k: !(elem k keys.release)) (attrNames release);
+      release = requireStrings at releaseStrings releaseStringSet release0;
+      platforms = attrNames (removeAttrs release keys.release);
       cv = release.cuda_variant or null;
       variants =
         if cv == null then
@@ -133,7 +153,7 @@ let
       # cuda_variant is checked even when no platform has variants, as Go does.
       builtins.seq variants concatMap (
         platform:
-        if elem platform keys.platforms then
+        if hasAttr platform platformSet then
           platformEntries where package release variants platform
         else
           throw "${at}: unknown key \"${platform}\" (not a known platform or release field)"
@@ -192,8 +212,11 @@ in
           throw "manifest ${name}: unknown top-level key \"${key}\""
       ) (attrNames manifest);
     in
-    filter (
-      e:
-      (platforms == null || elem e.platform platforms) && (packages == null || elem e.package packages)
-    ) all;
+    if platforms == null && packages == null then
+      all
+    else
+      filter (
+        e:
+        (platforms == null || elem e.platform platforms) && (packages == null || elem e.package packages)
+      ) all;
 }

@@ -49,6 +49,16 @@ let
     sanitize (if m == null then base else builtins.head m);
 
   variantKey = e: if e.variant == null then "None" else e.variant;
+
+  # What builtin:fetchurl honours of the environment (proxies). One list
+  # for every fetch rather than one per derivation.
+  fetchImpureEnvVars = [
+    "http_proxy"
+    "https_proxy"
+    "ftp_proxy"
+    "all_proxy"
+    "no_proxy"
+  ];
 in
 rec {
   /**
@@ -73,14 +83,7 @@ rec {
       outputHashMode = "flat";
       outputHashAlgo = "sha256";
       outputHash = entry.sha256;
-      # What builtin:fetchurl honours of the environment (proxies).
-      impureEnvVars = [
-        "http_proxy"
-        "https_proxy"
-        "ftp_proxy"
-        "all_proxy"
-        "no_proxy"
-      ];
+      impureEnvVars = fetchImpureEnvVars;
     };
 
   /**
@@ -91,13 +94,18 @@ rec {
     # Type
 
     ```
-    unpack :: { src :: Derivation, entry :: Entry } -> Derivation
+    unpack :: { src :: Derivation, entry :: Entry, stem :: String? } -> Derivation
     ```
   */
   unpack =
-    { src, entry }:
+    {
+      src,
+      entry,
+      # The archive's name without its suffix, when the caller has it.
+      stem ? stemOf entry.relativePath,
+    }:
     derivation {
-      name = stemOf entry.relativePath;
+      name = stem;
       inherit system builder;
       args = [
         "unpack"
@@ -112,13 +120,17 @@ rec {
     # Type
 
     ```
-    detect :: { unpacked :: Derivation, entry :: Entry } -> Derivation
+    detect :: { unpacked :: Derivation, entry :: Entry, stem :: String? } -> Derivation
     ```
   */
   detect =
-    { unpacked, entry }:
+    {
+      unpacked,
+      entry,
+      stem ? stemOf entry.relativePath,
+    }:
     derivation {
-      name = "${stemOf entry.relativePath}-features.json";
+      name = "${stem}-features.json";
       inherit system builder;
       args = [
         "detect"
@@ -141,10 +153,14 @@ rec {
   */
   entryDerivations =
     { baseUrl, entry }:
+    let
+      # Computed once for the unpack and the detect.
+      stem = stemOf entry.relativePath;
+    in
     rec {
       src = fetch { inherit baseUrl entry; };
-      unpacked = unpack { inherit src entry; };
-      features = detect { inherit unpacked entry; };
+      unpacked = unpack { inherit src entry stem; };
+      features = detect { inherit unpacked entry stem; };
     };
 
   /**
