@@ -3,22 +3,29 @@
   `<redist>.<version>` for every `manifests/<redist>/redistrib_<version>.json`
   (fetched from NVIDIA), and `sample.<version>` for the generated sample in
   `sample/` (fetched from the store with a file:// URL, so it builds offline).
-  Each redist also has `index` (its manifests merged), and the whole set has
-  `index` at the top.
+  Each redist also has `index` (its manifests merged) and `report` (all its
+  releases), and the whole set has `index` at the top. A release's `report`
+  compares it with the previous release of its redist (versions in numeric
+  order), when there is one.
 */
 { pipeline }:
 let
   inherit (builtins)
     attrNames
     attrValues
+    compareVersions
+    elemAt
     filter
     fromJSON
+    genList
     head
+    length
     listToAttrs
     mapAttrs
     match
     readDir
     readFile
+    sort
     ;
 
   versionOf = file: match "redistrib_([0-9][0-9.]*)\\.json" file;
@@ -26,10 +33,24 @@ let
   manifestsIn =
     dir: filter (f: versionOf f != null) (attrNames (readDir dir));
 
+  # The version just before each one, by numeric order (11.10.0 after 11.9.0):
+  # version → previous version, absent for the oldest.
+  previousVersions =
+    versions:
+    let
+      sorted = sort (a: b: compareVersions a b < 0) versions;
+    in
+    listToAttrs (
+      genList (i: {
+        name = elemAt sorted (i + 1);
+        value = elemAt sorted i;
+      }) (length sorted - 1)
+    );
+
   redistFeatures =
     { redistName, dir, baseUrl }:
     let
-      versions = listToAttrs (
+      aggregates = listToAttrs (
         map (file: {
           name = head (versionOf file);
           value = pipeline.manifestFeatures {
@@ -39,6 +60,27 @@ let
           };
         }) (manifestsIn dir)
       );
+      previous = previousVersions (attrNames aggregates);
+      # A release's report shows it with its changes against the previous
+      # release of the redist (and that release, folded); the oldest stands
+      # alone, as manifestFeatures makes it.
+      versions = mapAttrs (
+        version: aggregate:
+        if previous ? ${version} then
+          aggregate
+          // {
+            report = pipeline.report {
+              name = "${redistName}-${version}";
+              features = [
+                aggregates.${previous.${version}}
+                aggregate
+              ];
+              against = previous.${version};
+            };
+          }
+        else
+          aggregate
+      ) aggregates;
     in
     versions
     // {
