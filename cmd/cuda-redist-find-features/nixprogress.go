@@ -52,24 +52,40 @@ func stageOf(drvPath string) string {
 // keeps one status line on the terminal: how many archives' fetches,
 // unpacks and detections of those Nix builds are done, the bytes
 // downloaded, and the builds running. Nix's errors and warnings are
-// printed as they come.
+// printed as they come. In lines mode (stderr not a terminal: a log file,
+// a pipe, CI) it writes one line per finished derivation instead, e.g.
+// "detected cuda_nvcc-linux-x86_64-11.8.89 (3/12)", with " on MACHINE"
+// for a remote build and the bytes Nix reports downloading.
 type nixProgress struct {
 	mu      sync.Mutex
 	w       io.Writer
+	lines   bool
 	pending []byte
 	// planned and done per stage; listing is set while Nix lists what it
 	// will build.
 	planned, done, failed map[string]int
 	listing               bool
 	running               map[uint64]string // build activity -> derivation
+	machine               map[uint64]string // build activity -> remote machine ("" local)
+	failedDrv             map[string]bool   // derivations Nix said failed
 	transfers             map[uint64]int64  // file transfer activity -> bytes
+	transferOf            map[uint64]uint64 // file transfer activity -> its parent activity
+	fetched               map[uint64]int64  // build activity -> bytes its transfers reported
 	shown                 bool
 	last                  string // the status line shown last
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
 	return &nixProgress{w: w, planned: map[string]int{}, done: map[string]int{}, failed: map[string]int{},
-		running: map[uint64]string{}, transfers: map[uint64]int64{}}
+		running: map[uint64]string{}, machine: map[uint64]string{}, failedDrv: map[string]bool{},
+		transfers: map[uint64]int64{}, transferOf: map[uint64]uint64{}, fetched: map[uint64]int64{}}
+}
+
+// newNixEventLines is the lines mode: one line per event, no status line.
+func newNixEventLines(w io.Writer) *nixProgress {
+	p := newNixProgress(w)
+	p.lines = true
+	return p
 }
 
 func (p *nixProgress) Write(b []byte) (int, error) {
@@ -108,6 +124,7 @@ func (p *nixProgress) line(line string) {
 				p.print(ev.Msg)
 				if m := failedBuilder.FindStringSubmatch(ev.Msg); m != nil {
 					p.failed[stageOf(m[1])]++
+					p.failedDrv[m[1]] = true
 				}
 			}
 		}
@@ -115,8 +132,10 @@ func (p *nixProgress) line(line string) {
 		p.listing = false
 		if ev.Type == nixlog.ActBuild {
 			p.running[ev.ID] = ev.StringField(0)
+			p.machine[ev.ID] = ev.StringField(1)
 		} else if ev.Type == nixlog.ActFileTransfer {
 			p.transfers[ev.ID] = 0
+			p.transferOf[ev.ID] = ev.Parent
 		}
 	case "result":
 		if _, ok := p.transfers[ev.ID]; ok && ev.Type == nixlog.ResProgress {
@@ -125,11 +144,59 @@ func (p *nixProgress) line(line string) {
 	case "stop":
 		if drv, ok := p.running[ev.ID]; ok {
 			delete(p.running, ev.ID)
-			p.done[stageOf(drv)]++
+			stage := stageOf(drv)
+			p.done[stage]++
+			if p.lines {
+				p.eventLine(ev.ID, drv, stage)
+			}
+			delete(p.machine, ev.ID)
+			delete(p.fetched, ev.ID)
+		} else if parent, ok := p.transferOf[ev.ID]; ok {
+			delete(p.transferOf, ev.ID)
+			if _, building := p.running[parent]; building {
+				p.fetched[parent] += p.transfers[ev.ID]
+			} else if p.lines && p.transfers[ev.ID] > 0 {
+				// A download outside a build (a substitution, a fetch
+				// during evaluation): its bytes on a line of their own.
+				fmt.Fprintf(p.w, "downloaded %s\n", mib(p.transfers[ev.ID]))
+			}
 		}
 	}
-	p.status()
+	if !p.lines {
+		p.status()
+	}
 }
+
+// eventLine is lines mode's line for a derivation Nix finished building:
+// what it was (the stage's verb, or "built" for an aggregate), the
+// archive's name, the count of its stage, where it ran and what it
+// downloaded.
+func (p *nixProgress) eventLine(id uint64, drv, stage string) {
+	name := strings.TrimSuffix(archiveName.ReplaceAllString(drvName(drv), ""), "-features.json")
+	verb := stage
+	if stage == stageOther {
+		verb = "built"
+	}
+	if p.failedDrv[drv] {
+		fmt.Fprintf(p.w, "failed %s (%s)\n", name, failedStage[stage])
+		return
+	}
+	line := verb + " " + name
+	if stage != stageOther && p.planned[stage] > 0 {
+		line += fmt.Sprintf(" (%d/%d)", p.done[stage], p.planned[stage])
+	}
+	if n := p.fetched[id]; n > 0 {
+		line += ", " + mib(n)
+	}
+	if m := p.machine[id]; m != "" {
+		line += " on " + m
+	}
+	fmt.Fprintln(p.w, line)
+}
+
+var failedStage = map[string]string{stageFetch: "fetch", stageUnpack: "unpack", stageDetect: "detect", stageOther: "aggregate"}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
 var failedBuilder = regexp.MustCompile(`builder for '([^']+\.drv)' failed`)
 
@@ -162,7 +229,7 @@ func (p *nixProgress) status() {
 		bytes += n
 	}
 	if bytes > 0 {
-		parts = append(parts, fmt.Sprintf("%.1f MiB downloaded", float64(bytes)/(1<<20)))
+		parts = append(parts, mib(bytes)+" downloaded")
 	}
 	var names []string
 	for _, drv := range p.running {

@@ -55,3 +55,57 @@ func TestNixProgress(t *testing.T) {
 		t.Errorf("status line not ended: %q", got)
 	}
 }
+
+// TestNixEventLines: with stderr not a terminal, one line per finished
+// derivation (stage, archive name, count of the stage, the bytes its
+// download reported, the remote machine), a failure named with its stage,
+// Nix's errors and plain lines as they come, and no status line.
+func TestNixEventLines(t *testing.T) {
+	const h = "0123456789abcdfghijklmnpqrsvwxyz"
+	events := []string{
+		`@nix {"action":"msg","level":3,"msg":"these 5 derivations will be built:"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-x.tar.xz.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-x.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-y.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-x-features.json.drv"}`,
+		`@nix {"action":"msg","level":3,"msg":"  /nix/store/` + h + `-sample-1.0.0-features.drv"}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.tar.xz.drv","",1,1],"id":1,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"start","id":2,"level":4,"parent":1,"text":"downloading","type":101}`,
+		`@nix {"action":"result","fields":[3145728,4194304],"id":2,"type":105}`,
+		`@nix {"action":"stop","id":2}`,
+		`@nix {"action":"stop","id":1}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.drv","ssh-ng://b",1,1],"id":3,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"stop","id":3}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-y.drv","",1,1],"id":4,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-y.drv' failed with exit code 1"}`,
+		`@nix {"action":"stop","id":4}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-x-features.json.drv","",1,1],"id":5,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"stop","id":5}`,
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-sample-1.0.0-features.drv","",1,1],"id":6,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"stop","id":6}`,
+		`@nix {"action":"start","id":7,"level":4,"text":"downloading","type":101}`,
+		`@nix {"action":"result","fields":[1048576,1048576],"id":7,"type":105}`,
+		`@nix {"action":"stop","id":7}`,
+		`a line Nix wrote as is`,
+	}
+	var out bytes.Buffer
+	p := newNixEventLines(&out)
+	all := strings.Join(events, "\n") + "\n"
+	for i := 0; i < len(all); i += 5 {
+		p.Write([]byte(all[i:min(i+5, len(all))]))
+	}
+	p.finish()
+	want := strings.Join([]string{
+		"fetched x (1/1), 3.0 MiB",
+		"unpacked x (1/2) on ssh-ng://b",
+		"error: builder for '/nix/store/" + h + "-y.drv' failed with exit code 1",
+		"failed y (unpack)",
+		"detected x (1/1)",
+		"built sample-1.0.0-features",
+		"downloaded 1.0 MiB",
+		"a line Nix wrote as is",
+	}, "\n") + "\n"
+	if got := out.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -153,12 +153,17 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 		// Nix's own "building ..." lines; its errors still show.
 		r.BuildArgs = append(r.BuildArgs, "--quiet")
 	case isTerminal(e.stderr):
-		// A status line from Nix's structured log; elsewhere Nix's own
-		// lines, one per event.
+		// A status line from Nix's structured log.
 		p := newNixProgress(e.stderr)
 		r.Stderr = p
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
+		e.atExit = append(e.atExit, p.finish)
+	default:
+		// A log file or a pipe: one line per event, from the same log.
+		p := newNixEventLines(e.stderr)
+		r.Stderr = p
+		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
 	}
 	if sandbox {

@@ -19,7 +19,8 @@ const (
 type Event struct {
 	Action string `json:"action"` // start, stop, result, msg
 	ID     uint64 `json:"id"`
-	Level  int    `json:"level"` // 0 error, 1 warn, 2 notice, 3 info, ...
+	Parent uint64 `json:"parent"` // of a start: the activity this one belongs to (0: none)
+	Level  int    `json:"level"`  // 0 error, 1 warn, 2 notice, 3 info, ...
 	Type   int    `json:"type"`
 	Text   string `json:"text"`
 	Msg    string `json:"msg"`
