@@ -131,7 +131,16 @@ func (p *nixProgress) line(line string) {
 	case "start":
 		p.listing = false
 		if ev.Type == nixlog.ActBuild {
-			p.running[ev.ID] = ev.StringField(0)
+			drv := ev.StringField(0)
+			for _, d := range p.running {
+				if d == drv {
+					// A remote builder's own report of the build the
+					// client sent it (ssh-ng forwards the builder's log):
+					// the same build, not one more.
+					return
+				}
+			}
+			p.running[ev.ID] = drv
 			p.machine[ev.ID] = ev.StringField(1)
 		} else if ev.Type == nixlog.ActFileTransfer {
 			p.transfers[ev.ID] = 0

@@ -75,6 +75,9 @@ func TestNixEventLines(t *testing.T) {
 		`@nix {"action":"stop","id":2}`,
 		`@nix {"action":"stop","id":1}`,
 		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.drv","ssh-ng://b",1,1],"id":3,"level":3,"text":"building","type":105}`,
+		// The builder's own report of the same build, forwarded by ssh-ng.
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.drv","",1,1],"id":30,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"stop","id":30}`,
 		`@nix {"action":"stop","id":3}`,
 		`@nix {"action":"start","fields":["/nix/store/` + h + `-y.drv","",1,1],"id":4,"level":3,"text":"building","type":105}`,
 		`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-y.drv' failed with exit code 1"}`,

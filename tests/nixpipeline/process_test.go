@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,16 +28,20 @@ func process(t *testing.T, dir string, extra ...string) (int, string, string) {
 	return runDetector(t, args...)
 }
 
-// builtDerivations lists the derivations a Nix command's log says it built.
+// builtDerivations lists the derivations a Nix command's log says it
+// built: Nix's own "building 'X.drv'" lines, or the CLI's event lines
+// ("fetched|unpacked|detected|built|failed NAME ...").
 func builtDerivations(stderr string) []string {
 	var built []string
 	for _, line := range strings.Split(stderr, "\n") {
-		if strings.HasPrefix(line, "building '") {
+		if strings.HasPrefix(line, "building '") || eventLine.MatchString(line) {
 			built = append(built, line)
 		}
 	}
 	return built
 }
+
+var eventLine = regexp.MustCompile(`^(fetched|unpacked|detected|built|failed) [^ ]+( \(|,| on |$)`)
 
 // TestProcessManifestsMatchesGolden: the CLI's files are the aggregate
 // derivations' own, byte for byte (the golden files, and what nix-build
