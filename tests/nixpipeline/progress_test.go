@@ -97,3 +97,79 @@ func TestProgressOnTerminal(t *testing.T) {
 		t.Errorf("screen lacks the line %q:\n%s", want, strings.Join(lines, "\n"))
 	}
 }
+
+// TestProgressLines runs process-manifests with stderr in a file on the
+// sample with one new archive: one line per event (the archive unpacked
+// and detected, with their counts, the aggregate built), no status line,
+// no Nix JSON; with --quiet and another new archive, none of it. The
+// result is on stdout either way.
+func TestProgressLines(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	// newArchive makes demo_src's source archive one no run built yet.
+	newArchive := func(name string) {
+		unique := testarchive.TarGz([]testarchive.Entry{
+			testarchive.F("demo_src-2.0.0-archive/src/"+name+".txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
+		})
+		rel := "demo_src/" + name + ".tar.gz"
+		if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(unique)
+		rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
+			delete(m, "libdemo_variant")
+			src := leaf(m, "demo_src", "source")
+			src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
+		})
+	}
+	run := func(extra ...string) (stdout, stderr string) {
+		args := append([]string{"process-manifests", "--nix-option", "substituters=",
+			"--redist-name", "sample", "--version", "2.0.0"}, extra...)
+		cmd := exec.Command(detectorBinary(t), append(args, "file://"+dir, dir)...)
+		cmd.Dir = repoRoot()
+		errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer errFile.Close()
+		cmd.Stderr = errFile
+		out, err := cmd.Output()
+		logged, _ := os.ReadFile(errFile.Name())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, logged)
+		}
+		return string(out), string(logged)
+	}
+	result := filepath.Join(dir, "feature_2.0.0.json") + "\n"
+
+	newArchive("lines")
+	stdout, stderr := run()
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	// The archive's derivations are named after its file (relative_path).
+	for _, want := range []string{"unpacked lines (1/1)", "detected lines (1/1)", "built sample-2.0.0-features"} {
+		found := false
+		for _, l := range lines {
+			found = found || l == want
+		}
+		if !found {
+			t.Errorf("stderr lacks the line %q:\n%s", want, stderr)
+		}
+	}
+	for _, noise := range []string{"@nix", "\r", "\033[K", "building '", "will be built"} {
+		if strings.Contains(stderr, noise) {
+			t.Errorf("%q in the event lines: %q", noise, stderr)
+		}
+	}
+	if stdout != result {
+		t.Errorf("stdout %q, want %q", stdout, result)
+	}
+
+	newArchive("quiet")
+	stdout, stderr = run("--quiet")
+	if stderr != "" {
+		t.Errorf("--quiet wrote to stderr: %q", stderr)
+	}
+	if stdout != result {
+		t.Errorf("--quiet: stdout %q, want %q", stdout, result)
+	}
+}
