@@ -38,6 +38,7 @@ func processCommand() command {
 			remoteOnly := fs.Bool("remote-only", false, "build nothing locally (-j 0): every derivation goes to --builders")
 			keepGoing := fs.Bool("keep-going", true, "build every entry even when some fail (Nix's --keep-going)")
 			builders := fs.String("builders", "", "Nix's --builders (remote builders), e.g. 'ssh-ng://user@host x86_64-linux'")
+			store := fs.String("store", "", "build in this Nix store (e.g. ssh-ng://user@host) and keep archives and unpacked trees there; evaluation stays local and only the result files come back")
 			partial := fs.Bool("partial", false, "when entries fail, write what did build to feature_<version>.partial.json (the complete feature_<version>.json is never replaced by a partial one)")
 			cleanup := fs.Bool("cleanup", false, "remove what this run added to the Nix store once the results are written")
 			indexFile := fs.String("index", "", "also write the index format of all processed manifests to this file")
@@ -80,6 +81,12 @@ func processCommand() command {
 				}
 				if *builders != "" {
 					runner.BuildArgs = append(runner.BuildArgs, "--builders", *builders)
+				}
+				if *store != "" {
+					if *cleanup {
+						return usageErrorf("--cleanup with --store: the run adds nothing to the local store but derivations; clean the remote store there")
+					}
+					runner.Store = *store
 				}
 				p.runner = runner
 				found, err := manifest.FindManifests(dir, flt)
@@ -256,11 +263,25 @@ func (p *processRun) run(ctx context.Context) error {
 		p.e.log.Warn("some builds failed", "error", buildErr)
 	}
 
+	outs := []string{}
+	for _, m := range plan.Manifests {
+		outs = append(outs, m.Aggregate.Out)
+		for _, e := range m.Entries {
+			outs = append(outs, e.OutPath)
+		}
+	}
+	if plan.Index != nil {
+		outs = append(outs, plan.Index.Out)
+	}
+	valid, err := p.runner.Valid(ctx, outs)
+	if err != nil {
+		return err
+	}
 	for _, m := range plan.Manifests {
 		dir := filepath.Dir(m.Path)
 		final := filepath.Join(dir, "feature_"+m.Version+".json")
-		if nixrun.Exists(m.Aggregate.Out) {
-			if err := copyOut(filepath.Join(m.Aggregate.Out, "feature_"+m.Version+".json"), final); err != nil {
+		if valid[m.Aggregate.Out] {
+			if err := p.copyOut(ctx, m.Aggregate.Out+"/feature_"+m.Version+".json", final); err != nil {
 				return err
 			}
 			fmt.Fprintln(p.e.stdout, final)
@@ -269,7 +290,7 @@ func (p *processRun) run(ctx context.Context) error {
 		var failed []string
 		var built []nixrun.Entry
 		for _, e := range m.Entries {
-			if nixrun.Exists(e.OutPath) {
+			if valid[e.OutPath] {
 				built = append(built, e)
 			} else {
 				failed = append(failed, e.ID())
@@ -282,7 +303,7 @@ func (p *processRun) run(ctx context.Context) error {
 		problems = append(problems, msg)
 		if p.partial {
 			out := filepath.Join(dir, "feature_"+m.Version+".partial.json")
-			if err := writePartial(out, parsed[m.Path], built); err != nil {
+			if err := writePartial(ctx, p.runner, out, parsed[m.Path], built); err != nil {
 				return err
 			}
 			fmt.Fprintln(p.e.stdout, out)
@@ -293,10 +314,10 @@ func (p *processRun) run(ctx context.Context) error {
 		switch {
 		case len(good) < len(p.manifests):
 			problems = append(problems, fmt.Sprintf("index %s not written: not every manifest could be processed", p.indexFile))
-		case plan.Index == nil || !nixrun.Exists(plan.Index.Out):
+		case plan.Index == nil || !valid[plan.Index.Out]:
 			problems = append(problems, fmt.Sprintf("index %s not written: its derivation did not build", p.indexFile))
 		default:
-			if err := copyOut(plan.Index.Out, p.indexFile); err != nil {
+			if err := p.copyOut(ctx, plan.Index.Out, p.indexFile); err != nil {
 				return err
 			}
 			fmt.Fprintln(p.e.stdout, p.indexFile)
@@ -324,9 +345,10 @@ func (p *processRun) run(ctx context.Context) error {
 	return nil
 }
 
-// copyOut replaces dst atomically with the store file src.
-func copyOut(src, dst string) error {
-	data, err := os.ReadFile(src)
+// copyOut replaces dst atomically with the store file src (read from the
+// build's store: local, or --store).
+func (p *processRun) copyOut(ctx context.Context, src, dst string) error {
+	data, err := p.runner.ReadFile(ctx, src)
 	if err != nil {
 		return fmt.Errorf("copy result: %w", err)
 	}
@@ -335,10 +357,10 @@ func copyOut(src, dst string) error {
 
 // writePartial writes the legacy feature file of the entries that built,
 // with the aggregate builder's code (features.Legacy), to out.
-func writePartial(out string, m *manifest.Manifest, built []nixrun.Entry) error {
+func writePartial(ctx context.Context, r *nixrun.Runner, out string, m *manifest.Manifest, built []nixrun.Entry) error {
 	var detected []features.Detected
 	for _, e := range built {
-		f, err := features.ReadFeatures(e.OutPath)
+		f, err := readFeatures(ctx, r, e.OutPath)
 		if err != nil {
 			return fmt.Errorf("entry %s: %w", e.ID(), err)
 		}
@@ -354,4 +376,30 @@ func writePartial(out string, m *manifest.Manifest, built []nixrun.Entry) error 
 		return err
 	}
 	return atomicfile.Write(out, data)
+}
+
+// readFeatures reads a detection from the build's store. With --store it
+// is read back into a temporary file first, so that features.ReadFeatures
+// (and its checks) apply to it unchanged.
+func readFeatures(ctx context.Context, r *nixrun.Runner, path string) (*features.Features, error) {
+	if r.Store == "" {
+		return features.ReadFeatures(path)
+	}
+	data, err := r.ReadFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.CreateTemp("", "crff-features-*.json")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return features.ReadFeatures(tmp.Name())
 }

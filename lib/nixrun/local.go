@@ -22,6 +22,14 @@ import (
 // path. An archive that is missing or whose bytes do not match the
 // manifest is left out with a warning; its fetch then fails, naming it.
 func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[string]*manifest.Manifest, log *slog.Logger) error {
+	var srcs []string
+	for _, e := range plan.Entries() {
+		srcs = append(srcs, e.Src)
+	}
+	valid, err := r.Valid(ctx, srcs)
+	if err != nil {
+		return err
+	}
 	var files, want []string
 	for _, m := range plan.Manifests {
 		base, ok := LocalBase(m.BaseURL)
@@ -33,7 +41,7 @@ func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[st
 			return fmt.Errorf("manifest %s: not parsed before adding its local archives", m.Path)
 		}
 		for _, e := range m.Entries {
-			if Exists(e.Src) {
+			if valid[e.Src] {
 				continue
 			}
 			a, ok := mf.Archive(e.Package, e.Platform, e.Variant)

@@ -39,6 +39,10 @@ type Runner struct {
 	// the run cannot take them before they are copied out; the caller
 	// removes the directory when done.
 	RootDir string
+	// Store, when set (a store URI such as ssh-ng://builder), is where the
+	// derivations are built and their outputs kept; evaluation stays local
+	// (see store.go).
+	Store string
 
 	plans map[string]*Plan // by the arguments' JSON: one evaluation per run
 }
@@ -261,6 +265,9 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	if len(drvs) == 0 {
 		return nil
 	}
+	if r.Store != "" {
+		return r.realiseInStore(ctx, drvs)
+	}
 	args := append([]string{"--realise"}, drvs...)
 	if r.RootDir != "" {
 		args = append(args, "--add-root", filepath.Join(r.RootDir, "result"))
@@ -329,13 +336,17 @@ func Closure(ctx context.Context, drvs []string) ([]string, error) {
 
 // AddFixed adds local files to the store as flat sha256 fixed outputs
 // (nix-store --add-fixed sha256), the paths a builtin:fetchurl of them
-// would produce, and returns those paths.
+// would produce, and returns those paths. With r.Store, they go there.
 func (r *Runner) AddFixed(ctx context.Context, files []string) ([]string, error) {
 	if len(files) == 0 {
 		return nil, nil
 	}
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-store", append([]string{"--add-fixed", "sha256"}, files...)...)
+	args := []string{"--add-fixed", "sha256"}
+	if r.Store != "" {
+		args = append([]string{"--store", r.Store}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "nix-store", append(append(args, files...), r.optionArgs()...)...)
 	cmd.Stdout, cmd.Stderr = &out, r.Stderr
 	if err := cmd.Run(); err != nil {
 		return nil, fmt.Errorf("nix-store --add-fixed: %w", err)

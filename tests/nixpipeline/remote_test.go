@@ -2,7 +2,9 @@ package nixpipeline
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
 )
 
 // sshBuilder is an sshd on 127.0.0.1 with its own configuration, host key
@@ -120,6 +124,12 @@ func (b *sshBuilder) uri() string {
 	return "ssh-ng://root@127.0.0.1?remote-store=local?root=" + b.storeRoot + "&remote-program=" + b.wrapper
 }
 
+// storeURI is the builder as a store (--store): the key and host key,
+// which a --builders line gives in its own fields, as settings.
+func (b *sshBuilder) storeURI() string {
+	return b.uri() + "&ssh-key=" + b.clientKey + "&base64-ssh-public-host-key=" + b.hostKeyPub
+}
+
 // builders is the --builders line: URI, system, key, jobs, speed,
 // features, mandatory features, and the host's public key.
 func (b *sshBuilder) builders(system string) string {
@@ -196,4 +206,105 @@ func TestRemoteBuilder(t *testing.T) {
 	if want < 20 || remote != want {
 		t.Errorf("%d derivations built on the builder, want all %d that run the detector", remote, want)
 	}
+}
+
+// TestRemoteStore: process-manifests --store ssh-ng://… builds the sample
+// in the builder's store (evaluation local) and writes the golden files;
+// the local store afterwards holds none of the run's archives, unpacked
+// trees, detections or aggregates: only the derivations were written
+// locally, and the result files were read back.
+func TestRemoteStore(t *testing.T) {
+	requireNix(t)
+	b := startSSHBuilder(t)
+	// A detector and archives no other test used, so that nothing of the
+	// run can be in the local store from elsewhere.
+	det := filepath.Join(t.TempDir(), "cuda-redist-find-features")
+	data, err := os.ReadFile(detectorBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = append(data, []byte(fmt.Sprintf("\n%s %d\n", t.Name(), time.Now().UnixNano()))...)
+	if err := os.WriteFile(det, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := copySample(t)
+	// The sample's archives are in the local store from other tests; this
+	// one (demo_src's source, the only entry of its package) is new, and
+	// must reach the builder's store without passing through the local one.
+	unique := testarchive.TarGz([]testarchive.Entry{
+		testarchive.F("demo_src-2.0.0-archive/src/remote.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
+	})
+	rel := "demo_src/remote-store.tar.gz"
+	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(unique)
+	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
+		src := leaf(m, "demo_src", "source")
+		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
+	})
+	index := filepath.Join(t.TempDir(), "index.json")
+	cmd := exec.Command(det, "process-manifests", "--detector", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
+		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
+		"--store", b.storeURI(), "file://"+dir, dir)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "NIX_SSHOPTS=-p "+b.port+" -F /dev/null -o IdentitiesOnly=yes")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("process-manifests --store: %v\n%s", err, stderr.String())
+	}
+	t.Logf("stderr:\n%s", stderr.String())
+	// The features do not depend on demo_src's contents (a source archive
+	// is left out of the legacy file); the index carries its sha256.
+	golden := filepath.Join(repoRoot(), "tests", "golden", "sample")
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		diffPaths(t, filepath.Join(golden, v, "feature_"+v+".json"), filepath.Join(dir, "feature_"+v+".json"))
+	}
+	if got, err := os.ReadFile(index); err != nil || !bytes.Contains(got, []byte(hex.EncodeToString(sum[:]))) {
+		t.Errorf("index %s lacks the new archive's sha256 (%v)", index, err)
+	}
+
+	// The derivations that run this detector (unpacks, detections,
+	// aggregates, index) and the fetches they need: every output is in the
+	// builder's store and none in the local one.
+	detPath := strings.TrimSpace(mustNix(t, "nix-store", "--add", det))
+	drvs := map[string]bool{}
+	for _, drv := range strings.Fields(mustNix(t, "nix-store", "-q", "--referrers-closure", detPath)) {
+		if strings.HasSuffix(drv, ".drv") {
+			drvs[drv] = true
+			for _, d := range strings.Fields(mustNix(t, "nix-store", "-qR", drv)) {
+				if strings.HasSuffix(d, ".drv") {
+					drvs[d] = true
+				}
+			}
+		}
+	}
+	outputs := 0
+	for drv := range drvs {
+		for _, out := range strings.Fields(mustNix(t, "nix-store", "-q", "--outputs", drv)) {
+			outputs++
+			if _, err := os.Lstat(filepath.Join(b.storeRoot, out)); err != nil {
+				t.Errorf("%s: output %s is not in the builder's store", drv, out)
+			}
+			_, err := os.Lstat(out)
+			if err == nil && (!isFetch(drv) || strings.HasSuffix(drv, "-remote-store.tar.gz.drv")) {
+				t.Errorf("%s: output %s is in the local store", drv, out)
+			}
+		}
+	}
+	// 10 archives: 10 fetches, unpacks and detections, 2 aggregates, 1 index.
+	if outputs < 33 {
+		t.Errorf("%d outputs checked, want at least 33 (the sample's)", outputs)
+	}
+}
+
+// isFetch tells an archive's fetch derivation by its name.
+func isFetch(drv string) bool {
+	for _, ext := range []string{".tar.xz.drv", ".tar.gz.drv", ".zip.drv"} {
+		if strings.HasSuffix(drv, ext) {
+			return true
+		}
+	}
+	return false
 }
