@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -111,4 +112,18 @@ func TestNixEventLines(t *testing.T) {
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
+}
+
+// FuzzNixProgress: any log, in either mode, is read without a panic and
+// never shows Nix's JSON lines (go test -fuzz FuzzNixProgress).
+func FuzzNixProgress(f *testing.F) {
+	f.Add(`@nix {"action":"start","fields":["/nix/store/x-y.drv","m",1,1],"id":1,"type":105}` + "\n" + `@nix {"action":"stop","id":1}` + "\n")
+	f.Add(`@nix {"action":"start","id":2,"parent":1,"type":101}` + "\n" + `@nix {"action":"result","fields":[1e30],"id":2,"type":105}` + "\n" + `@nix {"action":"stop","id":2}` + "\n")
+	f.Add("plain\n@nix {\n")
+	f.Fuzz(func(t *testing.T, log string) {
+		for _, p := range []*nixProgress{newNixProgress(io.Discard), newNixEventLines(io.Discard)} {
+			p.Write([]byte(log))
+			p.finish()
+		}
+	})
 }
