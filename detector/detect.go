@@ -15,8 +15,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 

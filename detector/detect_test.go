@@ -9,11 +9,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector"
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testelf"
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testfatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstore"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
 type E = testarchive.Entry
@@ -284,7 +284,7 @@ func TestNarHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := nixstore.HashPath(root)
+	want, err := narhash.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}

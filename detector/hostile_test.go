@@ -17,8 +17,8 @@ import (
 	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstore"
 )
 
 func deepName(n int) string { return strings.TrimSuffix(strings.Repeat("d/", n), "/") }
@@ -68,7 +68,7 @@ func TestDeepTree(t *testing.T) {
 	if len(f.Tree.Files) != 3 || len(f.Libraries) != 1 {
 		t.Errorf("files %d, libraries %d; want 3 and 1", len(f.Tree.Files), len(f.Libraries))
 	}
-	want, err := nixstore.HashPath(root)
+	want, err := narhash.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestNonUTF8Names(t *testing.T) {
 	if strings.Contains(string(data), `\ufffd`) {
 		t.Errorf("the JSON replaced bytes by U+FFFD")
 	}
-	hash, err := nixstore.HashPath(root)
+	hash, err := narhash.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/elfinfo"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 

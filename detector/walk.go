@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstore"
 )
 
 // The walk is two stages on two goroutines. The reader walks the tree in
@@ -49,7 +49,7 @@ type walkItem struct {
 // file to the ELF reader from the same copy of its content.
 func scan(root string) (*tree, string, error) {
 	t := newTree()
-	h, err := nixstore.NewNarHasher()
+	h, err := narhash.NewNarHasher()
 	if err != nil {
 		return nil, "", err
 	}
@@ -83,7 +83,7 @@ func scan(root string) (*tree, string, error) {
 func narPath(rel string) string { return "/" + rel }
 
 // consume builds the tree's nodes and the NAR hash from the reader's items.
-func (t *tree) consume(h *nixstore.NarHasher, items <-chan walkItem, free chan<- *[]byte) error {
+func (t *tree) consume(h *narhash.NarHasher, items <-chan walkItem, free chan<- *[]byte) error {
 	for it := range items {
 		if it.err != nil {
 			return it.err
@@ -123,7 +123,7 @@ func (t *tree) consume(h *nixstore.NarHasher, items <-chan walkItem, free chan<-
 // consumeFile hashes and inspects one file, mapping it when the reader
 // did not read it. A file that shrinks while mapped is an error naming
 // it, never a crash.
-func consumeFile(h *nixstore.NarHasher, it walkItem, n *node) (err error) {
+func consumeFile(h *narhash.NarHasher, it walkItem, n *node) (err error) {
 	data := it.data
 	if data == nil && it.size > 0 {
 		var mapped []byte

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstore"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 )
 
 // TestShrunkMappedFile: a file that shrinks after it was mapped faults
@@ -22,7 +22,7 @@ func TestShrunkMappedFile(t *testing.T) {
 	if err := os.Truncate(p, smallFile/2); err != nil {
 		t.Fatal(err)
 	}
-	h, err := nixstore.NewNarHasher()
+	h, err := narhash.NewNarHasher()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,15 +8,15 @@ import (
 	"slices"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixbuild"
 )
 
 // aggregateAttrs are the structured attributes of the aggregate derivation
 // (nix/pipeline.nix, manifestFeatures).
 type aggregateAttrs struct {
-	nixbuild.Outputs
+	builderattrs.Outputs
 	RedistName string `json:"redistName"`
 	Version    string `json:"version"`
 	Manifest   string `json:"manifest"`
@@ -45,7 +45,7 @@ func aggregateCommand() command {
 					return usageErrorf("aggregate takes no arguments")
 				}
 				var a aggregateAttrs
-				if _, err := nixbuild.Load(*attrsFile, &a); err != nil {
+				if _, err := builderattrs.Load(*attrsFile, &a); err != nil {
 					return err
 				}
 				out, err := a.Out()
@@ -135,7 +135,7 @@ func writeAggregate(dir, redistName, version string, m *manifest.Manifest, entri
 }
 
 type mergeIndexAttrs struct {
-	nixbuild.Outputs
+	builderattrs.Outputs
 	Indexes []string `json:"indexes"`
 }
 
@@ -151,7 +151,7 @@ func mergeIndexCommand() command {
 				paths, dest := args, *out
 				if len(args) == 0 {
 					var a mergeIndexAttrs
-					if _, err := nixbuild.Load(*attrsFile, &a); err != nil {
+					if _, err := builderattrs.Load(*attrsFile, &a); err != nil {
 						return err
 					}
 					o, err := a.Out()

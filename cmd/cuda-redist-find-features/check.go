@@ -17,7 +17,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/deps"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixrun"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/pkgeval"
 )
 
@@ -101,7 +101,7 @@ func checkNixpkgsCommand() command {
 						return err
 					}
 					for _, f := range found {
-						c.manifests = append(c.manifests, nixrun.Manifest{RedistName: redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
+						c.manifests = append(c.manifests, nixdriver.Manifest{RedistName: redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 					}
 				}
 				if len(c.manifests) == 0 {
@@ -174,9 +174,9 @@ func urlFor(urls []string, redist string, single bool) (string, error) {
 
 type checkRun struct {
 	e           *env
-	runner      *nixrun.Runner
+	runner      *nixdriver.Runner
 	eval        *pkgeval.Evaluator
-	manifests   []nixrun.Manifest
+	manifests   []nixdriver.Manifest
 	globstar    bool
 	hints       bool
 	json        bool
@@ -189,7 +189,7 @@ type checkRun struct {
 // target is one archive to check: its detection, and the case to
 // evaluate the package file for.
 type target struct {
-	m                      nixrun.Manifest
+	m                      nixdriver.Manifest
 	pkg, platform, variant string
 	features               *features.Features
 	cudaVersion            string
@@ -211,7 +211,7 @@ type finding struct {
 	Path     string   `json:"path,omitempty"` // the archive's file or directory that makes the difference
 }
 
-func (c *checkRun) cudaVersionFor(m nixrun.Manifest, variant string) string {
+func (c *checkRun) cudaVersionFor(m nixdriver.Manifest, variant string) string {
 	v := c.cudaVersion
 	if v == "" {
 		v = "12.8"
@@ -233,7 +233,7 @@ type caseKey struct{ platform, cudaVersion, redist, version string }
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	releases := map[[2]string]map[string]string{} // redist, version → package → version
 	parsed := map[string]*manifest.Manifest{}
-	var manifestEntries []nixrun.Entry // every archive, as the pipeline would list it
+	var manifestEntries []nixdriver.Entry // every archive, as the pipeline would list it
 	for _, m := range c.manifests {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
@@ -246,7 +246,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		}
 		releases[[2]string{m.RedistName, m.Version}] = rs
 		for _, a := range mf.Archives() {
-			manifestEntries = append(manifestEntries, nixrun.Entry{Manifest: m.Version, Redist: m.RedistName, Package: a.Package, Platform: a.Platform, Variant: a.VariantKey()})
+			manifestEntries = append(manifestEntries, nixdriver.Entry{Manifest: m.Version, Redist: m.RedistName, Package: a.Package, Platform: a.Platform, Variant: a.VariantKey()})
 		}
 	}
 	files, err := pkgeval.Files(packagesDir)
@@ -583,13 +583,13 @@ func (f finding) text() string {
 	return line
 }
 
-func (c *checkRun) manifestOf(en nixrun.Entry) nixrun.Manifest {
+func (c *checkRun) manifestOf(en nixdriver.Entry) nixdriver.Manifest {
 	for _, m := range c.manifests {
 		if m.Version == en.Manifest && m.RedistName == en.Redist {
 			return m
 		}
 	}
-	return nixrun.Manifest{RedistName: en.Redist, Version: en.Manifest}
+	return nixdriver.Manifest{RedistName: en.Redist, Version: en.Manifest}
 }
 
 // evalPlatform is the hostRedistSystem a package file is evaluated for:

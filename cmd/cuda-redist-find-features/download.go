@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/download"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/download"
 )
 
 // describeListed says how many manifest versions an index page lists,

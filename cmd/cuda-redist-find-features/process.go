@@ -15,7 +15,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixrun"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 )
 
 // multiFlag collects a repeated flag.
@@ -97,7 +97,7 @@ func processCommand() command {
 					return fmt.Errorf("no redistrib_<version>.json in %s matches %s", dir, ff.describe())
 				}
 				for _, f := range found {
-					p.manifests = append(p.manifests, nixrun.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
+					p.manifests = append(p.manifests, nixdriver.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 				}
 				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 				defer stop()
@@ -132,7 +132,7 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 
 // runner checks the detector is static, finds the Nix library, and parses
 // the --nix-option values.
-func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
+func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	detector := *nf.detector
 	if detector == "" {
 		self, err := os.Executable()
@@ -142,7 +142,7 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 		detector = self
 	}
 	detector = mustAbs(detector)
-	if err := nixrun.CheckStatic(detector); err != nil {
+	if err := nixdriver.CheckStatic(detector); err != nil {
 		return nil, err
 	}
 	nixLib := *nf.nixLib
@@ -150,11 +150,11 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 		// Read here, not as the flag's default: help stays the same everywhere.
 		nixLib = os.Getenv("CRFF_NIX_LIB")
 	}
-	lib, err := nixrun.FindNixLib(nixLib)
+	lib, err := nixdriver.FindNixLib(nixLib)
 	if err != nil {
 		return nil, err
 	}
-	r := &nixrun.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
+	r := &nixdriver.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
 	switch {
 	case e.quiet:
 		// Nix's own "building ..." lines; its errors still show.
@@ -188,8 +188,8 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixrun.Runner, error) {
 
 type processRun struct {
 	e         *env
-	runner    *nixrun.Runner
-	manifests []nixrun.Manifest
+	runner    *nixdriver.Runner
+	manifests []nixdriver.Manifest
 	redist    string
 	cleanup   bool
 	partial   bool
@@ -205,7 +205,7 @@ type processRun struct {
 // feature_<version>.partial.json).
 func (p *processRun) run(ctx context.Context) error {
 	var problems []string
-	var good []nixrun.Manifest
+	var good []nixdriver.Manifest
 	parsed := map[string]*manifest.Manifest{}
 	for _, m := range p.manifests {
 		mf, err := manifest.ReadFile(m.Path)
@@ -240,7 +240,7 @@ func (p *processRun) run(ctx context.Context) error {
 	var closure []string
 	before := map[string]bool{}
 	if p.cleanup {
-		if closure, err = nixrun.Closure(ctx, targets); err != nil {
+		if closure, err = nixdriver.Closure(ctx, targets); err != nil {
 			return err
 		}
 		for _, path := range closure {
@@ -288,7 +288,7 @@ func (p *processRun) run(ctx context.Context) error {
 			continue
 		}
 		var failed []string
-		var built []nixrun.Entry
+		var built []nixdriver.Entry
 		for _, e := range m.Entries {
 			if valid[e.OutPath] {
 				built = append(built, e)
@@ -333,7 +333,7 @@ func (p *processRun) run(ctx context.Context) error {
 				added = append(added, path)
 			}
 		}
-		n := nixrun.Delete(ctx, added)
+		n := nixdriver.Delete(ctx, added)
 		p.e.log.Info("cleanup", "added", len(added), "deleted", n)
 	}
 	if len(problems) > 0 {
@@ -357,7 +357,7 @@ func (p *processRun) copyOut(ctx context.Context, src, dst string) error {
 
 // writePartial writes the legacy feature file of the entries that built,
 // with the aggregate builder's code (features.Legacy), to out.
-func writePartial(ctx context.Context, r *nixrun.Runner, out string, m *manifest.Manifest, built []nixrun.Entry) error {
+func writePartial(ctx context.Context, r *nixdriver.Runner, out string, m *manifest.Manifest, built []nixdriver.Entry) error {
 	var detected []features.Detected
 	for _, e := range built {
 		f, err := readFeatures(ctx, r, e.OutPath)
@@ -381,7 +381,7 @@ func writePartial(ctx context.Context, r *nixrun.Runner, out string, m *manifest
 // readFeatures reads a detection from the build's store. With --store it
 // is read back into a temporary file first, so that features.ReadFeatures
 // (and its checks) apply to it unchanged.
-func readFeatures(ctx context.Context, r *nixrun.Runner, path string) (*features.Features, error) {
+func readFeatures(ctx context.Context, r *nixdriver.Runner, path string) (*features.Features, error) {
 	if r.Store == "" {
 		return features.ReadFeatures(path)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testelf"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
 )
 
 // TestPrintBuildRedistWrongFormat: given another of the tool's formats or a

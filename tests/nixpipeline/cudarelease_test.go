@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testelf"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
 )
 
 // A small CUDA release, shaped like NVIDIA's (package names, sonames and

@@ -20,8 +20,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 var nixOptions = []string{

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 )
 
 // process runs the binary's process-manifests over dir, fetching from

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 )
 
 // screen replays a terminal's output (text, \r, \n and ESC[K, the

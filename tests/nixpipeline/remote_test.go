@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 )
 
 // sshBuilder is an sshd on 127.0.0.1 with its own configuration, host key

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testfatbin"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
 // real125 returns the unpacked CUDA 12.5 packages and the directory of

@@ -21,9 +21,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector"
-	"github.com/nix-cuda/cuda-redist-find-features/internal/testfatbin"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/elfinfo"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
 func realRoot(t *testing.T) (root, cuobjdump string) {

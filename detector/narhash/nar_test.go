@@ -1,0 +1,101 @@
+package narhash_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
+)
+
+func TestSRI(t *testing.T) {
+	sum := sha256.Sum256([]byte("hello"))
+	got, err := narhash.SRI(sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "sha256-LPJNul+wow4m6DsqxbninhsWHlwfp0JecwQzYpOLmCQ="; got != want {
+		t.Errorf("SRI = %s, want %s", got, want)
+	}
+	if _, err := narhash.SRI([]byte{1, 2, 3}); err == nil {
+		t.Error("SRI of a 3-byte digest succeeded")
+	}
+}
+
+// TestNarHasherMatchesDumpPath feeds a tree by hand and compares with
+// go-nix's own walk of the same tree, and with Nix where it is installed.
+func TestNarHasherMatchesDumpPath(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "bin", "tool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "data"), []byte("data"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("data", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := narhash.NewNarHasher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []error{
+		h.Dir("/"),
+		h.Dir("/bin"),
+		h.FileBytes("/bin/tool", true, []byte("#!/bin/sh\n")),
+		h.File("/data", false, 4, bytes.NewReader([]byte("data"))),
+		h.Symlink("/link", "data"),
+	}
+	for i, err := range steps {
+		if err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	got, err := h.Sum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := narhash.HashPath(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != want {
+		t.Errorf("NarHasher %s, DumpPath %s", got, want)
+	}
+	if nix, err := exec.LookPath("nix"); err == nil {
+		out, err := exec.Command(nix, "--extra-experimental-features", "nix-command", "hash", "path", root).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.TrimSpace(string(out)) != got {
+			t.Errorf("NarHasher %s, nix hash path %s", got, out)
+		}
+	}
+}
+
+func TestNarHasherRejectsDisorder(t *testing.T) {
+	h, err := narhash.NewNarHasher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Dir("/"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.FileBytes("/b", false, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = h.FileBytes("/a", false, nil)
+	if err == nil {
+		_, err = h.Sum()
+	}
+	if err == nil {
+		t.Error("entries out of NAR order were accepted")
+	}
+}

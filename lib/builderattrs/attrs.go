@@ -1,0 +1,63 @@
+// Package builderattrs is what the binary needs to run as a Nix builder with
+// __structuredAttrs: finding and decoding the attributes file, and the
+// output paths in it.
+package builderattrs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// AttrsPath finds the structured-attributes file. Nix 2.8 sets
+// NIX_ATTRS_JSON_FILE to the path outside the sandbox, so inside it the
+// file is looked up in NIX_BUILD_TOP first.
+func AttrsPath() (string, error) {
+	if top := os.Getenv("NIX_BUILD_TOP"); top != "" {
+		p := filepath.Join(top, ".attrs.json")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	if p := os.Getenv("NIX_ATTRS_JSON_FILE"); p != "" {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no structured attributes: not run by Nix with __structuredAttrs (pass --attrs FILE)")
+}
+
+// Load decodes the attributes file at path (or the one AttrsPath finds
+// when path is "") into v.
+func Load(path string, v any) (string, error) {
+	if path == "" {
+		var err error
+		if path, err = AttrsPath(); err != nil {
+			return "", err
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return path, fmt.Errorf("structured attributes: %w", err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return path, fmt.Errorf("structured attributes %s: %w", path, err)
+	}
+	return path, nil
+}
+
+// Outputs is the part of the attributes that names the output paths.
+type Outputs struct {
+	Outputs map[string]string `json:"outputs"`
+}
+
+// Out returns the path of the "out" output.
+func (o Outputs) Out() (string, error) {
+	p := o.Outputs["out"]
+	if p == "" {
+		return "", errors.New("structured attributes name no \"out\" output")
+	}
+	return p, nil
+}

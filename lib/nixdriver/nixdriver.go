@@ -1,0 +1,373 @@
+// Package nixdriver drives the Nix pipeline from the CLI. A run is one
+// instantiation of nix/cli.nix, whose arguments are a JSON file (data,
+// never Nix source written here), and one `nix-store --realise` of the
+// derivations it names (passing -j, --keep-going, builders and options
+// through).
+package nixdriver
+
+import (
+	"bytes"
+	"context"
+	"debug/elf"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Runner runs Nix commands.
+type Runner struct {
+	// NixLib is the directory holding cli.nix and pipeline.nix (the
+	// repository's nix/, or the package's share/cuda-redist-find-features/nix).
+	NixLib string
+	// Detector is the static binary the derivations use as builder.
+	Detector string
+	// System is the system the derivations build on ("": the local one).
+	System string
+	// Options are passed to every Nix command as --option NAME VALUE.
+	Options [][2]string
+	// BuildArgs are passed to the build only (-j, --keep-going, --builders).
+	BuildArgs []string
+	// Stderr receives Nix's progress and build logs.
+	Stderr io.Writer
+	// RootDir, when set, gets a GC root for every output the build
+	// realises (nix-store --add-root), so that a garbage collection during
+	// the run cannot take them before they are copied out; the caller
+	// removes the directory when done.
+	RootDir string
+	// Store, when set (a store URI such as ssh-ng://builder), is where the
+	// derivations are built and their outputs kept; evaluation stays local
+	// (see store.go).
+	Store string
+
+	plans map[string]*Plan // by the arguments' JSON: one evaluation per run
+}
+
+// Manifest is one manifest to process.
+type Manifest struct {
+	RedistName string `json:"redistName"`
+	Version    string `json:"version"`
+	Path       string `json:"manifest"`
+	BaseURL    string `json:"baseUrl"`
+}
+
+// Entry is one archive's detection, as the pipeline names it.
+type Entry struct {
+	Manifest string `json:"manifest"` // the manifest's version
+	Redist   string `json:"redist"`
+	Package  string `json:"package"`
+	Platform string `json:"platform"`
+	Variant  string `json:"variant"`
+	Src      string `json:"src"` // the fetch's output: the archive in the store
+	OutPath  string `json:"out"` // the detect derivation's output (a JSON file)
+	DrvPath  string `json:"drv"`
+}
+
+// ID names the entry in messages.
+func (e Entry) ID() string {
+	return fmt.Sprintf("%s %s/%s/%s", e.Manifest, e.Package, e.Platform, e.Variant)
+}
+
+// Derivation is a derivation and its (single) output path.
+type Derivation struct {
+	Drv string `json:"drv"`
+	Out string `json:"out"`
+}
+
+// PlannedManifest is one manifest's aggregate derivation and its entries.
+type PlannedManifest struct {
+	Manifest
+	Aggregate Derivation
+	Entries   []Entry
+}
+
+// Plan is what one instantiation of nix/cli.nix gives: per manifest the
+// aggregate derivation (feature_<version>.json, index.json, ...) and the
+// entries' detections, and the merged index when asked for.
+type Plan struct {
+	Manifests []PlannedManifest
+	Index     *Derivation
+}
+
+// Entries lists the entries of every manifest of the plan.
+func (p *Plan) Entries() []Entry {
+	var out []Entry
+	for _, m := range p.Manifests {
+		out = append(out, m.Entries...)
+	}
+	return out
+}
+
+// FindNixLib returns the Nix library directory (the one holding cli.nix):
+// explicit (--nix-lib, $CRFF_NIX_LIB) when given; else the one installed
+// beside the executable (../share/cuda-redist-find-features/nix, as
+// nix/package.nix lays it out); else nix/ in the working directory or
+// one of its parents (a checkout).
+func FindNixLib(explicit string) (string, error) {
+	if explicit != "" {
+		if !isNixLib(explicit) {
+			return "", fmt.Errorf("--nix-lib %s: no cli.nix there", explicit)
+		}
+		return filepath.Abs(explicit)
+	}
+	if self, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(self); err == nil {
+			self = real
+		}
+		if dir := InstalledNixLib(self); isNixLib(dir) {
+			return dir, nil
+		}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if isNixLib(filepath.Join(d, "nix")) {
+			return filepath.Join(d, "nix"), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("no Nix library: not installed beside the executable (../share/cuda-redist-find-features/nix), no nix/cli.nix in the working directory or its parents; pass --nix-lib (or set CRFF_NIX_LIB)")
+		}
+	}
+}
+
+// InstalledNixLib is where the package installs the Nix library relative
+// to the executable at exe.
+func InstalledNixLib(exe string) string {
+	return filepath.Join(filepath.Dir(filepath.Dir(exe)), "share", "cuda-redist-find-features", "nix")
+}
+
+func isNixLib(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "cli.nix"))
+	return err == nil
+}
+
+// CheckStatic fails unless path is a statically linked executable: inside
+// the sandbox there is no dynamic loader.
+func CheckStatic(path string) error {
+	f, err := elf.Open(path)
+	if err != nil {
+		return fmt.Errorf("detector %s: %w", path, err)
+	}
+	defer f.Close()
+	for _, p := range f.Progs {
+		if p.Type == elf.PT_INTERP {
+			return fmt.Errorf("detector %s is dynamically linked; the sandboxed builds need a static binary (build with CGO_ENABLED=0, or pass --detector)", path)
+		}
+	}
+	return nil
+}
+
+func (r *Runner) optionArgs() []string {
+	var args []string
+	for _, o := range r.Options {
+		args = append(args, "--option", o[0], o[1])
+	}
+	return args
+}
+
+// cliArgs is the JSON nix/cli.nix reads.
+type cliArgs struct {
+	Detector  string     `json:"detector"`
+	System    *string    `json:"system"`
+	Manifests []Manifest `json:"manifests"`
+	Index     *string    `json:"index"`
+}
+
+// cliResult is what nix/cli.nix evaluates to.
+type cliResult struct {
+	Manifests []struct {
+		Version string `json:"version"`
+		Derivation
+		Entries []Entry `json:"entries"`
+	} `json:"manifests"`
+	Index *Derivation `json:"index"`
+}
+
+// Instantiate evaluates the pipeline over the manifests once, writing
+// the derivations to the local store, and returns what to build. With
+// index != "", the plan also has the merged index of all of them (named
+// index). Evaluation errors fail here, before anything is built.
+func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (*Plan, error) {
+	a := cliArgs{Detector: r.Detector, Manifests: ms}
+	if a.Manifests == nil {
+		a.Manifests = []Manifest{}
+	}
+	if r.System != "" {
+		a.System = &r.System
+	}
+	if index != "" {
+		a.Index = &index
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	if p, ok := r.plans[string(data)]; ok {
+		return p, nil
+	}
+	argsFile, err := os.CreateTemp("", "crff-nix-args-*.json")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(argsFile.Name())
+	if _, err := argsFile.Write(data); err != nil {
+		argsFile.Close()
+		return nil, err
+	}
+	if err := argsFile.Close(); err != nil {
+		return nil, err
+	}
+	// --read-write-mode: evaluating drvPath writes the .drv files, so the
+	// build needs no second evaluation.
+	args := append([]string{"--eval", "--strict", "--json", "--read-write-mode",
+		filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name()}, r.optionArgs()...)
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
+	cmd.Stdout, cmd.Stderr = &out, r.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)
+	}
+	var res cliResult
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
+	}
+	if len(res.Manifests) != len(ms) {
+		return nil, fmt.Errorf("evaluate the pipeline: %d manifests in, %d out", len(ms), len(res.Manifests))
+	}
+	p := &Plan{Index: res.Index}
+	for i, m := range res.Manifests {
+		pm := PlannedManifest{Manifest: ms[i], Aggregate: m.Derivation}
+		for _, e := range m.Entries {
+			e.Manifest, e.Redist = ms[i].Version, ms[i].RedistName
+			pm.Entries = append(pm.Entries, e)
+		}
+		p.Manifests = append(p.Manifests, pm)
+	}
+	if r.plans == nil {
+		r.plans = map[string]*Plan{}
+	}
+	r.plans[string(data)] = p
+	return p, nil
+}
+
+// Realise builds the derivations (and what they need) with one
+// `nix-store --realise`. With --keep-going among BuildArgs a failure
+// leaves the others built; the error only says that the build failed, the
+// caller checks which outputs exist. With --builders (and --max-jobs 0)
+// the builds run on remote builders and the outputs come back.
+func (r *Runner) Realise(ctx context.Context, drvs []string) error {
+	if len(drvs) == 0 {
+		return nil
+	}
+	if r.Store != "" {
+		return r.realiseInStore(ctx, drvs)
+	}
+	args := append([]string{"--realise"}, drvs...)
+	if r.RootDir != "" {
+		args = append(args, "--add-root", filepath.Join(r.RootDir, "result"))
+	} else {
+		// The caller reads the outputs right away and roots nothing;
+		// without this Nix warns "you did not specify '--add-root'".
+		args = append(args, "--no-gc-warning")
+	}
+	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
+	cmd := exec.CommandContext(ctx, "nix-store", args...)
+	cmd.Stdout = io.Discard
+	cmd.Stderr = r.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("nix-store --realise: %w", err)
+	}
+	return nil
+}
+
+// Entries evaluates the manifests and returns every entry with the store
+// path its detection will have.
+func (r *Runner) Entries(ctx context.Context, ms []Manifest) ([]Entry, error) {
+	p, err := r.Instantiate(ctx, ms, "")
+	if err != nil {
+		return nil, err
+	}
+	return p.Entries(), nil
+}
+
+// Build builds every entry's detection (not the aggregates), reusing the
+// evaluation of Entries.
+func (r *Runner) Build(ctx context.Context, ms []Manifest) error {
+	p, err := r.Instantiate(ctx, ms, "")
+	if err != nil {
+		return err
+	}
+	var drvs []string
+	for _, e := range p.Entries() {
+		drvs = append(drvs, e.DrvPath)
+	}
+	return r.Realise(ctx, drvs)
+}
+
+// Closure lists the output paths of everything the derivations need
+// (fetches, unpacks, detections, aggregates). Taken before a build, it
+// tells --cleanup what the run added.
+func Closure(ctx context.Context, drvs []string) ([]string, error) {
+	if len(drvs) == 0 {
+		return nil, nil
+	}
+	req, err := exec.CommandContext(ctx, "nix-store", append([]string{"-qR"}, drvs...)...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("nix-store -qR: %w", err)
+	}
+	var all []string
+	for _, p := range strings.Fields(string(req)) {
+		if strings.HasSuffix(p, ".drv") {
+			all = append(all, p)
+		}
+	}
+	outs, err := exec.CommandContext(ctx, "nix-store", append([]string{"-q", "--outputs"}, all...)...).Output()
+	if err != nil {
+		return nil, fmt.Errorf("nix-store -q --outputs: %w", err)
+	}
+	return strings.Fields(string(outs)), nil
+}
+
+// AddFixed adds local files to the store as flat sha256 fixed outputs
+// (nix-store --add-fixed sha256), the paths a builtin:fetchurl of them
+// would produce, and returns those paths. With r.Store, they go there.
+func (r *Runner) AddFixed(ctx context.Context, files []string) ([]string, error) {
+	if len(files) == 0 {
+		return nil, nil
+	}
+	var out bytes.Buffer
+	args := []string{"--add-fixed", "sha256"}
+	if r.Store != "" {
+		args = append([]string{"--store", r.Store}, args...)
+	}
+	cmd := exec.CommandContext(ctx, "nix-store", append(append(args, files...), r.optionArgs()...)...)
+	cmd.Stdout, cmd.Stderr = &out, r.Stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("nix-store --add-fixed: %w", err)
+	}
+	return strings.Fields(out.String()), nil
+}
+
+// Delete removes the given store paths, one at a time so that a path
+// something else still needs (and so Nix refuses to delete) does not stop
+// the rest. It returns how many were deleted.
+func Delete(ctx context.Context, paths []string) int {
+	deleted := 0
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			continue
+		}
+		cmd := exec.CommandContext(ctx, "nix-store", "--delete", p)
+		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
+		if cmd.Run() == nil {
+			deleted++
+		}
+	}
+	return deleted
+}

@@ -1,0 +1,50 @@
+package nixdriver
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRealiseWithoutRootsDoesNotWarn: a Realise without RootDir (as
+// check-nixpkgs does) does not pass on Nix's --add-root warning, and one
+// with RootDir roots what it realised.
+func TestRealiseWithoutRootsDoesNotWarn(t *testing.T) {
+	if _, err := exec.LookPath("nix-store"); err != nil {
+		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
+			t.Fatal("nix-store not found and CRFF_REQUIRE_NIX is set")
+		}
+		t.Skip("Nix is not installed")
+	}
+	file := filepath.Join(t.TempDir(), "realise-test.txt")
+	if err := os.WriteFile(file, []byte(t.Name()+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	r := &Runner{Stderr: &stderr}
+	paths, err := r.AddFixed(context.Background(), []string{file})
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("AddFixed: %v %v", paths, err)
+	}
+	if err := r.Realise(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr.String(), "add-root") {
+		t.Errorf("Realise without RootDir: %s", stderr.String())
+	}
+	r.RootDir = t.TempDir()
+	if err := r.Realise(context.Background(), paths); err != nil {
+		t.Fatal(err)
+	}
+	if target, err := os.Readlink(filepath.Join(r.RootDir, "result")); err != nil || target != paths[0] {
+		t.Errorf("root: %q, %v; want a link to %s", target, err, paths[0])
+	}
+	if strings.Contains(stderr.String(), "add-root") {
+		t.Errorf("Realise: %s", stderr.String())
+	}
+	Delete(context.Background(), paths)
+}

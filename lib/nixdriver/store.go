@@ -1,0 +1,93 @@
+package nixdriver
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// The remote-store mode (Runner.Store set, e.g. ssh-ng://builder): the
+// derivations are evaluated into the local store, but built in Store
+// (`nix copy --derivation --to URI`, then `nix build --store URI`);
+// archives, unpacked trees and detections stay on
+// that store, and the CLI reads back only the result files, with
+// `nix store cat --store URI`. Local file:// archives are added to Store
+// directly (nix-store --store URI --add-fixed).
+
+// nixCommand is the experimental feature `nix build`, `nix path-info`
+// and `nix store cat` need on Nix 2.8.
+var nixCommand = []string{"--extra-experimental-features", "nix-command"}
+
+// realiseInStore copies the derivations (and their closure: the other
+// derivations and the detector) to r.Store, then builds their outputs
+// there. (Nix 2.8's `nix build --store URI --eval-store auto` refuses a
+// .drv that is not yet valid in URI, so the copy comes first.)
+func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
+	copyArgs := append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store)
+	cp := exec.CommandContext(ctx, "nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
+	cp.Stdout, cp.Stderr = io.Discard, r.Stderr
+	if err := cp.Run(); err != nil {
+		return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
+	}
+	args := append(append([]string{}, nixCommand...), "build", "--store", r.Store, "--no-link")
+	args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), drvs...)
+	cmd := exec.CommandContext(ctx, "nix", args...)
+	cmd.Stdout = io.Discard
+	cmd.Stderr = r.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("nix build --store %s: %w", r.Store, err)
+	}
+	return nil
+}
+
+// Valid returns which of the store paths are valid in the build's store
+// (the local one, or r.Store: one `nix-store --check-validity
+// --print-invalid` for all of them, a single connection).
+func (r *Runner) Valid(ctx context.Context, paths []string) (map[string]bool, error) {
+	valid := map[string]bool{}
+	var ask []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if r.Store == "" {
+			valid[p] = Exists(p)
+			continue
+		}
+		valid[p] = true
+		ask = append(ask, p)
+	}
+	if len(ask) == 0 {
+		return valid, nil
+	}
+	args := append([]string{"--store", r.Store, "--check-validity", "--print-invalid"}, r.optionArgs()...)
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, "nix-store", append(args, ask...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("check paths in %s: %w: %s", r.Store, err, bytes.TrimSpace(errOut.Bytes()))
+	}
+	for _, p := range strings.Fields(out.String()) {
+		valid[p] = false
+	}
+	return valid, nil
+}
+
+// ReadFile reads a file of a store path from the build's store.
+func (r *Runner) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	if r.Store == "" {
+		return os.ReadFile(path)
+	}
+	args := append(append([]string{}, nixCommand...), "store", "cat", "--store", r.Store, path)
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, "nix", append(args, r.optionArgs()...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("read %s from %s: %w: %s", path, r.Store, err, bytes.TrimSpace(errOut.Bytes()))
+	}
+	return out.Bytes(), nil
+}

@@ -1,0 +1,248 @@
+package xz_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	ref "github.com/therootcompany/xz"
+	ulikunitz "github.com/ulikunitz/xz"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/unpack/xz"
+)
+
+// This package is github.com/therootcompany/xz with a faster LZMA symbol
+// loop (lzma_main.go). The original, unchanged, is the oracle: on every
+// input both must give the same bytes, or both must fail.
+
+const outputCap = 64 << 20
+
+func decodeOurs(data []byte) ([]byte, error) {
+	r, err := xz.NewReader(bytes.NewReader(data), 0)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(r, outputCap))
+}
+
+func decodeOracle(data []byte) ([]byte, error) {
+	r, err := ref.NewReader(bytes.NewReader(data), 0)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(r, outputCap))
+}
+
+// agree fails the test unless both decoders give the same output and
+// neither fails, or both fail.
+func agree(t *testing.T, data []byte) []byte {
+	t.Helper()
+	got, gotErr := decodeOurs(data)
+	want, wantErr := decodeOracle(data)
+	if (gotErr != nil) != (wantErr != nil) {
+		t.Fatalf("error disagreement: ours %v, oracle %v", gotErr, wantErr)
+	}
+	if gotErr == nil && !bytes.Equal(got, want) {
+		t.Fatalf("output disagreement: ours %d bytes, oracle %d bytes, first difference at %d", len(got), len(want), firstDiff(got, want))
+	}
+	return got
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// sample is data with the mix of structure and noise of a binary: runs,
+// repeats at many distances, text, and random bytes.
+func sample(seed int64, n int) []byte {
+	rng := rand.New(rand.NewSource(seed))
+	out := make([]byte, 0, n)
+	words := []string{"cuda", "sm_80", "libcurand.so.10", "\x00\x00\x00\x00", ".text", "__nv_fatbin", "\x7fELF\x02\x01\x01"}
+	for len(out) < n {
+		switch rng.Intn(4) {
+		case 0:
+			out = append(out, words[rng.Intn(len(words))]...)
+		case 1:
+			if len(out) > 0 {
+				from := rng.Intn(len(out))
+				l := 2 + rng.Intn(300)
+				for i := 0; i < l && len(out) < n; i++ {
+					out = append(out, out[from+i%(len(out)-from)])
+				}
+			}
+		case 2:
+			for i := rng.Intn(64); i > 0; i-- {
+				out = append(out, byte(rng.Intn(256)))
+			}
+		default:
+			out = append(out, bytes.Repeat([]byte{byte(rng.Intn(256))}, rng.Intn(40))...)
+		}
+	}
+	return out[:n]
+}
+
+// xzTool compresses data with XZ Utils' xz and the given arguments.
+func xzTool(t *testing.T, data []byte, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command("xz", append([]string{"-c", "-T1"}, args...)...)
+	cmd.Stdin = bytes.NewReader(data)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("xz %v: %v: %s", args, err, stderr.String())
+	}
+	return out.Bytes()
+}
+
+func needXZ(t *testing.T) {
+	if _, err := exec.LookPath("xz"); err != nil {
+		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
+			t.Fatal("xz (XZ Utils) not installed")
+		}
+		t.Skip("xz (XZ Utils) not installed")
+	}
+}
+
+// TestXZUtilsFiles decodes what XZ Utils makes with every preset, -e,
+// every check type, several blocks, several streams and stream padding,
+// and checks the result against the input and the oracle.
+func TestXZUtilsFiles(t *testing.T) {
+	needXZ(t)
+	data := sample(1, 2<<20)
+	var cases [][]string
+	for level := 0; level <= 9; level++ {
+		cases = append(cases, []string{fmt.Sprintf("-%d", level)})
+	}
+	cases = append(cases,
+		[]string{"-6e"}, []string{"-0e"},
+		[]string{"--check=crc32"}, []string{"--check=crc64"}, []string{"--check=sha256"}, []string{"--check=none"},
+		[]string{"--block-size=100000"}, []string{"-1", "--block-size=1MiB", "--check=sha256"},
+		[]string{"--lzma2=preset=6,lc=4,lp=0,pb=0"}, []string{"--lzma2=preset=6,lc=0,lp=4,pb=4"},
+		[]string{"--lzma2=dict=4KiB,mf=hc3,mode=fast"},
+		[]string{"--x86", "--lzma2=preset=6"}, []string{"--delta=dist=4", "--lzma2=preset=1"},
+	)
+	for _, args := range cases {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			got := agree(t, xzTool(t, data, args...))
+			if !bytes.Equal(got, data) {
+				t.Fatalf("decoded %d bytes, want the %d input bytes", len(got), len(data))
+			}
+		})
+	}
+	t.Run("two streams with padding", func(t *testing.T) {
+		a := xzTool(t, data[:1<<20], "-3")
+		b := xzTool(t, data[1<<20:], "--check=sha256")
+		stream := append(append(append([]byte{}, a...), make([]byte, 8)...), b...)
+		if got := agree(t, stream); !bytes.Equal(got, data) {
+			t.Fatalf("decoded %d bytes, want %d", len(got), len(data))
+		}
+	})
+	t.Run("random data (uncompressed chunks)", func(t *testing.T) {
+		noise := make([]byte, 1<<20)
+		rand.New(rand.NewSource(2)).Read(noise)
+		if got := agree(t, xzTool(t, noise, "-6")); !bytes.Equal(got, noise) {
+			t.Fatal("random data not decoded to itself")
+		}
+	})
+}
+
+// TestRealLibraries decodes the first MiBs of real CUDA libraries as
+// xz -6 and -9e compress them (CRFF_REAL_CUDA, see scripts/fetch-real-cuda.sh).
+func TestRealLibraries(t *testing.T) {
+	needXZ(t)
+	root := os.Getenv("CRFF_REAL_CUDA")
+	if root == "" {
+		t.Skip("CRFF_REAL_CUDA not set")
+	}
+	libs, _ := filepath.Glob(filepath.Join(root, "root/usr/lib/x86_64-linux-gnu/lib*.so.*.*"))
+	if len(libs) == 0 {
+		t.Fatalf("no libraries under %s", root)
+	}
+	for _, lib := range libs[:min(2, len(libs))] {
+		f, err := os.Open(lib)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, 3<<20))
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, preset := range []string{"-6", "-9e"} {
+			if got := agree(t, xzTool(t, data, preset)); !bytes.Equal(got, data) {
+				t.Fatalf("%s %s: decoded %d bytes, want %d", lib, preset, len(got), len(data))
+			}
+		}
+	}
+}
+
+// TestCorruptionAgrees flips bytes all over valid streams: the two
+// decoders must agree on each, and never give wrong bytes silently.
+func TestCorruptionAgrees(t *testing.T) {
+	data := sample(3, 200<<10)
+	valid := ulikunitzEncode(t, data)
+	rng := rand.New(rand.NewSource(4))
+	for i := 0; i < 300; i++ {
+		bad := append([]byte{}, valid...)
+		for n := 1 + rng.Intn(3); n > 0; n-- {
+			bad[rng.Intn(len(bad))] ^= byte(1 + rng.Intn(255))
+		}
+		got, err := decodeOurs(bad)
+		agree(t, bad)
+		if err == nil && !bytes.Equal(got, data) {
+			t.Fatalf("corrupt stream %d decoded without error to different bytes", i)
+		}
+	}
+}
+
+func ulikunitzEncode(t testing.TB, data []byte) []byte {
+	var buf bytes.Buffer
+	w, err := ulikunitz.NewWriter(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// FuzzDecodersAgree: on any input, both decoders give the same bytes or
+// both fail. Seeds are valid streams; the fuzzer mutates them.
+func FuzzDecodersAgree(f *testing.F) {
+	for i, n := range []int{0, 1, 100, 5000, 70000} {
+		f.Add(ulikunitzEncode(f, sample(int64(10+i), n)))
+	}
+	if _, err := exec.LookPath("xz"); err == nil {
+		for _, args := range [][]string{{"-0"}, {"-9e"}, {"--check=sha256"}, {"--check=none"}, {"--block-size=1000"}} {
+			cmd := exec.Command("xz", append([]string{"-c", "-T1"}, args...)...)
+			cmd.Stdin = bytes.NewReader(sample(20, 20000))
+			if out, err := cmd.Output(); err == nil {
+				f.Add(out)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, gotErr := decodeOurs(data)
+		want, wantErr := decodeOracle(data)
+		if (gotErr != nil) != (wantErr != nil) {
+			t.Fatalf("error disagreement: ours %v, oracle %v", gotErr, wantErr)
+		}
+		if gotErr == nil && !bytes.Equal(got, want) {
+			t.Fatalf("output disagreement at byte %d", firstDiff(got, want))
+		}
+	})
+}
