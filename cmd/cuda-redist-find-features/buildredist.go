@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 )
 
 func printBuildRedistCommand() command {
@@ -24,7 +24,7 @@ func printBuildRedistCommand() command {
 					return err
 				}
 				path := inputFile(args[0], "buildRedist.json")
-				var decls map[string]features.RedistDecl
+				var decls map[string]buildredist.Decl
 				if err := readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
@@ -37,7 +37,7 @@ func printBuildRedistCommand() command {
 // writeBuildRedistTable writes one row per package; packages whose lists
 // differ between platforms get the Nix expression and the per-platform
 // lists on the following lines.
-func writeBuildRedistTable(w io.Writer, decls map[string]features.RedistDecl) {
+func writeBuildRedistTable(w io.Writer, decls map[string]buildredist.Decl) {
 	names := make([]string, 0, len(decls))
 	for n := range decls {
 		names = append(names, n)

@@ -18,7 +18,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/pkgeval"
 )
 
 // exitIncomplete: no drift found, but some archives could not be fetched,

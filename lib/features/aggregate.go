@@ -206,3 +206,14 @@ func BuildDetail(entries []Detected) Detail {
 func SortDetected(entries []Detected) {
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Archive.ID() < entries[j].Archive.ID() })
 }
+
+// BuildRedistDecls computes the buildRedist declarations of every package
+// of a manifest from its detections.
+func BuildRedistDecls(entries []Detected) map[string]buildredist.Decl {
+	archives := make([]buildredist.ArchiveFacts, len(entries))
+	for i, e := range entries {
+		archives[i] = buildredist.ArchiveFacts{Package: e.Archive.Package, Platform: e.Archive.Platform, Variant: e.Archive.Variant,
+			Facts: e.Features.BuildRedist, ByCudaMajor: e.Features.BuildRedistByCudaMajor}
+	}
+	return buildredist.Declarations(archives)
+}

@@ -1,16 +1,14 @@
-package features
+package buildredist
 
 import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 )
 
-// RedistDecl is what one package's buildRedist call should declare, from
+// Decl is what one package's buildRedist call should declare, from
 // every platform and CUDA variant the manifest has for it.
-type RedistDecl struct {
+type Decl struct {
 	// Outputs is the list to declare when one list fits every platform
 	// and variant; empty otherwise.
 	Outputs []string `json:"outputs"`
@@ -34,31 +32,45 @@ type declKey struct{ platform, variant string }
 
 func (k declKey) String() string { return k.platform + "/" + k.variant }
 
-// BuildRedistDecls computes the declarations of every package of a
+// ArchiveFacts are the Facts of one archive of a manifest.
+type ArchiveFacts struct {
+	Package, Platform string
+	// Variant is the manifest's CUDA variant ("cuda12"), empty for none.
+	Variant string
+	Facts   Facts
+	// ByCudaMajor holds the Facts per CUDA major for an archive without a
+	// variant that has lib/<major> directories.
+	ByCudaMajor map[string]Facts
+}
+
+// Declarations computes the declarations of every package of a
 // manifest. Windows archives are left out (buildRedist builds Linux
 // packages). An archive without a variant but with lib/<major>
 // directories counts once per major, as variant "cuda<major>".
-func BuildRedistDecls(entries []Detected) map[string]RedistDecl {
-	facts := map[string]map[declKey]buildredist.Facts{}
-	for _, e := range entries {
-		a := e.Archive
+func Declarations(archives []ArchiveFacts) map[string]Decl {
+	facts := map[string]map[declKey]Facts{}
+	for _, a := range archives {
 		if strings.HasPrefix(a.Platform, "windows") {
 			continue
 		}
 		if facts[a.Package] == nil {
-			facts[a.Package] = map[declKey]buildredist.Facts{}
+			facts[a.Package] = map[declKey]Facts{}
 		}
-		if a.Variant == "" && len(e.Features.BuildRedistByCudaMajor) > 0 {
-			for major, f := range e.Features.BuildRedistByCudaMajor {
+		if a.Variant == "" && len(a.ByCudaMajor) > 0 {
+			for major, f := range a.ByCudaMajor {
 				facts[a.Package][declKey{a.Platform, "cuda" + major}] = f
 			}
 			continue
 		}
-		facts[a.Package][declKey{a.Platform, a.VariantKey()}] = e.Features.BuildRedist
+		variant := a.Variant
+		if variant == "" {
+			variant = "None"
+		}
+		facts[a.Package][declKey{a.Platform, variant}] = a.Facts
 	}
-	decls := map[string]RedistDecl{}
+	decls := map[string]Decl{}
 	for pkg, byKey := range facts {
-		d := RedistDecl{Outputs: []string{}, OutputsByPlatform: map[string]map[string][]string{}, FHSReferences: []string{}}
+		d := Decl{Outputs: []string{}, OutputsByPlatform: map[string]map[string][]string{}, FHSReferences: []string{}}
 		lists := map[declKey][]string{}
 		var keys []declKey
 		for k, f := range byKey {
@@ -128,7 +140,7 @@ func outputsExpression(keys []declKey, lists map[declKey][]string) string {
 		outputs []string
 	}
 	var groups []*group
-	for _, o := range buildredist.ExpectedOutputs {
+	for _, o := range ExpectedOutputs {
 		var with []declKey
 		for _, k := range keys {
 			if has(k, o) {
@@ -218,13 +230,4 @@ func condition(all, with []declKey) string {
 		}
 	}
 	return best
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,12 +1,9 @@
-package features
+package buildredist
 
 import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func TestOutputsExpression(t *testing.T) {
@@ -57,20 +54,22 @@ func TestOutputsExpression(t *testing.T) {
 	}
 }
 
-func TestBuildRedistDecls(t *testing.T) {
-	facts := func(outputs []string, stubs bool, fhs ...string) *Features {
-		return &Features{BuildRedist: buildredist.Facts{Outputs: outputs, HasStubs: stubs, FHSReferences: buildredist.FHS{Count: len(fhs), Paths: fhs}}}
+func TestDeclarations(t *testing.T) {
+	facts := func(outputs []string, stubs bool, fhs ...string) Facts {
+		return Facts{Outputs: outputs, HasStubs: stubs, FHSReferences: FHS{Count: len(fhs), Paths: fhs}}
 	}
-	byMajor := &Features{BuildRedistByCudaMajor: map[string]buildredist.Facts{
+	byMajor := map[string]Facts{
 		"11": {Outputs: []string{"out", "lib"}}, "12": {Outputs: []string{"out", "lib", "static"}},
-	}}
-	entries := []Detected{
-		{Archive: manifest.Archive{Package: "a", Platform: "linux-x86_64"}, Features: facts([]string{"out", "lib", "stubs"}, true)},
-		{Archive: manifest.Archive{Package: "a", Platform: "linux-sbsa"}, Features: facts([]string{"out", "lib", "stubs"}, true, "bin/x")},
-		{Archive: manifest.Archive{Package: "a", Platform: "windows-x86_64"}, Features: facts([]string{"out", "bin"}, false)},
-		{Archive: manifest.Archive{Package: "b", Platform: "linux-x86_64"}, Features: byMajor},
 	}
-	decls := BuildRedistDecls(entries)
+	archives := []ArchiveFacts{
+		{Package: "a", Platform: "linux-x86_64", Facts: facts([]string{"out", "lib", "stubs"}, true)},
+		{Package: "a", Platform: "linux-sbsa", Facts: facts([]string{"out", "lib", "stubs"}, true, "bin/x")},
+		{Package: "a", Platform: "windows-x86_64", Facts: facts([]string{"out", "bin"}, false)},
+		{Package: "b", Platform: "linux-x86_64", ByCudaMajor: byMajor},
+		{Package: "c", Platform: "linux-x86_64", Variant: "cuda12", Facts: facts([]string{"out", "lib"}, false)},
+		{Package: "c", Platform: "linux-x86_64", Variant: "cuda13", Facts: facts([]string{"out", "lib", "static"}, false)},
+	}
+	decls := Declarations(archives)
 	a := decls["a"]
 	if diff := cmp.Diff([]string{"out", "lib", "stubs"}, a.Outputs); diff != "" {
 		t.Errorf("a.Outputs (windows must not count) (-want +got):\n%s", diff)
@@ -81,5 +80,9 @@ func TestBuildRedistDecls(t *testing.T) {
 	b := decls["b"]
 	if len(b.Outputs) != 0 || b.NixExpression != `[ "out" "lib" ] ++ lib.optionals (cudaMajorVersion == "12") [ "static" ]` {
 		t.Errorf("b (lib/<major> as variants) = %+v", b)
+	}
+	c := decls["c"]
+	if diff := cmp.Diff(map[string]map[string][]string{"linux-x86_64": {"cuda12": {"out", "lib"}, "cuda13": {"out", "lib", "static"}}}, c.OutputsByPlatform); diff != "" {
+		t.Errorf("c.OutputsByPlatform (variants as keys) (-want +got):\n%s", diff)
 	}
 }
