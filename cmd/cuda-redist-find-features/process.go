@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
@@ -356,9 +357,9 @@ func (p *processRun) copyOut(ctx context.Context, src, dst string) error {
 }
 
 // writePartial writes the legacy feature file of the entries that built,
-// with the aggregate builder's code (features.Legacy), to out.
+// with the aggregate builder's code, to out.
 func writePartial(ctx context.Context, r *nixdriver.Runner, out string, m *manifest.Manifest, built []nixdriver.Entry) error {
-	var detected []features.Detected
+	var detected []aggregate.Detected
 	for _, e := range built {
 		f, err := readFeatures(ctx, r, e.OutPath)
 		if err != nil {
@@ -368,10 +369,9 @@ func writePartial(ctx context.Context, r *nixdriver.Runner, out string, m *manif
 		if !ok {
 			return fmt.Errorf("entry %s: not in manifest %s", e.ID(), m.Source)
 		}
-		detected = append(detected, features.Detected{Archive: a, Features: f})
+		detected = append(detected, aggregate.Detected{Archive: a, Features: f})
 	}
-	features.SortDetected(detected)
-	data, err := features.Encode(features.Legacy(detected))
+	data, err := aggregate.EncodeLegacy(detected)
 	if err != nil {
 		return err
 	}
