@@ -132,6 +132,29 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	return nf
 }
 
+// attachProgress chooses how Nix's progress reaches the user: Nix's own
+// quiet output, a status line on a terminal, or one line per event.
+func attachProgress(r *nixdriver.Runner, e *env) {
+	switch {
+	case e.quiet:
+		// Nix's own "building ..." lines; its errors still show.
+		r.BuildArgs = append(r.BuildArgs, "--quiet")
+	case isTerminal(e.stderr):
+		// A status line from Nix's structured log.
+		p := newNixProgress(e.stderr)
+		r.Stderr = p
+		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
+		e.stdout = p.clearing(e.stdout)
+		e.atExit = append(e.atExit, p.finish)
+	default:
+		// A log file or a pipe: one line per event, from the same log.
+		p := newNixEventLines(e.stderr)
+		r.Stderr = p
+		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
+		e.atExit = append(e.atExit, p.finish)
+	}
+}
+
 // runner checks the detector is static, finds the Nix library, and parses
 // the --nix-option values.
 func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
@@ -157,24 +180,7 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 		return nil, err
 	}
 	r := &nixdriver.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
-	switch {
-	case e.quiet:
-		// Nix's own "building ..." lines; its errors still show.
-		r.BuildArgs = append(r.BuildArgs, "--quiet")
-	case isTerminal(e.stderr):
-		// A status line from Nix's structured log.
-		p := newNixProgress(e.stderr)
-		r.Stderr = p
-		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
-		e.stdout = p.clearing(e.stdout)
-		e.atExit = append(e.atExit, p.finish)
-	default:
-		// A log file or a pipe: one line per event, from the same log.
-		p := newNixEventLines(e.stderr)
-		r.Stderr = p
-		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
-		e.atExit = append(e.atExit, p.finish)
-	}
+	attachProgress(r, e)
 	if sandbox {
 		r.Options = append(r.Options, [2]string{"sandbox", "true"})
 	}
