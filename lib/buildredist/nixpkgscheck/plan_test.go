@@ -18,10 +18,12 @@ func parsed(pkgVersions ...string) *manifest.Manifest {
 	return m
 }
 
-func TestNewPlanCases(t *testing.T) {
+// planInput has archives of two manifests and of one no manifest is
+// given for, on platforms that share or split cases.
+func planInput() Input {
 	cuda := parsed("cuda_cudart", "12.6.77")
 	cudnn := parsed("cudnn", "9.8.0.87")
-	in := Input{
+	return Input{
 		Manifests: []Manifest{{Redist: "cuda", Version: "12.6.3", Parsed: cuda}, {Redist: "cudnn", Version: "9.8.0", Parsed: cudnn}},
 		Archives: []Archive{
 			{Redist: "cuda", Manifest: "12.6.3", Package: "cuda_cudart", Platform: "linux-x86_64", Variant: "None"},
@@ -34,16 +36,23 @@ func TestNewPlanCases(t *testing.T) {
 			{Redist: "nvpl", Manifest: "1.0", Package: "nvpl_blas", Platform: "linux-sbsa", Variant: "None"}, // no manifest given
 		},
 	}
-	p := NewPlan(in)
-	cudaReleases := map[string]string{"cuda_cudart": "12.6.77"}
-	cudnnReleases := map[string]string{"cudnn": "9.8.0.87"}
-	wantCases := []pkgeval.Case{
+}
+
+var (
+	cudaReleases  = map[string]string{"cuda_cudart": "12.6.77"}
+	cudnnReleases = map[string]string{"cudnn": "9.8.0.87"}
+	planCases     = []pkgeval.Case{
 		{Platform: "linux-x86_64", CudaVersion: "12.6", RedistName: "cuda", Releases: cudaReleases},
 		{Platform: "linux-sbsa", CudaVersion: "12.6", RedistName: "cuda", Releases: cudaReleases},
 		{Platform: "linux-x86_64", CudaVersion: "12.8", RedistName: "cudnn", Releases: cudnnReleases},
 		{Platform: "linux-x86_64", CudaVersion: "11.0", RedistName: "cudnn", Releases: cudnnReleases},
 		{Platform: "linux-sbsa", CudaVersion: "12.8", RedistName: "nvpl"},
 	}
+)
+
+func TestNewPlanCases(t *testing.T) {
+	p := NewPlan(planInput())
+	wantCases := planCases
 	if diff := cmp.Diff(wantCases, p.Cases); diff != "" {
 		t.Errorf("cases (-want +got):\n%s", diff)
 	}
@@ -72,7 +81,10 @@ func TestNewPlanCases(t *testing.T) {
 			t.Errorf("target %d: %s %s case %d, want %s %s case %d", i, tg.Package, tg.Platform, tg.caseIndex, w.pkg, w.platform, w.caseIndex)
 		}
 	}
+}
 
+func TestNewPlanOptions(t *testing.T) {
+	in := planInput()
 	// --cuda-version applies to every case but those of a variant of another major.
 	in.CudaVersion = "12.4"
 	var versions []string
@@ -86,7 +98,7 @@ func TestNewPlanCases(t *testing.T) {
 	// Eval-only: the same cases, no archive to check.
 	in.CudaVersion, in.EvalOnly = "", true
 	eo := NewPlan(in)
-	if diff := cmp.Diff(wantCases, eo.Cases); diff != "" || len(eo.targets) != 0 {
+	if diff := cmp.Diff(planCases, eo.Cases); diff != "" || len(eo.targets) != 0 {
 		t.Errorf("eval-only: %d targets, cases (-want +got):\n%s", len(eo.targets), diff)
 	}
 }
