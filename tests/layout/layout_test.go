@@ -43,10 +43,11 @@ var stage = map[string]int{
 	"lib/aggregate": 4,
 	// 5: what reads the results: reports, soname dependencies, schemas,
 	// the check of Nixpkgs' package files.
-	"lib/report":              5,
-	"lib/deps":                5,
-	"lib/schema":              5,
-	"lib/buildredist/pkgeval": 5,
+	"lib/report":                   5,
+	"lib/deps":                     5,
+	"lib/schema":                   5,
+	"lib/buildredist/pkgeval":      5,
+	"lib/buildredist/nixpkgscheck": 5,
 	// 6: driving Nix and the CLI.
 	"lib/nixdriver":                 6,
 	"cmd/cuda-redist-find-features": 6,
