@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"sync"
 )
 
@@ -48,3 +49,7 @@ func (p *progress) finish() {
 		fmt.Fprintln(p.e.stderr)
 	}
 }
+
+// progressWriter is w for progress output that must never end the run.
+// It is the identity for now; the broken-pipe handling comes next.
+func progressWriter(w io.Writer) io.Writer { return w }
