@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -126,4 +129,32 @@ func FuzzNixProgress(f *testing.F) {
 			p.finish()
 		}
 	})
+}
+
+// TestProgressSurvivesClosedStderr runs this test again in a child whose
+// stderr is a pipe nobody reads (`... 2>&1 | head -1` once head is done,
+// a log reader that died): the progress lines must not end the run.
+// Go kills a program with SIGPIPE on a failed write to fd 1 or 2.
+func TestProgressSurvivesClosedStderr(t *testing.T) {
+	if os.Getenv("CRFF_TEST_PROGRESS_CHILD") != "" {
+		p := newNixEventLines(os.Stderr)
+		p.Write([]byte(`@nix {"action":"start","fields":["/nix/store/x-y.drv","",1,1],"id":1,"type":105}` + "\n" +
+			`@nix {"action":"stop","id":1}` + "\n" + "a line Nix wrote as is\n"))
+		p.finish()
+		fmt.Println("the run goes on")
+		return
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestProgressSurvivesClosedStderr$")
+	cmd.Env = append(os.Environ(), "CRFF_TEST_PROGRESS_CHILD=1")
+	cmd.Stderr = w
+	out, err := cmd.Output()
+	if err != nil || !strings.Contains(string(out), "the run goes on") {
+		t.Errorf("with stderr a pipe nobody reads: %v\n%s", err, out)
+	}
 }
