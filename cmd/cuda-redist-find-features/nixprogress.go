@@ -30,7 +30,7 @@ type nixProgress struct {
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
-	return &nixProgress{w: progressWriter(w), t: nixlog.NewTracker()}
+	return &nixProgress{w: w, t: nixlog.NewTracker()}
 }
 
 // newNixEventLines is the lines mode: one line per event, no status line.
