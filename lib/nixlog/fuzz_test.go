@@ -25,28 +25,11 @@ func FuzzTracker(f *testing.F) {
 		tr := NewTracker()
 		finished := 0
 		for _, line := range strings.Split(log, "\n") {
-			ev, ok := Parse(line)
-			if !ok {
-				continue
-			}
-			u := tr.Handle(ev)
-			switch u.Kind {
-			case Finished:
-				finished++
-				b := u.Build
-				if b.Stage < Fetch || b.Stage >= numStages || b.Stage != StageOf(b.Drv) {
-					t.Fatalf("stage %d of %q", b.Stage, b.Drv)
-				}
-				if b.Done != tr.Done(b.Stage) || b.Planned != tr.Planned(b.Stage) {
-					t.Fatalf("build %+v, counts done %d planned %d", b, tr.Done(b.Stage), tr.Planned(b.Stage))
-				}
-			case Downloaded:
-				if u.Bytes <= 0 {
-					t.Fatalf("downloaded %d bytes", u.Bytes)
-				}
-			case Message:
-				if ev.Action != "msg" || ev.Level > 1 {
-					t.Fatalf("message from %+v", ev)
+			if ev, ok := Parse(line); ok {
+				u := tr.Handle(ev)
+				checkUpdate(t, tr, ev, u)
+				if u.Kind == Finished {
+					finished++
 				}
 			}
 		}
@@ -61,4 +44,31 @@ func FuzzTracker(f *testing.F) {
 			t.Fatalf("running %v of %d", tr.Running(), len(tr.running))
 		}
 	})
+}
+
+// checkUpdate checks what Handle said of ev against the counts.
+func checkUpdate(t *testing.T, tr *Tracker, ev Event, u Update) {
+	t.Helper()
+	switch u.Kind {
+	case Finished:
+		checkFinished(t, tr, u.Build)
+	case Downloaded:
+		if u.Bytes <= 0 {
+			t.Fatalf("downloaded %d bytes", u.Bytes)
+		}
+	case Message:
+		if ev.Action != "msg" || ev.Level > 1 {
+			t.Fatalf("message from %+v", ev)
+		}
+	}
+}
+
+func checkFinished(t *testing.T, tr *Tracker, b Build) {
+	t.Helper()
+	if b.Stage < Fetch || b.Stage >= numStages || b.Stage != StageOf(b.Drv) {
+		t.Fatalf("stage %d of %q", b.Stage, b.Drv)
+	}
+	if b.Done != tr.Done(b.Stage) || b.Planned != tr.Planned(b.Stage) {
+		t.Fatalf("build %+v, counts done %d planned %d", b, tr.Done(b.Stage), tr.Planned(b.Stage))
+	}
 }
