@@ -24,7 +24,6 @@ var stage = map[string]int{
 	"lib/atomicfile":   0,
 	"lib/symlink":      0,
 	"lib/builderattrs": 0,
-	"lib/nixlog":       0,
 	// 1: NVIDIA's manifests.
 	"lib/manifest":          1,
 	"lib/manifest/download": 1,
@@ -49,6 +48,7 @@ var stage = map[string]int{
 	"lib/buildredist/pkgeval":      5,
 	"lib/buildredist/nixpkgscheck": 5,
 	// 6: driving Nix and the CLI.
+	"lib/nixlog":                    6,
 	"lib/nixdriver":                 6,
 	"cmd/cuda-redist-find-features": 6,
 }
