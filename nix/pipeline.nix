@@ -24,6 +24,8 @@ let
     match
     placeholder
     replaceStrings
+    stringLength
+    substring
     ;
 
   manifestLib = import ./manifest.nix;
@@ -48,6 +50,32 @@ let
     in
     sanitize (if m == null then base else builtins.head m);
 
+  # The stem of an archive name manifest.nix has validated. Such a name
+  # is already store-safe (SafeRelativePath allows a subset of the
+  # characters a store path name may hold), so it needs no sanitize; and
+  # the suffixes nearly every archive has are cut with substring, because
+  # std::regex's POSIX matching of stemOf's pattern tries every split of
+  # the name and, with sanitize, was the largest per-archive cost of
+  # evaluation. Same result as stemOf on such names: no suffix of the list
+  # is another one's dotted suffix, so there is one way to cut.
+  validStemOf =
+    base:
+    let
+      l = stringLength base;
+      cut = suffix: n: if l > n && substring (l - n) n base == suffix then substring 0 (l - n) base else null;
+      xz = cut ".tar.xz" 7;
+      zip = cut ".zip" 4;
+    in
+    if xz != null then
+      xz
+    else if zip != null then
+      zip
+    else
+      let
+        m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar|zip)" base;
+      in
+      if m == null then base else builtins.head m;
+
   variantKey = e: if e.variant == null then "None" else e.variant;
 
   # What builtin:fetchurl honours of the environment (proxies). One list
@@ -70,13 +98,18 @@ rec {
     # Type
 
     ```
-    fetch :: { baseUrl :: String, entry :: Entry } -> Derivation
+    fetch :: { baseUrl :: String, entry :: Entry, name :: String? } -> Derivation
     ```
   */
   fetch =
-    { baseUrl, entry }:
+    {
+      baseUrl,
+      entry,
+      # The archive's file name, when the caller has it store-safe.
+      name ? sanitize (baseNameOf entry.relativePath),
+    }:
     derivation {
-      name = sanitize (baseNameOf entry.relativePath);
+      inherit name;
       system = "builtin";
       builder = "builtin:fetchurl";
       url = "${baseUrl}/${entry.relativePath}";
@@ -210,7 +243,24 @@ rec {
         manifest = builtins.fromJSON (builtins.readFile manifest);
         inherit platforms packages;
       };
-      withDrvs = map (entry: entry // { drvs = entryDerivations { inherit baseUrl entry; }; }) entries;
+      # entryDerivations for an entry of `entries`, whose relative_path
+      # manifest.nix has checked: its names need no sanitize.
+      drvsOf =
+        entry:
+        let
+          base = baseNameOf entry.relativePath;
+          stem = validStemOf base;
+          src = fetch {
+            inherit baseUrl entry;
+            name = base;
+          };
+          unpacked = unpack { inherit src entry stem; };
+        in
+        {
+          inherit src unpacked;
+          features = detect { inherit unpacked entry stem; };
+        };
+      withDrvs = map (entry: entry // { drvs = drvsOf entry; }) entries;
       aggregate = derivation {
         name = sanitize "${redistName}-${version}-features";
         inherit system builder;
