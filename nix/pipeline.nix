@@ -62,14 +62,11 @@ let
     base:
     let
       l = stringLength base;
-      cut = suffix: n: if l > n && substring (l - n) n base == suffix then substring 0 (l - n) base else null;
-      xz = cut ".tar.xz" 7;
-      zip = cut ".zip" 4;
     in
-    if xz != null then
-      xz
-    else if zip != null then
-      zip
+    if l > 7 && substring (l - 7) 7 base == ".tar.xz" then
+      substring 0 (l - 7) base
+    else if l > 4 && substring (l - 4) 4 base == ".zip" then
+      substring 0 (l - 4) base
     else
       let
         m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar|zip)" base;
