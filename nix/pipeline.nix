@@ -256,7 +256,8 @@ rec {
       # the text already read, with toFile: the same file under the same
       # name, without the NAR dump of "${manifest}" (a coroutine and
       # 64 KiB buffers per file, about 4% of evaluating 185 manifests).
-      manifestFile = if builtins.isPath manifest then builtins.toFile (baseNameOf manifest) text else "${manifest}";
+      manifestFile =
+        if builtins.isPath manifest then builtins.toFile (baseNameOf manifest) text else "${manifest}";
       # entryDerivations for an entry of `entries`, whose relative_path
       # manifest.nix has checked: its names need no sanitize.
       drvsOf =
