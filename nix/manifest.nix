@@ -97,44 +97,23 @@ let
     else
       checked;
 
-  platformEntries =
-    where: package: release: variants: platform:
-    let
-      value = release.${platform};
-      at = "${where}: package ${package}: platform ${platform}";
-      entry = variant: leaf: {
-        inherit package platform variant;
-        relativePath = leaf.relative_path;
-        inherit (leaf) sha256;
-        version = release.version;
-      };
-    in
-    if !(isAttrs value) then
-      throw "${at}: not an object"
-    else if hasAttr "relative_path" value then
-      [ (entry null (leafOf at value)) ]
-    else
-      map (
-        variant:
-        let
-          v = value.${variant};
-          vat = "${at}: variant ${variant}";
-        in
-        if !(isVariantName variant) then
-          throw "${vat}: unknown key (neither an archive field nor a cudaNN variant)"
-        else if variants != null && !(elem variant variants) then
-          throw "${vat}: not listed in cuda_variant"
-        else if !(isAttrs v) then
-          throw "${vat}: is ${typeOf v}, not an object"
-        else
-          entry variant (leafOf vat v)
-      ) (attrNames value);
+  # leafOf's checks for an archive that passes them all, as one expression
+  # of primop calls: the path every good archive takes. Only when it is
+  # false does leafOf run the checks one by one, for the message.
+  goodLeaf =
+    value:
+    removeAttrs value keys.leaf == { }
+    && all isString (attrValues (intersectAttrs leafSet value))
+    && isSafeRelativePath (value.relative_path or "")
+    && stringLength (baseNameOf value.relative_path) <= maxArchiveNameLength
+    && isSha256 (value.sha256 or "");
 
   releaseEntries =
     where: package: release0:
     let
       at = "${where}: package ${package}";
       release = requireStrings at releaseStrings releaseStringSet release0;
+      inherit (release) version;
       platforms = attrNames (removeAttrs release keys.release);
       cv = release.cuda_variant or null;
       variants =
@@ -146,6 +125,40 @@ let
           throw "${at}: cuda_variant holds a non-string"
         else
           map (x: "cuda${x}") cv;
+
+      # A closure per release rather than a function of five arguments:
+      # one call per platform.
+      platformEntries =
+        platform:
+        let
+          value = release.${platform};
+          pat = "${at}: platform ${platform}";
+          entry = variant: leaf: {
+            inherit package platform variant version;
+            relativePath = leaf.relative_path;
+            inherit (leaf) sha256;
+          };
+        in
+        if !(isAttrs value) then
+          throw "${pat}: not an object"
+        else if hasAttr "relative_path" value then
+          [ (entry null (if goodLeaf value then value else leafOf pat value)) ]
+        else
+          map (
+            variant:
+            let
+              v = value.${variant};
+              vat = "${pat}: variant ${variant}";
+            in
+            if !(isVariantName variant) then
+              throw "${vat}: unknown key (neither an archive field nor a cudaNN variant)"
+            else if variants != null && !(elem variant variants) then
+              throw "${vat}: not listed in cuda_variant"
+            else if !(isAttrs v) then
+              throw "${vat}: is ${typeOf v}, not an object"
+            else
+              entry variant (if goodLeaf v then v else leafOf vat v)
+          ) (attrNames value);
     in
     if (release.version or "") == "" then
       throw "${at}: no version"
@@ -154,7 +167,7 @@ let
       builtins.seq variants concatMap (
         platform:
         if hasAttr platform platformSet then
-          platformEntries where package release variants platform
+          platformEntries platform
         else
           throw "${at}: unknown key \"${platform}\" (not a known platform or release field)"
       ) platforms;

@@ -24,6 +24,8 @@ let
     match
     placeholder
     replaceStrings
+    stringLength
+    substring
     ;
 
   manifestLib = import ./manifest.nix;
@@ -48,6 +50,29 @@ let
     in
     sanitize (if m == null then base else builtins.head m);
 
+  # The stem of an archive name manifest.nix has validated. Such a name
+  # is already store-safe (SafeRelativePath allows a subset of the
+  # characters a store path name may hold), so it needs no sanitize; and
+  # the suffixes nearly every archive has are cut with substring, because
+  # std::regex's POSIX matching of stemOf's pattern tries every split of
+  # the name and, with sanitize, was the largest per-archive cost of
+  # evaluation. Same result as stemOf on such names: no suffix of the list
+  # is another one's dotted suffix, so there is one way to cut.
+  validStemOf =
+    base:
+    let
+      l = stringLength base;
+    in
+    if l > 7 && substring (l - 7) 7 base == ".tar.xz" then
+      substring 0 (l - 7) base
+    else if l > 4 && substring (l - 4) 4 base == ".zip" then
+      substring 0 (l - 4) base
+    else
+      let
+        m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar|zip)" base;
+      in
+      if m == null then base else builtins.head m;
+
   variantKey = e: if e.variant == null then "None" else e.variant;
 
   # What builtin:fetchurl honours of the environment (proxies). One list
@@ -70,13 +95,18 @@ rec {
     # Type
 
     ```
-    fetch :: { baseUrl :: String, entry :: Entry } -> Derivation
+    fetch :: { baseUrl :: String, entry :: Entry, name :: String? } -> Derivation
     ```
   */
   fetch =
-    { baseUrl, entry }:
+    {
+      baseUrl,
+      entry,
+      # The archive's file name, when the caller has it store-safe.
+      name ? sanitize (baseNameOf entry.relativePath),
+    }:
     derivation {
-      name = sanitize (baseNameOf entry.relativePath);
+      inherit name;
       system = "builtin";
       builder = "builtin:fetchurl";
       url = "${baseUrl}/${entry.relativePath}";
@@ -132,14 +162,25 @@ rec {
     derivation {
       name = "${stem}-features.json";
       inherit system builder;
-      args = [
-        "detect"
-        "--out"
-        (placeholder "out")
-      ]
       # buildRedist's lib/<cudaMajorVersion> move depends on the variant.
-      ++ (if entry.variant == null then [ ] else [ "--cuda-major" (replaceStrings [ "cuda" ] [ "" ] entry.variant) ])
-      ++ [ "${unpacked}" ];
+      # Two literal lists rather than concatenations: one list per archive.
+      args =
+        if entry.variant == null then
+          [
+            "detect"
+            "--out"
+            (placeholder "out")
+            "${unpacked}"
+          ]
+        else
+          [
+            "detect"
+            "--out"
+            (placeholder "out")
+            "--cuda-major"
+            (replaceStrings [ "cuda" ] [ "" ] entry.variant)
+            "${unpacked}"
+          ];
     };
 
   /**
@@ -205,12 +246,42 @@ rec {
       packages ? null,
     }:
     let
+      text = builtins.readFile manifest;
       entries = manifestLib.entries {
         name = "${redistName}/${baseNameOf manifest}";
-        manifest = builtins.fromJSON (builtins.readFile manifest);
+        manifest = builtins.fromJSON text;
         inherit platforms packages;
       };
-      withDrvs = map (entry: entry // { drvs = entryDerivations { inherit baseUrl entry; }; }) entries;
+      # The manifest the aggregate's builder reads. A path is written from
+      # the text already read, with toFile: the same file under the same
+      # name, without the NAR dump of "${manifest}" (a coroutine and
+      # 64 KiB buffers per file, about 4% of evaluating 185 manifests).
+      manifestFile =
+        if builtins.isPath manifest then builtins.toFile (baseNameOf manifest) text else "${manifest}";
+      # entryDerivations for an entry of `entries`, whose relative_path
+      # manifest.nix has checked: its names need no sanitize.
+      drvsOf =
+        entry:
+        let
+          base = baseNameOf entry.relativePath;
+          stem = validStemOf base;
+          src = fetch {
+            inherit baseUrl entry;
+            name = base;
+          };
+          unpacked = unpack { inherit src entry stem; };
+        in
+        {
+          inherit src unpacked;
+          features = detect { inherit unpacked entry stem; };
+        };
+      # Each entry with its derivations, shared by the aggregate and
+      # `entries`. A pair rather than `entry // { ... }`: no copy of the
+      # entry's attributes per archive.
+      withDrvs = map (entry: {
+        inherit entry;
+        drvs = drvsOf entry;
+      }) entries;
       aggregate = derivation {
         name = sanitize "${redistName}-${version}-features";
         inherit system builder;
@@ -225,27 +296,36 @@ rec {
         # manifest with duplicate keys fails here: see manifest.nix).
         selectedPlatforms = platforms;
         selectedPackages = packages;
-        manifest = "${manifest}";
-        archives = map (e: {
-          inherit (e)
-            package
-            platform
-            relativePath
-            sha256
-            ;
-          variant = variantKey e;
-          features = "${e.drvs.features}";
-        }) withDrvs;
+        manifest = manifestFile;
+        archives = map (
+          x:
+          let
+            e = x.entry;
+          in
+          {
+            inherit (e)
+              package
+              platform
+              relativePath
+              sha256
+              ;
+            variant = if e.variant == null then "None" else e.variant;
+            features = "${x.drvs.features}";
+          }
+        ) withDrvs;
       };
-      byKey =
-        f: list:
-        builtins.mapAttrs (_: f) (builtins.groupBy (x: x.key) list);
-      tree = byKey (
-        xs:
-        byKey (ys: listToAttrs (map (y: { name = variantKey y; value = y.drvs; }) ys)) (
-          map (x: x // { key = x.platform; }) xs
+      byKey = keyOf: f: list: builtins.mapAttrs (_: f) (builtins.groupBy keyOf list);
+      tree = byKey (x: x.entry.package) (
+        byKey (x: x.entry.platform) (
+          ys:
+          listToAttrs (
+            map (y: {
+              name = variantKey y.entry;
+              value = y.drvs;
+            }) ys
+          )
         )
-      ) (map (e: e // { key = e.package; }) withDrvs);
+      ) withDrvs;
       # The buildRedist declarations alone, as JSON.
       buildRedist = derivation {
         name = sanitize "${redistName}-${version}-buildRedist.json";

@@ -24,18 +24,19 @@ synth="$work/synthetic"
 go run ./scripts/bench/synthmanifests -from manifests -count "${SYNTH_COUNT:-185}" -out "$synth" >"$work/synth-summary"
 
 nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1" >/dev/null; }
-# measure EXPR: prints "CPU-seconds peak-KB", the lowest of $runs runs.
+# measure EXPR: prints "CPU-seconds peak-KB wall-seconds": the lowest CPU
+# and RSS of $runs runs, and the wall time of the run with the lowest CPU.
 measure() {
-  local cpu= rss= u s m c
+  local cpu= rss= wall= u s m e c
   nixeval "$1"
   for _ in $(seq "$runs"); do
-    /usr/bin/time -f '%U %S %M' -o "$work/time" nix --extra-experimental-features nix-command eval --impure --raw --expr "$1" >/dev/null
-    read -r u s m <"$work/time"
+    /usr/bin/time -f '%U %S %M %e' -o "$work/time" nix --extra-experimental-features nix-command eval --impure --raw --expr "$1" >/dev/null
+    read -r u s m e <"$work/time"
     c=$(echo "$u + $s" | bc)
-    if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c; fi
+    if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c wall=$e; fi
     if [ -z "$rss" ] || [ "$m" -lt "$rss" ]; then rss=$m; fi
   done
-  printf '%.2f %s\n' "$cpu" "$rss"
+  printf '%.2f %s %.2f\n' "$cpu" "$rss" "$wall"
 }
 archives() { # dir
   nix-instantiate --eval --strict -E '
@@ -47,10 +48,10 @@ archives() { # dir
 manifests() { find "$1" -name 'redistrib_*.json' | wc -l; }
 
 row() { # label pipeline-expr baseline-expr
-  local p b
-  read -r pc pm <<<"$(measure "$2")"
-  read -r bc bm <<<"$(measure "$3")"
-  printf '| %s | %s s, %s MB | %s s, %s MB | **%.2f** |\n' "$1" "$bc" "$((bm / 1024))" "$pc" "$((pm / 1024))" "$(echo "$pc / $bc" | bc -l)"
+  local pc pm pw bc bm bw
+  read -r pc pm pw <<<"$(measure "$2")"
+  read -r bc bm bw <<<"$(measure "$3")"
+  printf '| %s | %s s (wall %s s), %s MB | %s s (wall %s s), %s MB | **%.2f** |\n' "$1" "$bc" "$bw" "$((bm / 1024))" "$pc" "$pw" "$((pm / 1024))" "$(echo "$pc / $bc" | bc -l)"
 }
 
 echo "lowest of $runs runs; CPU = user+sys; $(nproc) CPUs; $(date -u +%F)"

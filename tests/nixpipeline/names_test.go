@@ -1,0 +1,88 @@
+package nixpipeline
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestManifestFeaturesNamesMatchEntryDerivations: manifestFeatures names
+// its fetch, unpack and detect derivations without the sanitize regex and
+// cuts the usual suffixes with substring (nix/pipeline.nix, validStemOf),
+// because the regexes were most of the evaluation cost per archive. The
+// names must stay those of the general path (entryDerivations: sanitize,
+// stemOf), or every drvPath would change: compared here for every archive
+// of the bundled manifests and of a manifest holding each known suffix,
+// none, and suffixes inside a name.
+func TestManifestFeaturesNamesMatchEntryDerivations(t *testing.T) {
+	requireNix(t)
+	dir := t.TempDir()
+	sha := strings.Repeat("a", 64)
+	names := []string{
+		"p-1.tar.xz", "p-1.tar.gz", "p-1.tgz", "p-1.tar.bz2", "p-1.tbz2",
+		"p-1.tar", "p-1.zip", "p-1.whl", "p-1", "p-1.tar.xz.zip", "p.zip.tar.xz",
+		"p.tar.xz.tar", "x.tar.xz", "xz", "p_1+2.tar.xz", "a.b.c.7z",
+	}
+	m := map[string]any{"release_date": "2025-01-01"}
+	for i, n := range names {
+		m["pkg"+string(rune('a'+i))] = map[string]any{
+			"name":         "P",
+			"license":      "L",
+			"version":      "1",
+			"linux-x86_64": map[string]any{"relative_path": "dir/" + n, "sha256": sha},
+			"linux-sbsa": map[string]any{
+				"cuda12": map[string]any{"relative_path": n, "sha256": sha},
+			},
+			"cuda_variant": []string{"12"},
+		}
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "redistrib_1.0.0.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	expr := `
+	  let
+	    lib = import ` + repoRoot() + `/nix;
+	    pipeline = lib.pipeline { detector = ` + detectorBinary(t) + `; system = "x86_64-linux"; };
+	    inherit (builtins) attrNames concatMap filter fromJSON match readDir readFile;
+	    manifestsIn = d: map (f: d + "/${f}") (filter (f: match "redistrib_.*\\.json" f != null) (attrNames (readDir d)));
+	    redists = d: concatMap (r: manifestsIn (d + "/${r}")) (attrNames (readDir d));
+	    files = redists ` + repoRoot() + `/manifests ++ manifestsIn ` + repoRoot() + `/sample ++ manifestsIn ` + dir + `;
+	    baseUrl = "https://example.invalid";
+	    mismatches = file:
+	      let
+	        agg = pipeline.manifestFeatures { redistName = "r"; version = "1"; manifest = file; inherit baseUrl; };
+	        entries = lib.manifest.entries { name = "m"; manifest = fromJSON (readFile file); };
+	        names = d: [ d.src.name d.unpacked.name d.features.name ];
+	      in
+	      concatMap (e:
+	        let
+	          fast = names agg.entries.${e.package}.${e.platform}.${if e.variant == null then "None" else e.variant};
+	          general = names (pipeline.entryDerivations { inherit baseUrl; entry = e; });
+	        in
+	        if fast == general then [ ] else [ { inherit (e) relativePath; inherit fast general; } ]
+	      ) entries;
+	  in
+	  { count = builtins.length (concatMap (f: lib.manifest.entries { name = "m"; manifest = fromJSON (readFile f); }) files);
+	    mismatches = concatMap mismatches files; }`
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "-E", expr)
+	var got struct {
+		Count      int               `json:"count"`
+		Mismatches []json.RawMessage `json:"mismatches"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	t.Logf("compared the names of %d archives", got.Count)
+	if got.Count < 600+2*len(names) {
+		t.Errorf("compared only %d archives", got.Count)
+	}
+	for _, m := range got.Mismatches {
+		t.Errorf("names differ: %s", m)
+	}
+}
