@@ -9,7 +9,9 @@
 #      fetcher cache, store path deleted), then cuobjdump and
 #      patchelf --print-soname/--print-needed on its libraries
 #   4. nix eval of the drvPath of the pipeline over the bundled manifests
-#      vs a minimal baseline (scripts/bench/eval-baseline.nix)
+#      vs a minimal baseline (scripts/bench/eval-baseline.nix); then, from
+#      scripts/eval-bench.sh, the same over the bundled set and over the
+#      large synthetic set (185 manifests, about 6,400 archives)
 # Archives: libcurand 10.3 and libcufft 10.9 of CUDA 11.8 (Debian's
 # packaging, fetched by fetch-real-cuda.sh), repacked as one-block
 # .tar.xz as NVIDIA ships them (xz -6 -T1).
@@ -177,3 +179,7 @@ Breakdown of one cold run, one derivation at a time (CPU s, wall s in brackets):
 - libcufft: $cpu_fetch_cufft ($wall_fetch_cufft) / $cpu_unpackdrv_cufft ($wall_unpackdrv_cufft) / $cpu_detectdrv_cufft ($wall_detectdrv_cufft) / $cpu_trivial_cufft ($wall_trivial_cufft); CLIs: $cpu_unpack_cufft / $cpu_detect_cufft
 eval peak RSS: pipeline ${rss_eval} KB, baseline ${rss_evalbase} KB
 TABLE
+
+echo
+echo "Evaluation, bundled and large synthetic set (scripts/eval-bench.sh):"
+RUNS=$runs scripts/eval-bench.sh
