@@ -14,6 +14,7 @@ import (
 	ulikunitz "github.com/ulikunitz/xz"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/unpack/xz"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // This package is github.com/therootcompany/xz with a faster LZMA symbol
@@ -106,10 +107,7 @@ func xzTool(t *testing.T, data []byte, args ...string) []byte {
 
 func needXZ(t *testing.T) {
 	if _, err := exec.LookPath("xz"); err != nil {
-		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
-			t.Fatal("xz (XZ Utils) not installed")
-		}
-		t.Skip("xz (XZ Utils) not installed")
+		testenv.Unavailable(t, "xz is not installed (apt-get install xz-utils)", "CRFF_REQUIRE_NIX")
 	}
 }
 
@@ -160,10 +158,7 @@ func TestXZUtilsFiles(t *testing.T) {
 // xz -6 and -9e compress them (CRFF_REAL_CUDA, see scripts/fetch-real-cuda.sh).
 func TestRealLibraries(t *testing.T) {
 	needXZ(t)
-	root := os.Getenv("CRFF_REAL_CUDA")
-	if root == "" {
-		t.Skip("CRFF_REAL_CUDA not set")
-	}
+	root := testenv.RealCUDA(t)
 	libs, _ := filepath.Glob(filepath.Join(root, "root/usr/lib/x86_64-linux-gnu/lib*.so.*.*"))
 	if len(libs) == 0 {
 		t.Fatalf("no libraries under %s", root)
@@ -234,6 +229,8 @@ func FuzzDecodersAgree(f *testing.F) {
 				f.Add(out)
 			}
 		}
+	} else {
+		testenv.NotChecked(f, "xz is not installed (apt-get install xz-utils): no xz-made seeds")
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, gotErr := decodeOurs(data)
