@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: formatting, vet, vendor/ freshness, and every Go
+# The whole test suite: formatting, vet, staticcheck, vendor/ freshness
+# (the Nix files' style is a Go test, tests/nixstyle), and every Go
 # test, including the real Nix builds (sandboxed, offline) and the checks
 # against real NVIDIA binaries from Debian's non-free CUDA 11.8 and 12.5 packages
 # with cuobjdump and patchelf as oracles. Installs what it needs on Debian.
@@ -20,6 +21,10 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go vet"
 go vet ./...
+# Pinned: go run fetches this exact version through the module proxy once,
+# then runs it from the module cache.
+echo "== staticcheck"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 echo "== vendor/ is what go mod vendor writes"
 tmpvendor=$(mktemp -d)
 trap 'rm -rf "$tmpvendor"' EXIT

@@ -70,7 +70,10 @@ assert vendorHash == null;
 if !(builtins.elem (toString CGO_ENABLED) [ "0" "1" ]) then
   throw "buildGoModule: CGO_ENABLED must be 0 or 1"
 else if overlapping != [ ] then
-  throw "The `env` attribute set cannot contain any attributes passed to derivation. The following attributes are overlapping: ${concatStringsSep ", " overlapping}"
+  throw (
+    "The `env` attribute set cannot contain any attributes passed to derivation. "
+    + "The following attributes are overlapping: ${concatStringsSep ", " overlapping}"
+  )
 else
   derivation (
     env

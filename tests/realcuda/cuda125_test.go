@@ -89,9 +89,7 @@ func TestNVIDIAToolsArchSpecific(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := append([]string{"--create=" + filepath.Join(sub, "k.fatbin")}, tc.flags...)
-			for _, im := range images {
-				args = append(args, im)
-			}
+			args = append(args, images...)
 			run(t, dir, filepath.Join(bin, "fatbinary"), args...)
 			section, err := os.ReadFile(filepath.Join(sub, "k.fatbin"))
 			if err != nil {
