@@ -46,22 +46,28 @@ func TestHelpGolden(t *testing.T) {
 		if code != exitOK || stderr != "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
-		golden := filepath.Join("testdata", "help", file)
-		if os.Getenv("UPDATE_GOLDEN") != "" {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, []byte(stdout), 0o644); err != nil {
-				t.Fatal(err)
-			}
+		compareGolden(t, filepath.Join("testdata", "help", file), stdout)
+	}
+}
+
+// compareGolden compares got with the golden file; UPDATE_GOLDEN=1
+// rewrites the file first.
+func compareGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+			t.Fatal(err)
 		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		if diff := cmp.Diff(string(want), stdout); diff != "" {
-			t.Errorf("%v (-golden +got):\n%s", args, diff)
-		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-golden +got):\n%s", golden, diff)
 	}
 }
 

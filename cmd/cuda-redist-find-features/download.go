@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/download"
 )
 
@@ -51,28 +52,10 @@ func downloadCommand() command {
 				if err != nil {
 					return err
 				}
-				var versions, incomparable []string
-				for _, v := range listed {
-					ok, err := flt.Match(v)
-					if err != nil {
-						e.log.Error("listed version cannot be compared with the filter", "url", url, "version", v, "err", err)
-						incomparable = append(incomparable, v)
-					}
-					if ok {
-						versions = append(versions, v)
-					}
-				}
-				// Reported after the others are downloaded, as an error.
-				incomparableErr := func() error {
-					if len(incomparable) == 0 {
-						return nil
-					}
-					return fmt.Errorf("%d listed versions cannot be compared with the version filters (a number overflows): %s",
-						len(incomparable), strings.Join(incomparable, ", "))
-				}
+				versions, incomparable := selectVersions(e, url, listed, flt)
 				e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
 				if len(versions) == 0 {
-					if err := incomparableErr(); err != nil {
+					if err := incomparable; err != nil {
 						return err
 					}
 					return fmt.Errorf("none of the %s listed at %s matches %s", describeListed(listed), url, ff.describe())
@@ -92,8 +75,30 @@ func downloadCommand() command {
 				for _, v := range written {
 					fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
 				}
-				return errors.Join(err, incomparableErr())
+				return errors.Join(err, incomparable)
 			}
 		},
 	}
+}
+
+// selectVersions keeps the listed versions the filter matches. Versions
+// it cannot compare are logged and returned as one error, reported after
+// the others are downloaded.
+func selectVersions(e *env, url string, listed []string, flt manifest.Filter) ([]string, error) {
+	var versions, incomparable []string
+	for _, v := range listed {
+		ok, err := flt.Match(v)
+		if err != nil {
+			e.log.Error("listed version cannot be compared with the filter", "url", url, "version", v, "err", err)
+			incomparable = append(incomparable, v)
+		}
+		if ok {
+			versions = append(versions, v)
+		}
+	}
+	if len(incomparable) == 0 {
+		return versions, nil
+	}
+	return versions, fmt.Errorf("%d listed versions cannot be compared with the version filters (a number overflows): %s",
+		len(incomparable), strings.Join(incomparable, ", "))
 }

@@ -51,7 +51,11 @@ func TestPrintBuildRedistWrongFormat(t *testing.T) {
 			}
 		}
 	}
-	// The right files still work.
+}
+
+// TestPrintRightFormats: the files each command reads still work.
+func TestPrintRightFormats(t *testing.T) {
+	golden := filepath.Join("..", "..", "tests", "golden", "sample", "1.0.0")
 	for _, args := range [][]string{{"print-buildredist", golden}, {"print-buildredist", "--json", filepath.Join(golden, "buildRedist.json")}, {"print-dependencies", golden}} {
 		if code, stdout, stderr := runCLI(args...); code != exitOK || stdout == "" {
 			t.Errorf("%v: exit %d, stderr %s", args, code, stderr)

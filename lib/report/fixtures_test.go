@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
@@ -39,7 +40,7 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 	if leaves == nil {
 		t.Fatalf("upstream index has no %s %s", redist, version)
 	}
-	var entries []features.Detected
+	var entries []aggregate.Detected
 	for _, a := range m.Archives() {
 		leaf, ok := leaves[a.Package].Packages[a.Platform][a.VariantKey()]
 		if !ok {
@@ -56,7 +57,7 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 		if cv == nil {
 			cv = []string{}
 		}
-		entries = append(entries, features.Detected{Archive: a, Features: &features.Features{
+		entries = append(entries, aggregate.Detected{Archive: a, Features: &features.Features{
 			Outputs: outs, NarHash: leaf.NarHash, CudaVersionsInLib: cv, LibLayout: "none",
 			Headers: []string{}, PythonModules: []string{}, Libraries: []features.Library{},
 		}})
@@ -64,13 +65,13 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 	if len(entries) < 10 {
 		t.Fatalf("%s %s: only %d archives found in upstream's index", redist, version, len(entries))
 	}
-	features.SortDetected(entries)
-	index, err := features.BuildIndex(redist, version, m, entries)
+	aggregate.SortDetected(entries)
+	index, err := aggregate.BuildIndex(redist, version, m, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string][]byte{}
-	for name, v := range map[string]any{"index.json": index, "detail.json": features.BuildDetail(entries)} {
+	for name, v := range map[string]any{"index.json": index, "detail.json": aggregate.BuildDetail(entries)} {
 		data, err := features.Encode(v)
 		if err != nil {
 			t.Fatal(err)

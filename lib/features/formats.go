@@ -1,0 +1,83 @@
+package features
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
+)
+
+// ReadFeatures loads a detection result written by `detect`.
+func ReadFeatures(path string) (*Features, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f Features
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("features %s: %w", path, err)
+	}
+	if f.Outputs == nil || f.NarHash == "" {
+		return nil, fmt.Errorf("features %s: no outputs or narHash: not a detect result", path)
+	}
+	return &f, nil
+}
+
+// LegacyOutputs is the outputs object of a feature_<version>.json entry.
+type LegacyOutputs map[string]bool
+
+// IndexLeaf is one archive in the index format.
+type IndexLeaf struct {
+	Feature      IndexFeature `json:"feature"`
+	NarHash      string       `json:"narHash"`
+	SHA256       string       `json:"sha256"`
+	RelativePath string       `json:"relativePath,omitempty"`
+	// BuildRedist is not in upstream's format: what buildRedist needs.
+	BuildRedist *buildredist.Facts `json:"buildRedist,omitempty"`
+}
+
+// IndexFeature is the feature object of an index leaf.
+type IndexFeature struct {
+	Outputs           []string `json:"outputs"`
+	CudaVersionsInLib []string `json:"cudaVersionsInLib,omitempty"`
+}
+
+// ReleaseInfo is the index format's description of a release.
+type ReleaseInfo struct {
+	License     string `json:"license"`
+	LicensePath string `json:"licensePath,omitempty"`
+	Name        string `json:"name"`
+	Version     string `json:"version"`
+}
+
+// IndexPackage is one package of one manifest in the index format.
+type IndexPackage struct {
+	ReleaseInfo ReleaseInfo                     `json:"releaseInfo"`
+	Packages    map[string]map[string]IndexLeaf `json:"packages"`
+}
+
+// Index is redistName → version → package → IndexPackage.
+type Index map[string]map[string]map[string]IndexPackage
+
+// TrueOutputs lists the outputs that are needed, "out" first and the rest
+// in OutputNames order, as the index format writes them.
+func TrueOutputs(outputs map[string]bool) []string {
+	out := []string{}
+	for _, name := range OutputNames {
+		if outputs[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// DetailEntry is one archive in detail.json: the full detection result.
+type DetailEntry struct {
+	SHA256       string    `json:"sha256"`
+	RelativePath string    `json:"relativePath"`
+	Features     *Features `json:"features"`
+}
+
+// Detail is package → platform → variant → DetailEntry.
+type Detail map[string]map[string]map[string]DetailEntry
