@@ -14,11 +14,11 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/pkgeval"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/deps"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/pkgeval"
 )
 
 // exitIncomplete: no drift found, but some archives could not be fetched,
