@@ -132,6 +132,13 @@
           inherit system;
           golden = ./tests/golden;
         }
+        // {
+          # The Go tests that need no Nix (the others skip, naming why).
+          go-unit-tests = (pkgsFor system).callPackage ./nix/go-unit-tests.nix {
+            src = import ./nix/test-source.nix ./.;
+            inherit version;
+          };
+        }
       );
 
       hydraJobs = {

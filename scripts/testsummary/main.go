@@ -1,9 +1,9 @@
 // Command testsummary reads `go test -json` on stdin and prints what a
 // reader of `go test` would want: each package's result line, the full
 // output of every failed test, and at the end every skipped test with its
-// reason and every check a test left out ("NOT CHECKED:" lines from
-// tests/fixtures/testenv), then one closing line "N passed, N failed,
-// N skipped". Nothing is skipped silently: scripts/test.sh pipes the
+// reason, every check a test left out ("NOT CHECKED:" lines from
+// tests/fixtures/testenv) and every failed test, then one closing line
+// "N passed, N failed, N skipped". Nothing is skipped silently: scripts/test.sh pipes the
 // whole suite through it. It exits 1 when a test, a package or a build
 // failed.
 package main
@@ -33,6 +33,7 @@ type summary struct {
 	broken                  bool                // a package or build failed
 	output                  map[string][]string // per package/test, until it ends
 	skips, notChecked       []string
+	failures                []string
 }
 
 func key(e event) string { return e.Package + " " + e.Test }
@@ -81,7 +82,9 @@ func (s *summary) add(e event, w io.Writer) {
 		delete(s.output, k)
 	case "fail":
 		s.failed++
-		fmt.Fprint(w, strings.Join(s.output[k], ""))
+		s.failures = append(s.failures, e.Package+" "+e.Test)
+		// Packages run in parallel, so name the package above the output.
+		fmt.Fprintf(w, "--- FAIL in %s:\n%s", e.Package, strings.Join(s.output[k], ""))
 		delete(s.output, k)
 	}
 }
@@ -96,6 +99,10 @@ func (s *summary) report(w io.Writer) {
 	fmt.Fprintf(w, "== checks left out (%d)\n", len(s.notChecked))
 	for _, l := range s.notChecked {
 		fmt.Fprintln(w, "NOT CHECKED", l)
+	}
+	sort.Strings(s.failures)
+	for _, l := range s.failures {
+		fmt.Fprintln(w, "FAIL", l)
 	}
 	fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", s.passed, s.failed, s.skipped)
 }

@@ -50,7 +50,8 @@ func TestRunFails(t *testing.T) {
 		if err != nil || ok {
 			t.Errorf("%s: run = %v, %v; want not ok", name, ok, err)
 		}
-		if name == "test" && !strings.Contains(out.String(), "boom") {
+		if name == "test" && (!strings.Contains(out.String(), "--- FAIL in p:\n    f_test.go:1: boom") ||
+			!strings.Contains(out.String(), "FAIL p TestF\n0 passed, 1 failed, 0 skipped\n")) {
 			t.Errorf("failed test's output not printed:\n%s", out.String())
 		}
 		if name == "build" && !strings.Contains(out.String(), "syntax error") {
