@@ -46,13 +46,13 @@ func TestHelpGolden(t *testing.T) {
 		if code != exitOK || stderr != "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
-		compareGolden(t, filepath.Join("testdata", "help", file), stdout)
+		checkGolden(t, filepath.Join("testdata", "help", file), stdout, args)
 	}
 }
 
-// compareGolden compares got with the golden file; UPDATE_GOLDEN=1
-// rewrites the file first.
-func compareGolden(t *testing.T, golden, got string) {
+// checkGolden compares got with the golden file (UPDATE_GOLDEN=1 writes
+// it first); what names the output in messages.
+func checkGolden(t *testing.T, golden, got string, what any) {
 	t.Helper()
 	if os.Getenv("UPDATE_GOLDEN") != "" {
 		if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
@@ -67,7 +67,7 @@ func compareGolden(t *testing.T, golden, got string) {
 		t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
 	}
 	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-golden +got):\n%s", golden, diff)
+		t.Errorf("%v (-golden +got):\n%s", what, diff)
 	}
 }
 
@@ -193,14 +193,7 @@ func TestDownloadManifests(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			// A feature file and an old manifest are already there.
-			if err := os.WriteFile(filepath.Join(dir, "feature_1.0.0.json"), []byte("{}\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, "redistrib_4.0.0.json"), []byte("old"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := downloadDir(t)
 			args := append(append([]string{"download-manifests"}, tc.args...), url, dir)
 			code, stdout, stderr := runCLI(args...)
 			if code != tc.wantCode {
@@ -211,37 +204,59 @@ func TestDownloadManifests(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", e, stderr)
 				}
 			}
-			var got []string
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if strings.HasPrefix(e.Name(), "redistrib_") && e.Name() != "redistrib_4.0.0.json" {
-					got = append(got, e.Name())
-				}
-				if strings.HasPrefix(e.Name(), ".") {
-					t.Errorf("temporary file left behind: %s", e.Name())
-				}
-			}
-			sort.Strings(got)
-			if diff := cmp.Diff(tc.wantFiles, got); diff != "" {
-				t.Errorf("files (-want +got):\n%s", diff)
-			}
-			if old, _ := os.ReadFile(filepath.Join(dir, "redistrib_4.0.0.json")); string(old) != "old" {
-				t.Errorf("a failed download replaced the existing file: %q", old)
-			}
-			if feat, _ := os.ReadFile(filepath.Join(dir, "feature_1.0.0.json")); string(feat) != "{}\n" {
-				t.Errorf("feature file touched: %q", feat)
-			}
+			checkDownloadDir(t, dir, tc.wantFiles)
 			if len(strings.Fields(stdout)) != len(tc.wantFiles) {
 				t.Errorf("stdout lists %q, want %d files", stdout, len(tc.wantFiles))
 			}
-			for _, f := range tc.wantFiles {
-				data, _ := os.ReadFile(filepath.Join(dir, f))
-				v := strings.TrimSuffix(strings.TrimPrefix(f, "redistrib_"), ".json")
-				if string(data) != manifestJSON(v) {
-					t.Errorf("%s content differs from what was served", f)
-				}
-			}
 		})
+	}
+}
+
+// downloadDir is a directory where a feature file and an old manifest
+// (4.0.0, which the server breaks) are already.
+func downloadDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "feature_1.0.0.json"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "redistrib_4.0.0.json"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// checkDownloadDir checks that the directory of downloadDir has exactly
+// wantFiles as new manifests, with what the server served, no temporary
+// file, and its old files untouched.
+func checkDownloadDir(t *testing.T, dir string, wantFiles []string) {
+	t.Helper()
+	var got []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "redistrib_") && e.Name() != "redistrib_4.0.0.json" {
+			got = append(got, e.Name())
+		}
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+	sort.Strings(got)
+	if diff := cmp.Diff(wantFiles, got); diff != "" {
+		t.Errorf("files (-want +got):\n%s", diff)
+	}
+	if old, _ := os.ReadFile(filepath.Join(dir, "redistrib_4.0.0.json")); string(old) != "old" {
+		t.Errorf("a failed download replaced the existing file: %q", old)
+	}
+	if feat, _ := os.ReadFile(filepath.Join(dir, "feature_1.0.0.json")); string(feat) != "{}\n" {
+		t.Errorf("feature file touched: %q", feat)
+	}
+	for _, f := range wantFiles {
+		data, _ := os.ReadFile(filepath.Join(dir, f))
+		v := strings.TrimSuffix(strings.TrimPrefix(f, "redistrib_"), ".json")
+		if string(data) != manifestJSON(v) {
+			t.Errorf("%s content differs from what was served", f)
+		}
 	}
 }
 

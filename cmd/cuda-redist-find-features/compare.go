@@ -43,46 +43,22 @@ func compareCommand() command {
 // diffTrees lists how two paths differ: missing or extra entries, and for
 // differing files the first differing line.
 func diffTrees(expected, actual string) ([]string, error) {
-	list := func(root string) (map[string]fs.FileMode, error) {
-		out := map[string]fs.FileMode{}
-		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(root, p)
-			out[rel] = d.Type()
-			return nil
-		})
-		return out, err
-	}
-	want, err := list(expected)
+	want, err := listTree(expected)
 	if err != nil {
 		return nil, err
 	}
-	got, err := list(actual)
+	got, err := listTree(actual)
 	if err != nil {
 		return nil, err
 	}
 	var diffs []string
 	for rel, mode := range want {
-		gmode, ok := got[rel]
-		switch {
-		case !ok:
-			diffs = append(diffs, "missing: "+rel)
-		case gmode != mode:
-			diffs = append(diffs, fmt.Sprintf("%s: type %v, want %v", rel, gmode, mode))
-		case mode.IsRegular():
-			a, err := os.ReadFile(filepath.Join(expected, rel))
-			if err != nil {
-				return nil, err
-			}
-			b, err := os.ReadFile(filepath.Join(actual, rel))
-			if err != nil {
-				return nil, err
-			}
-			if !bytes.Equal(a, b) {
-				diffs = append(diffs, firstDifference(rel, string(a), string(b)))
-			}
+		d, err := diffEntry(expected, actual, rel, mode, got)
+		if err != nil {
+			return nil, err
+		}
+		if d != "" {
+			diffs = append(diffs, d)
 		}
 	}
 	for rel := range got {
@@ -91,6 +67,46 @@ func diffTrees(expected, actual string) ([]string, error) {
 		}
 	}
 	return diffs, nil
+}
+
+// listTree maps each path under root (root itself is ".") to its type.
+func listTree(root string) (map[string]fs.FileMode, error) {
+	out := map[string]fs.FileMode{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		out[rel] = d.Type()
+		return nil
+	})
+	return out, err
+}
+
+// diffEntry says how the entry rel of the expected tree, of type mode,
+// differs in the actual one (got lists its types); "" when it does not.
+func diffEntry(expected, actual, rel string, mode fs.FileMode, got map[string]fs.FileMode) (string, error) {
+	gmode, ok := got[rel]
+	switch {
+	case !ok:
+		return "missing: " + rel, nil
+	case gmode != mode:
+		return fmt.Sprintf("%s: type %v, want %v", rel, gmode, mode), nil
+	case !mode.IsRegular():
+		return "", nil
+	}
+	a, err := os.ReadFile(filepath.Join(expected, rel))
+	if err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(filepath.Join(actual, rel))
+	if err != nil {
+		return "", err
+	}
+	if bytes.Equal(a, b) {
+		return "", nil
+	}
+	return firstDifference(rel, string(a), string(b)), nil
 }
 
 func firstDifference(name, want, got string) string {

@@ -37,9 +37,8 @@ func TestDocsUpToDate(t *testing.T) {
 	}
 }
 
-// TestCompletion checks the scripts' first lines and that the completion
-// they call back into (the hidden __complete command) offers every command
-// and a command's flags.
+// TestCompletion checks the scripts' first lines, and that they call back
+// into the hidden __complete command (see TestCompletionOffers).
 func TestCompletion(t *testing.T) {
 	firstLines := map[string]string{
 		"bash": "# bash completion V2 for " + prog,
@@ -55,7 +54,12 @@ func TestCompletion(t *testing.T) {
 	if code, _, stderr := runCLI("completion", "tcsh"); code != exitUsage {
 		t.Errorf("completion tcsh: exit %d, %q", code, stderr)
 	}
+}
 
+// TestCompletionOffers checks what the completion the scripts call back
+// into (the hidden __complete command) offers: every visible command, a
+// command's flags, and a flag's values.
+func TestCompletionOffers(t *testing.T) {
 	_, stdout, _ := runCLI("__complete", "")
 	offered := map[string]bool{}
 	for _, line := range strings.Split(stdout, "\n") {

@@ -33,59 +33,74 @@ func downloadCommand() command {
 		args:    "URL MANIFEST_DIR",
 		summary: "Download the redistrib_<version>.json manifests listed at URL into MANIFEST_DIR.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-			ff := addFilterFlags(fs)
-			timeout := fs.Duration("timeout", 2*time.Minute, "timeout of each HTTP request")
-			jobs := fs.Int("jobs", 8, "downloads at once when parallel")
-			return func(args []string) error {
-				if err := wantArgs("download-manifests", args, 2, "URL and MANIFEST_DIR"); err != nil {
-					return err
-				}
-				flt, err := ff.filter()
-				if err != nil {
-					return err
-				}
-				url, dir := args[0], args[1]
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-				defer stop()
-				client := &http.Client{Timeout: *timeout}
-				listed, err := download.Versions(ctx, client, url)
-				if err != nil {
-					return err
-				}
-				versions, incomparable := selectVersions(e, url, listed, flt)
-				e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
-				if len(versions) == 0 {
-					if err := incomparable; err != nil {
-						return err
-					}
-					return fmt.Errorf("none of the %s listed at %s matches %s", describeListed(listed), url, ff.describe())
-				}
-				parallel := *jobs
-				if ff.serial() {
-					parallel = 1
-				}
-				prog := newProgress(e, "download", len(versions))
-				written, err := download.Manifests(ctx, client, url, dir, versions, download.Options{
-					Parallel: parallel,
-					Done: func(v string, err error) {
-						prog.done("redistrib_"+v+".json", err)
-					},
-				})
-				prog.finish()
-				for _, v := range written {
-					fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
-				}
-				return errors.Join(err, incomparable)
-			}
+			df := &downloadFlags{ff: addFilterFlags(fs)}
+			df.timeout = fs.Duration("timeout", 2*time.Minute, "timeout of each HTTP request")
+			df.jobs = fs.Int("jobs", 8, "downloads at once when parallel")
+			return func(args []string) error { return df.run(e, args) }
 		},
 	}
 }
 
-// selectVersions keeps the listed versions the filter matches. Versions
-// it cannot compare are logged and returned as one error, reported after
-// the others are downloaded.
-func selectVersions(e *env, url string, listed []string, flt manifest.Filter) ([]string, error) {
-	var versions, incomparable []string
+// downloadFlags are download-manifests' flags.
+type downloadFlags struct {
+	ff      *filterFlags
+	timeout *time.Duration
+	jobs    *int
+}
+
+func (df *downloadFlags) run(e *env, args []string) error {
+	if err := wantArgs("download-manifests", args, 2, "URL and MANIFEST_DIR"); err != nil {
+		return err
+	}
+	flt, err := df.ff.filter()
+	if err != nil {
+		return err
+	}
+	url, dir := args[0], args[1]
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	client := &http.Client{Timeout: *df.timeout}
+	listed, err := download.Versions(ctx, client, url)
+	if err != nil {
+		return err
+	}
+	versions, incomparable := selectVersions(e, flt, url, listed)
+	// Reported after the others are downloaded, as an error.
+	incomparableErr := func() error {
+		if len(incomparable) == 0 {
+			return nil
+		}
+		return fmt.Errorf("%d listed versions cannot be compared with the version filters (a number overflows): %s",
+			len(incomparable), strings.Join(incomparable, ", "))
+	}
+	e.log.Info("manifests listed", "url", url, "listed", len(listed), "selected", len(versions))
+	if len(versions) == 0 {
+		if err := incomparableErr(); err != nil {
+			return err
+		}
+		return fmt.Errorf("none of the %s listed at %s matches %s", describeListed(listed), url, df.ff.describe())
+	}
+	parallel := *df.jobs
+	if df.ff.serial() {
+		parallel = 1
+	}
+	prog := newProgress(e, "download", len(versions))
+	written, err := download.Manifests(ctx, client, url, dir, versions, download.Options{
+		Parallel: parallel,
+		Done: func(v string, err error) {
+			prog.done("redistrib_"+v+".json", err)
+		},
+	})
+	prog.finish()
+	for _, v := range written {
+		fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
+	}
+	return errors.Join(err, incomparableErr())
+}
+
+// selectVersions are the listed versions the filter accepts, and those it
+// cannot compare (logged as they are found).
+func selectVersions(e *env, flt manifest.Filter, url string, listed []string) (versions, incomparable []string) {
 	for _, v := range listed {
 		ok, err := flt.Match(v)
 		if err != nil {
@@ -96,9 +111,5 @@ func selectVersions(e *env, url string, listed []string, flt manifest.Filter) ([
 			versions = append(versions, v)
 		}
 	}
-	if len(incomparable) == 0 {
-		return versions, nil
-	}
-	return versions, fmt.Errorf("%d listed versions cannot be compared with the version filters (a number overflows): %s",
-		len(incomparable), strings.Join(incomparable, ", "))
+	return versions, incomparable
 }

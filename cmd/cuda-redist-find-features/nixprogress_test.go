@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -126,4 +129,45 @@ func FuzzNixProgress(f *testing.F) {
 			p.finish()
 		}
 	})
+}
+
+// TestStderrGone runs this test again in a child whose stderr is a pipe
+// nobody reads (`... 2>&1 | head -1` once head is done, a log shipper
+// that died): neither progress lines nor log lines end the run, which
+// writes its result to stdout. Go kills a program with SIGPIPE on a failed
+// write to fd 1 or 2.
+func TestStderrGone(t *testing.T) {
+	switch os.Getenv("CRFF_TEST_STDERR_GONE") {
+	case "progress":
+		p := newNixEventLines(stderrFor(os.Stderr))
+		p.Write([]byte(`@nix {"action":"start","fields":["/nix/store/x-y.drv","",1,1],"id":1,"type":105}` + "\n" +
+			`@nix {"action":"stop","id":1}` + "\n" + "a line Nix wrote as is\n"))
+		p.finish()
+		fmt.Println("the run goes on")
+		return
+	case "log":
+		// The program as it starts: the log line comes before the result.
+		os.Args = []string{prog, "--log-level", "INFO", "detect", "testdata"}
+		main()
+	}
+	for _, tc := range []struct{ child, want string }{
+		{"progress", "the run goes on"},
+		{"log", `"buildRedist"`},
+	} {
+		t.Run(tc.child, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r.Close()
+			defer w.Close()
+			cmd := exec.Command(os.Args[0], "-test.run=^TestStderrGone$")
+			cmd.Env = append(os.Environ(), "CRFF_TEST_STDERR_GONE="+tc.child)
+			cmd.Stderr = w
+			out, err := cmd.Output()
+			if err != nil || !strings.Contains(string(out), tc.want) {
+				t.Errorf("with stderr a pipe nobody reads: %v\n%s", err, out)
+			}
+		})
+	}
 }

@@ -11,20 +11,25 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
 )
 
+// writeTemp writes a file of that name and content in a new temporary
+// directory.
+func writeTemp(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestPrintBuildRedistWrongFormat: given another of the tool's formats or a
 // manifest, print-buildredist and print-dependencies name the file, what
 // it is, and the format they read (exit 1), instead of a bogus table.
 func TestPrintBuildRedistWrongFormat(t *testing.T) {
 	golden := filepath.Join("..", "..", "tests", "golden", "sample", "1.0.0")
 	manifest := filepath.Join("..", "..", "sample", "redistrib_1.0.0.json")
-	notJSON := filepath.Join(t.TempDir(), "notes.txt")
-	badDecl := filepath.Join(t.TempDir(), "buildRedist.json")
-	if err := os.WriteFile(notJSON, []byte("hello\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(badDecl, []byte(`{"libx": {"outputs": 3}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	notJSON := writeTemp(t, "notes.txt", "hello\n")
+	badDecl := writeTemp(t, "buildRedist.json", `{"libx": {"outputs": 3}}`)
 	const wantDecl = "want a buildRedist.json (print-feature-schema --format buildredist)"
 	const wantDetail = "want a detail.json (print-feature-schema --format detail)"
 	tests := []struct {

@@ -24,7 +24,6 @@ var stage = map[string]int{
 	"lib/atomicfile":   0,
 	"lib/symlink":      0,
 	"lib/builderattrs": 0,
-	"lib/nixlog":       0,
 	// 1: NVIDIA's manifests.
 	"lib/manifest":          1,
 	"lib/manifest/download": 1,
@@ -43,11 +42,13 @@ var stage = map[string]int{
 	"lib/aggregate": 4,
 	// 5: what reads the results: reports, soname dependencies, schemas,
 	// the check of Nixpkgs' package files.
-	"lib/report":              5,
-	"lib/deps":                5,
-	"lib/schema":              5,
-	"lib/buildredist/pkgeval": 5,
+	"lib/report":                   5,
+	"lib/deps":                     5,
+	"lib/schema":                   5,
+	"lib/buildredist/pkgeval":      5,
+	"lib/buildredist/nixpkgscheck": 5,
 	// 6: driving Nix and the CLI.
+	"lib/nixlog":                    6,
 	"lib/nixdriver":                 6,
 	"cmd/cuda-redist-find-features": 6,
 }

@@ -173,4 +173,24 @@ func TestProgressLines(t *testing.T) {
 	if stdout != result {
 		t.Errorf("--quiet: stdout %q, want %q", stdout, result)
 	}
+
+	// A reader of stderr that went away (`2>&1 | head -1` once head is
+	// done, a log shipper that died) does not end the run: the lines are
+	// lost, the result is written. Go kills a program with SIGPIPE when a
+	// write to fd 2 fails so.
+	newArchive("gone")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	cmd := exec.Command(detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
+		"--redist-name", "sample", "--version", "2.0.0", "file://"+dir, dir)
+	cmd.Dir = repoRoot()
+	cmd.Stderr = w
+	out, err := cmd.Output()
+	if err != nil || string(out) != result {
+		t.Errorf("with stderr a pipe nobody reads: %v, stdout %q, want %q", err, out, result)
+	}
 }

@@ -1,0 +1,104 @@
+package nixpkgscheck
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Exit codes of a check: ExitOK when no error is found, ExitErrors when a
+// build would fail (or a file does not evaluate), ExitIncomplete when no
+// error is found but some archives could not be checked.
+const (
+	ExitOK         = 0
+	ExitErrors     = 1
+	ExitIncomplete = 3
+)
+
+// rank orders the report: the package files' own findings first (they
+// explain archive findings that follow), then the archives', then the
+// archives that could not be checked.
+func rank(f Finding) int {
+	switch {
+	case f.Kind == "evalError" || f.Kind == "inputsEvalError" || f.Kind == "duplicatePname" || f.Kind == "noManifest" || f.Kind == "notBuildRedist":
+		return 0
+	case f.Level == LevelFailure:
+		return 2
+	}
+	return 1
+}
+
+// Sort puts findings in the report's order: by rank, then file-level ones
+// by file, archive ones by package, platform, variant and version. It is
+// stable: the findings of one archive keep the order they were found in.
+func Sort(findings []Finding) {
+	sort.SliceStable(findings, func(i, j int) bool {
+		a, b := findings[i], findings[j]
+		if rank(a) != rank(b) {
+			return rank(a) < rank(b)
+		}
+		ka := []string{a.File, a.Package, a.Platform, a.Variant, a.Version}
+		kb := []string{b.File, b.Package, b.Platform, b.Variant, b.Version}
+		if rank(a) != 0 {
+			ka, kb = ka[1:], kb[1:]
+		}
+		for x := range ka {
+			if ka[x] != kb[x] {
+				return ka[x] < kb[x]
+			}
+		}
+		return false
+	})
+}
+
+// Counts are how many findings of each level a report has.
+type Counts struct{ Errors, Hints, Failures int }
+
+// Count counts the findings by level.
+func Count(findings []Finding) Counts {
+	var n Counts
+	for _, f := range findings {
+		switch f.Level {
+		case LevelError:
+			n.Errors++
+		case LevelHint:
+			n.Hints++
+		case LevelFailure:
+			n.Failures++
+		}
+	}
+	return n
+}
+
+// Outcome is the exit code of a report with these counts and, unless it
+// is ExitOK, why. Errors win over failures: a check that found an error
+// is not merely incomplete. Hints never fail.
+func (n Counts) Outcome() (int, error) {
+	switch {
+	case n.Errors > 0:
+		return ExitErrors, fmt.Errorf("%d error(s): the Nixpkgs builds of these packages would fail", n.Errors)
+	case n.Failures > 0:
+		return ExitIncomplete, fmt.Errorf("%d archive(s) could not be fetched or detected: the check is incomplete", n.Failures)
+	}
+	return ExitOK, nil
+}
+
+// Text is the one-line form of a finding.
+func (f Finding) Text() string {
+	lvl := map[string]string{LevelError: "ERROR", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
+	if f.Package == "" {
+		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
+	}
+	line := fmt.Sprintf("%s %s %s %s %s: ", lvl, f.Package, f.Platform, f.Variant, f.Version)
+	if f.Kind == "fetchFailure" {
+		return line + f.Message
+	}
+	if strings.HasSuffix(f.Kind, "Dependency") {
+		return line + f.Message + " [" + f.File + "]"
+	}
+	line += fmt.Sprintf("declared [%s] needed [%s]: %s", strings.Join(f.Declared, " "), strings.Join(f.Needed, " "), f.Message)
+	if f.Path != "" {
+		line += " (" + f.Path + ")"
+	}
+	return line
+}

@@ -1,0 +1,187 @@
+package nixlog
+
+import (
+	"reflect"
+	"testing"
+)
+
+const hash = "0123456789abcdfghijklmnpqrsvwxyz"
+
+func drv(name string) string { return "/nix/store/" + hash + "-" + name + ".drv" }
+
+// Events as Nix 2.8 writes them (see TestParse for the JSON).
+func msg(level int, text string) Event { return Event{Action: "msg", Level: level, Msg: text} }
+func build(id uint64, drvPath, machine string) Event {
+	return Event{Action: "start", ID: id, Type: ActBuild, Fields: []any{drvPath, machine, 1.0, 1.0}}
+}
+func transfer(id, parent uint64) Event {
+	return Event{Action: "start", ID: id, Parent: parent, Type: ActFileTransfer}
+}
+func progress(id uint64, done int64) Event {
+	return Event{Action: "result", ID: id, Type: ResProgress, Fields: []any{float64(done), float64(2 * done)}}
+}
+func stop(id uint64) Event { return Event{Action: "stop", ID: id} }
+
+func plan(drvs ...string) []Event {
+	evs := []Event{msg(3, "these derivations will be built:")}
+	for _, d := range drvs {
+		evs = append(evs, msg(3, "  "+d))
+	}
+	return evs
+}
+
+// counts is the Tracker's state after the events, as its accessors say.
+type counts struct {
+	planned, done, failed [numStages]int
+	downloaded            int64
+	running               []string
+}
+
+func countsOf(t *Tracker) counts {
+	var c counts
+	for s := Fetch; s < numStages; s++ {
+		c.planned[s], c.done[s], c.failed[s] = t.Planned(s), t.Done(s), t.Failed(s)
+	}
+	c.downloaded, c.running = t.Downloaded(), t.Running()
+	return c
+}
+
+func TestTracker(t *testing.T) {
+	nothing := Update{}
+	for _, tc := range []struct {
+		name   string
+		events []Event
+		want   []Update // one per event
+		counts counts
+	}{{
+		name:   "plan",
+		events: append(plan(drv("x.tar.xz"), drv("x"), drv("y"), drv("x-features.json"), drv("r-1.0-features")), msg(3, "  not a derivation"), msg(3, "  "+drv("late"))),
+		want:   []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing},
+		counts: counts{planned: [numStages]int{Fetch: 1, Unpack: 2, Detect: 1, Other: 1}, running: []string{}},
+	}, {
+		name:   "a start ends the plan",
+		events: append(plan(drv("x")), build(1, drv("y"), ""), msg(3, "  "+drv("z"))),
+		want:   []Update{nothing, nothing, nothing, nothing},
+		counts: counts{planned: [numStages]int{Unpack: 1}, running: []string{"y"}},
+	}, {
+		name: "build on a remote machine",
+		events: append(plan(drv("x"), drv("y")), build(1, drv("x"), "ssh-ng://b"),
+			stop(1)),
+		want: []Update{nothing, nothing, nothing, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Machine: "ssh-ng://b", Done: 1, Planned: 2}}},
+		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 1}, running: []string{}},
+	}, {
+		name: "a forwarded duplicate is not counted",
+		events: []Event{build(1, drv("x"), "ssh-ng://b"), build(30, drv("x"), ""), stop(30),
+			stop(1)},
+		want: []Update{nothing, {Kind: Duplicate}, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Machine: "ssh-ng://b", Done: 1}}},
+		counts: counts{done: [numStages]int{Unpack: 1}, running: []string{}},
+	}, {
+		name: "the same derivation again once stopped is a new build",
+		events: []Event{build(1, drv("x"), ""), stop(1), build(2, drv("x"), ""),
+			stop(2)},
+		want: []Update{nothing, {Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Done: 1}}, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Done: 2}}},
+		counts: counts{done: [numStages]int{Unpack: 2}, running: []string{}},
+	}, {
+		name: "bytes of a transfer go to its build",
+		events: []Event{build(1, drv("x.tar.gz"), ""), transfer(2, 1), progress(2, 1000), progress(2, 3000), stop(2),
+			transfer(3, 1), progress(3, 500), stop(3), stop(1)},
+		want: []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("x.tar.gz"), Stage: Fetch, Bytes: 3500, Done: 1}}},
+		counts: counts{done: [numStages]int{Fetch: 1}, downloaded: 3500, running: []string{}},
+	}, {
+		name:   "a transfer outside a build",
+		events: []Event{transfer(7, 0), progress(7, 1<<20), stop(7)},
+		want:   []Update{nothing, nothing, {Kind: Downloaded, Bytes: 1 << 20}},
+		counts: counts{downloaded: 1 << 20, running: []string{}},
+	}, {
+		name:   "a transfer that outlives its build, and an empty one",
+		events: []Event{build(1, drv("x"), ""), transfer(2, 1), transfer(3, 0), stop(1), progress(2, 10), stop(2), stop(3)},
+		want: []Update{nothing, nothing, nothing, {Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Done: 1}},
+			nothing, {Kind: Downloaded, Bytes: 10}, nothing},
+		counts: counts{done: [numStages]int{Unpack: 1}, downloaded: 10, running: []string{}},
+	}, {
+		name:   "a transfer still running counts in the total",
+		events: []Event{transfer(2, 0), progress(2, 10), transfer(3, 0), progress(3, 5)},
+		want:   []Update{nothing, nothing, nothing, nothing},
+		counts: counts{downloaded: 15, running: []string{}},
+	}, {
+		name: "failed build",
+		events: append(plan(drv("y"), drv("z")), build(4, drv("y"), ""),
+			msg(0, "error: builder for '"+drv("y")+"' failed with exit code 1"), stop(4)),
+		want: []Update{nothing, nothing, nothing, nothing,
+			{Kind: Message, Message: "error: builder for '" + drv("y") + "' failed with exit code 1"},
+			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Failed: true, Done: 1, Planned: 2}}},
+		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 1}, failed: [numStages]int{Unpack: 1}, running: []string{}},
+	}, {
+		name:   "warnings show, chatter does not",
+		events: []Event{msg(1, "warning: w\n"), msg(2, "notice"), msg(3, "building '"+drv("x")+"'...")},
+		want:   []Update{{Kind: Message, Message: "warning: w\n"}, nothing, nothing},
+		counts: counts{running: []string{}},
+	}, {
+		name: "running builds by name",
+		events: []Event{build(1, drv("b-features.json"), ""), build(2, drv("a.zip"), "m"), build(3, drv("c"), ""),
+			build(4, drv("d"), ""), stop(3)},
+		want: []Update{nothing, nothing, nothing, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("c"), Stage: Unpack, Done: 1}}},
+		counts: counts{done: [numStages]int{Unpack: 1}, running: []string{"a.zip", "b-features.json", "d"}},
+	}, {
+		name: "what it does not know",
+		events: []Event{stop(9), progress(9, 10), {Action: "result", ID: 2, Type: 104, Fields: []any{5.0}},
+			transfer(2, 0), {Action: "result", ID: 2, Type: 104, Fields: []any{5.0}}, {Action: "start", ID: 5, Type: 102},
+			{Action: "setPhase"}, build(6, "", "")},
+		want: []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing},
+		// A build without a derivation is named as path.Base names "".
+		counts: counts{running: []string{"."}},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.want) != len(tc.events) {
+				t.Fatalf("%d events, %d updates wanted", len(tc.events), len(tc.want))
+			}
+			tr := NewTracker()
+			for i, ev := range tc.events {
+				if got := tr.Handle(ev); !reflect.DeepEqual(got, tc.want[i]) {
+					t.Errorf("event %d %+v:\ngot  %+v\nwant %+v", i, ev, got, tc.want[i])
+				}
+			}
+			if got := countsOf(tr); !reflect.DeepEqual(got, tc.counts) {
+				t.Errorf("counts:\ngot  %+v\nwant %+v", got, tc.counts)
+			}
+		})
+	}
+}
+
+// The names nix/pipeline.nix gives its derivations.
+func TestStageOf(t *testing.T) {
+	for _, tc := range []struct {
+		drvPath, name string
+		stage         Stage
+		subject       string
+	}{
+		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive.tar.xz"), "cuda_nvcc-linux-x86_64-11.8.89-archive.tar.xz", Fetch, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
+		{drv("x.tgz"), "x.tgz", Fetch, "x"},
+		{drv("x.zip"), "x.zip", Fetch, "x"},
+		{drv("x.tar.bz2"), "x.tar.bz2", Fetch, "x"},
+		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive"), "cuda_nvcc-linux-x86_64-11.8.89-archive", Unpack, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
+		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive-features.json"), "cuda_nvcc-linux-x86_64-11.8.89-archive-features.json", Detect, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
+		{drv("cuda-11.8.0-features"), "cuda-11.8.0-features", Other, "cuda-11.8.0-features"},
+		{drv("cuda-11.8.0-buildRedist.json"), "cuda-11.8.0-buildRedist.json", Other, "cuda-11.8.0-buildRedist.json"},
+		{drv("cuda-index"), "cuda-index", Other, "cuda-index"},
+		// A name alone (no store path) is classified alike.
+		{"x-features.json.drv", "x-features.json", Detect, "x"},
+		// Not a store hash before the first '-': the name is kept whole.
+		{"/nix/store/short-x.drv", "short-x", Unpack, "short-x"},
+	} {
+		if got := DrvName(tc.drvPath); got != tc.name {
+			t.Errorf("DrvName(%q) = %q, want %q", tc.drvPath, got, tc.name)
+		}
+		if got := StageOf(tc.drvPath); got != tc.stage {
+			t.Errorf("StageOf(%q) = %d, want %d", tc.drvPath, got, tc.stage)
+		}
+		if got := Subject(tc.drvPath); got != tc.subject {
+			t.Errorf("Subject(%q) = %q, want %q", tc.drvPath, got, tc.subject)
+		}
+	}
+}
