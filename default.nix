@@ -1,9 +1,11 @@
 # Non-flake entry point: the same library, and the bundled feature
 # attributes built with a detector binary you provide. No nixpkgs needed:
 #
-#   nix-build default.nix --arg detector /path/to/cuda-redist-find-features -A features.sample.'"1.0.0"'
+#   nix-build default.nix --arg detector /path/to/cuda-redist-find-features \
+#     -A features.sample.'"1.0.0"'
 {
-  detector ? throw "pass the static detector binary: --arg detector /path/to/cuda-redist-find-features",
+  detector ?
+    throw "pass the static detector binary: --arg detector /path/to/cuda-redist-find-features",
   system ? builtins.currentSystem,
 }:
 let

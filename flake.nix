@@ -1,5 +1,6 @@
 {
-  description = "Find the features of NVIDIA CUDA redistributables, with Nix doing the fetching, caching and parallelism";
+  description =
+    "Find the features of NVIDIA CUDA redistributables, with Nix fetching, caching, parallelising";
 
   # Only packages.<system>.default (the binary) uses nixpkgs; the pipeline
   # itself needs nothing but the static binary and Nix's built-in fetcher.
@@ -49,7 +50,9 @@
               if package == "aggregate" || package == "buildRedist" || package == "report" then
                 throw "hydraJobs: a package named ${package} hides a job"
               else
-                builtins.mapAttrs (_: variants: builtins.mapAttrs (_: d: d.features) variants) platforms
+                builtins.mapAttrs (
+                  _: variants: builtins.mapAttrs (_: d: d.features) variants
+                ) platforms
             ) agg.entries;
         in
         builtins.mapAttrs (
@@ -57,7 +60,9 @@
           if redist == "index" then
             versions
           else
-            builtins.mapAttrs (v: x: if v == "index" || v == "report" then x else perVersion x) versions
+            builtins.mapAttrs (
+              v: x: if v == "index" || v == "report" then x else perVersion x
+            ) versions
         ) all;
     in
     {
@@ -113,7 +118,8 @@
 
       formatter = forAllSystems (system: (pkgsFor system).nixfmt-rfc-style);
 
-      # `nix build .#features.<redist>.<version>` (and `.entries.<pkg>.<platform>.<variant>.features`).
+      # `nix build .#features.<redist>.<version>`
+      # (and `.entries.<pkg>.<platform>.<variant>.features`).
       legacyPackages = forAllSystems (system: {
         features = featuresFor system;
       });
@@ -125,6 +131,13 @@
           features = featuresFor system;
           inherit system;
           golden = ./tests/golden;
+        }
+        // {
+          # The Go tests that need no Nix (the others skip, naming why).
+          go-unit-tests = (pkgsFor system).callPackage ./nix/go-unit-tests.nix {
+            src = import ./nix/test-source.nix ./.;
+            inherit version;
+          };
         }
       );
 

@@ -61,7 +61,7 @@ func (t *tree) features() *features.Features {
 	return f
 }
 
-// outputs applies the output rules of domain.md §2.
+// outputs applies the output rules of docs/detection.md.
 func (t *tree) outputs() map[string]bool {
 	anyDir := func(dirs ...string) bool {
 		for _, d := range dirs {

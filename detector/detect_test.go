@@ -13,6 +13,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
@@ -293,7 +294,7 @@ func TestNarHash(t *testing.T) {
 	}
 	nix, err := exec.LookPath("nix")
 	if err != nil {
-		t.Skip("nix not installed: the Nix oracle is not consulted")
+		testenv.Unavailable(t, "nix is not installed (apt-get install nix-bin): the Nix oracle is not consulted", "CRFF_REQUIRE_NIX")
 	}
 	out, err := exec.Command(nix, "--extra-experimental-features", "nix-command", "hash", "path", root).Output()
 	if err != nil {

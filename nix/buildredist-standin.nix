@@ -45,7 +45,11 @@ let
     listToAttrs
     ;
 
-  lib = if req.nixpkgsLib or null != null then import (/. + req.nixpkgsLib) else import ./lib-standin.nix;
+  lib =
+    if req.nixpkgsLib or null != null then
+      import (/. + req.nixpkgsLib)
+    else
+      import ./lib-standin.nix;
 
   # A package argument: an attribute set that is its own every output
   # (`lib.getLib x` is `x`), interpolates to a fake store path, and can be
@@ -76,13 +80,40 @@ let
         __functor = s: _: s;
       }
       // listToAttrs (
-        map (o: { name = o; value = self; }) [ "out" "lib" "dev" "bin" "include" "static" "stubs" "doc" "samples" "python" "man" ]
+        map
+          (o: {
+            name = o;
+            value = self;
+          })
+          [
+            "out"
+            "lib"
+            "dev"
+            "bin"
+            "include"
+            "static"
+            "stubs"
+            "doc"
+            "samples"
+            "python"
+            "man"
+          ]
       );
     in
     self;
 
   # A package set argument (`qt6.qtwayland`): each attribute asked for is a package.
-  packageSet = name: names: listToAttrs (map (n: { name = n; value = package n; }) names) // { __crffPackage = name; };
+  packageSet =
+    name: names:
+    listToAttrs (
+      map (n: {
+        name = n;
+        value = package n;
+      }) names
+    )
+    // {
+      __crffPackage = name;
+    };
 
   # The dotted paths a file's text selects from each name (`qt6.qtbase.qtPluginPrefix`
   # gives qt6 → [ [ "qtbase" "qtPluginPrefix" ] ]), so a package or package
@@ -109,9 +140,10 @@ let
       base
     else
       base
-      // builtins.mapAttrs (name: ps: withMembers (base.${name} or (package name)) (filter (p: p != [ ]) (map builtins.tail ps))) (
-        builtins.groupBy builtins.head (filter (p: p != [ ]) paths)
-      );
+      // builtins.mapAttrs (
+        name: ps:
+        withMembers (base.${name} or (package name)) (filter (p: p != [ ]) (map builtins.tail ps))
+      ) (builtins.groupBy builtins.head (filter (p: p != [ ]) paths));
 
   nixSystemOf = {
     linux-x86_64 = "x86_64-linux";
@@ -148,7 +180,19 @@ let
         isDarwin = false;
         mkDerivation = package "mkDerivation";
       };
-      cudaCapabilities = if isJetson then [ "8.7" ] else [ "7.5" "8.0" "8.6" "8.9" "9.0" "10.0" "12.0" ];
+      cudaCapabilities =
+        if isJetson then
+          [ "8.7" ]
+        else
+          [
+            "7.5"
+            "8.0"
+            "8.6"
+            "8.9"
+            "9.0"
+            "10.0"
+            "12.0"
+          ];
     in
     {
       inherit lib stdenv cudaMajorVersion cudaMajorMinorVersion;
@@ -167,14 +211,21 @@ let
       flags = {
         isJetsonBuild = isJetson;
         inherit cudaCapabilities;
-        cmakeCudaArchitecturesString = builtins.concatStringsSep ";" (map (c: builtins.replaceStrings [ "." ] [ "" ] c) cudaCapabilities);
+        cmakeCudaArchitecturesString = builtins.concatStringsSep ";" (
+          map (c: builtins.replaceStrings [ "." ] [ "" ] c) cudaCapabilities
+        );
         gencodeString = "";
         gencode = [ ];
       };
       _cuda = {
         lib = {
           licenses = { };
-          _mkMissingPackagesAssertions = attrs: map (name: { message = "${name} is available"; assertion = attrs.${name} != null; }) (attrNames attrs);
+          _mkMissingPackagesAssertions =
+            attrs:
+            map (name: {
+              message = "${name} is available";
+              assertion = attrs.${name} != null;
+            }) (attrNames attrs);
           _mkMetaBroken = _: false;
           _mkMetaBadPlatforms = _: [ ];
           _mkCudaVariant = v: "cuda${lib.versions.major v}";
@@ -191,7 +242,15 @@ let
         allowUnfree = true;
       };
       callPackage = _: _: package "callPackage";
-      qt6 = packageSet "qt6" [ "qtwayland" "qtwebview" "qtwebengine" "qtbase" "qtsvg" "wrapQtAppsHook" "full" ];
+      qt6 = packageSet "qt6" [
+        "qtwayland"
+        "qtwebview"
+        "qtwebengine"
+        "qtbase"
+        "qtsvg"
+        "wrapQtAppsHook"
+        "full"
+      ];
       python3Packages = packageSet "python3Packages" [ "python" "pip" "setuptools" "wheel" ];
       buildPackages = packageSet "buildPackages" [ "mpi" "cmake" "python3" ];
       pkgs = { };
@@ -240,7 +299,12 @@ let
 
   # A value of the wrong type fails this file's evaluation, with a message
   # naming the argument, rather than the reading of the results.
-  typed = name: ok: v: if ok v then v else throw "buildRedist argument ${name} has the wrong type (${builtins.typeOf v})";
+  typed =
+    name: ok: v:
+    if ok v then
+      v
+    else
+      throw "buildRedist argument ${name} has the wrong type (${builtins.typeOf v})";
 
   evalCase =
     file:
@@ -285,9 +349,9 @@ let
         inherit (a) redistName;
         inherit (r) version;
         outputs = typed "outputs" (o: isList o && builtins.all isString o) (a.outputs or [ "out" ]);
-        includeRemoveStubsFromRunpathHook = typed "includeRemoveStubsFromRunpathHook" (v: v == null || isBool v) (
-          a.includeRemoveStubsFromRunpathHook or null
-        );
+        includeRemoveStubsFromRunpathHook =
+          typed "includeRemoveStubsFromRunpathHook" (v: v == null || isBool v)
+            (a.includeRemoveStubsFromRunpathHook or null);
         allowFHSReferences = typed "allowFHSReferences" isBool (a.allowFHSReferences or false);
       }
       // (

@@ -118,6 +118,8 @@ all
 // {
   index = pipeline.mergeIndex {
     name = "all";
-    features = builtins.concatMap (r: map (v: all.${r}.${v}) (filter (v: v != "index" && v != "report") (attrNames all.${r}))) (attrNames all);
+    features = builtins.concatMap (
+      r: map (v: all.${r}.${v}) (filter (v: v != "index" && v != "report") (attrNames all.${r}))
+    ) (attrNames all);
   };
 }

@@ -23,7 +23,9 @@
 
   ```
   {
-    manifests = [ { version, drv, out, entries = [ { package, platform, variant, src, drv, out } ] } ];
+    manifests = [
+      { version, drv, out, entries = [ { package, platform, variant, src, drv, out } ] }
+    ];
     index = { drv, out } | null;
   }
   ```

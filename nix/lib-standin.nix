@@ -73,7 +73,8 @@ let
       lx <= ls && substring (ls - lx) lx s == suffix;
     concatMapStringsSep = sep: f: l: concatStringsSep sep (map f l);
     concatStrings = concatStringsSep "";
-    makeSearchPath = sub: paths: concatStringsSep ":" (map (p: "${p}/${sub}") (filter (p: p != null) paths));
+    makeSearchPath =
+      sub: paths: concatStringsSep ":" (map (p: "${p}/${sub}") (filter (p: p != null) paths));
     makeBinPath = ps: makeSearchPath "bin" (map (attrsets.getOutput "bin") ps);
     makeLibraryPath = ps: makeSearchPath "lib" (map (attrsets.getOutput "lib") ps);
     versionAtLeast = v1: v2: compareVersions v1 v2 >= 0;
@@ -84,10 +85,37 @@ let
     inherit attrNames hasAttr listToAttrs;
     inherit (builtins) attrValues mapAttrs;
     optionalAttrs = cond: as: if cond then as else { };
-    genAttrs = names: f: listToAttrs (map (n: { name = n; value = f n; }) names);
-    filterAttrs = pred: set: listToAttrs (concatMap (n: if pred n set.${n} then [ { name = n; value = set.${n}; } ] else [ ]) (attrNames set));
+    genAttrs =
+      names: f:
+      listToAttrs (
+        map (n: {
+          name = n;
+          value = f n;
+        }) names
+      );
+    filterAttrs =
+      pred: set:
+      listToAttrs (
+        concatMap (
+          n:
+          if pred n set.${n} then
+            [
+              {
+                name = n;
+                value = set.${n};
+              }
+            ]
+          else
+            [ ]
+        ) (attrNames set)
+      );
     # As nixpkgs: the output when the package has it, else the package.
-    getOutput = output: pkg: if !(pkg ? outputSpecified) || !pkg.outputSpecified then pkg.${output} or pkg.out or pkg else pkg;
+    getOutput =
+      output: pkg:
+      if !(pkg ? outputSpecified) || !pkg.outputSpecified then
+        pkg.${output} or pkg.out or pkg
+      else
+        pkg;
     getLib = getOutput "lib";
     getDev = getOutput "dev";
     getBin = getOutput "bin";
@@ -129,7 +157,12 @@ let
     );
 
   # Only ever reached through `meta`, which check-nixpkgs never forces.
-  unavailable = what: throw "check-nixpkgs lib stand-in: lib.${what} is not available (pass --nixpkgs to use the real lib)";
+  unavailable =
+    what:
+    throw (
+      "check-nixpkgs lib stand-in: lib.${what} is not available "
+      + "(pass --nixpkgs to use the real lib)"
+    );
 in
 lists
 // strings

@@ -19,5 +19,6 @@ builtins.path {
         "lib/manifest"
       ]
     else
-      builtins.match "nix/[^/]*\\.nix" rel != null || builtins.match "lib/manifest/[^/]*\\.json" rel != null;
+      builtins.match "nix/[^/]*\\.nix" rel != null
+      || builtins.match "lib/manifest/[^/]*\\.json" rel != null;
 }

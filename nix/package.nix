@@ -46,7 +46,9 @@ buildGoModule {
     cp ${nixLib}/lib/manifest/*.json $share/lib/manifest/
   '';
   meta = {
-    description = "Find the features (outputs, GPU architectures, sonames, NAR hashes) of NVIDIA CUDA redistributables";
+    description =
+      "Find the features (outputs, GPU architectures, sonames, NAR hashes) "
+      + "of NVIDIA CUDA redistributables";
     mainProgram = "cuda-redist-find-features";
   };
 }

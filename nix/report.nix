@@ -29,7 +29,9 @@
   # Type
 
   ```
-  report :: { detector, system, name :: String, features :: [Derivation], against :: String? } -> Derivation
+  report ::
+    { detector, system, name :: String, features :: [Derivation], against :: String? }
+    -> Derivation
   ```
 */
 {
@@ -43,7 +45,10 @@ derivation {
   name = "${name}-report";
   inherit system;
   builder =
-    if builtins.isAttrs detector then "${detector}/bin/cuda-redist-find-features" else "${detector}";
+    if builtins.isAttrs detector then
+      "${detector}/bin/cuda-redist-find-features"
+    else
+      "${detector}";
   args = [
     "report"
     "--out"

@@ -15,7 +15,11 @@ let
     let
       dir = ../manifests;
       redists = builtins.attrNames (builtins.readDir dir);
-      files = r: builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (builtins.attrNames (builtins.readDir (dir + "/${r}")));
+      files =
+        r:
+        builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (
+          builtins.attrNames (builtins.readDir (dir + "/${r}"))
+        );
     in
     builtins.listToAttrs (
       builtins.concatMap (
@@ -69,13 +73,21 @@ in
         s = { version = "1"; source = leaf "s"; };
       };
     });
-    expected = [ "p/linux-sbsa/cuda12" "p/linux-x86_64/cuda11" "p/linux-x86_64/cuda12" "s/source/" ];
+    expected = [
+      "p/linux-sbsa/cuda12"
+      "p/linux-x86_64/cuda11"
+      "p/linux-x86_64/cuda12"
+      "s/source/"
+    ];
   }
   {
     name = "platform and package selection";
     expr = map (e: e.platform) (entries {
       name = "m";
-      manifest = { p = { version = "1"; linux-x86_64 = leaf "a"; linux-sbsa = leaf "b"; }; q = { version = "1"; linux-sbsa = leaf "c"; }; };
+      manifest = {
+        p = { version = "1"; linux-x86_64 = leaf "a"; linux-sbsa = leaf "b"; };
+        q = { version = "1"; linux-sbsa = leaf "c"; };
+      };
       platforms = [ "linux-sbsa" ];
       packages = [ "p" ];
     });
@@ -83,12 +95,18 @@ in
   }
   {
     name = "unknown platform is an error";
-    expr = fails (entries { name = "m"; manifest = { p = { version = "1"; linux-riscv64 = leaf "a"; }; }; });
+    expr = fails (entries {
+      name = "m";
+      manifest = { p = { version = "1"; linux-riscv64 = leaf "a"; }; };
+    });
     expected = true;
   }
   {
     name = "unknown archive field is an error";
-    expr = fails (entries { name = "m"; manifest = { p = { version = "1"; linux-x86_64 = leaf "a" // { url = "u"; }; }; }; });
+    expr = fails (entries {
+      name = "m";
+      manifest = { p = { version = "1"; linux-x86_64 = leaf "a" // { url = "u"; }; }; };
+    });
     expected = true;
   }
   {

@@ -327,14 +327,14 @@ func validateFile(t *testing.T, s *jsonschema.Schema, path string) error {
 // feature and index files, and our own outputs against the schemas, and
 // checks that the schemas reject broken documents.
 func TestSchemasValidateRealFiles(t *testing.T) {
-	data := testenv.SharedData(t)
+	data, manifests := testenv.TestData(t), testenv.Manifests(t)
 	golden := filepath.Join("..", "..", "tests", "golden", "sample")
 	cases := []struct {
 		schema []string
 		globs  []string
 		min    int
 	}{
-		{[]string{"print-manifest-schema"}, []string{filepath.Join(data, "nvidia", "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 21},
+		{[]string{"print-manifest-schema"}, []string{filepath.Join(manifests, "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 21},
 		{[]string{"print-feature-schema"}, []string{filepath.Join(data, "nvidia", "*", "feature_*.json"), filepath.Join(golden, "*", "feature_*.json")}, 10},
 		{[]string{"print-feature-schema", "--format", "index"}, []string{filepath.Join(data, "index", "package-info.json"), filepath.Join(golden, "*", "index.json"), filepath.Join(golden, "index.json")}, 4},
 		{[]string{"print-feature-schema", "--format", "detail"}, []string{filepath.Join(golden, "*", "detail.json")}, 2},

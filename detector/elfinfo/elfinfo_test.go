@@ -12,6 +12,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
@@ -141,7 +142,7 @@ func TestMembers(t *testing.T) {
 func TestAgainstToolchain(t *testing.T) {
 	for _, tool := range []string{"gcc", "objcopy", "ar"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			testenv.Unavailable(t, tool+" is not installed (scripts/install-deps.sh installs it)")
 		}
 	}
 	dir := t.TempDir()
@@ -183,7 +184,7 @@ func TestAgainstToolchain(t *testing.T) {
 		wantSoname = strings.TrimSpace(output(t, dir, "patchelf", "--print-soname", "libfoo.so"))
 		wantNeeded = strings.Fields(output(t, dir, "patchelf", "--print-needed", "libfoo.so"))
 	} else {
-		t.Log("patchelf not installed: checking against the values gcc was asked for")
+		testenv.NotChecked(t, "patchelf is not installed (apt-get install patchelf): checking against the values gcc was asked for")
 	}
 	if info.Soname != wantSoname {
 		t.Errorf("Soname = %q, want %q", info.Soname, wantSoname)

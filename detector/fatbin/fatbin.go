@@ -17,7 +17,7 @@ const (
 	minEntryHdr = 0x40
 )
 
-// Entry header flags (domain-fatbin.md).
+// Entry header flags (docs/fatbin.md).
 const (
 	FlagLZ4 = 0x2000 // payload is a raw LZ4 block (CUDA 11/12)
 	// FlagZSTD marks a ZSTD frame payload (CUDA 13).

@@ -15,7 +15,7 @@ import (
 // and every index file, and encodes them again: the bytes must be equal,
 // so what we write is byte-compatible with what Nixpkgs consumed.
 func TestEncodeMatchesUpstreamBytes(t *testing.T) {
-	dir := testenv.SharedData(t)
+	dir := testenv.TestData(t)
 	files, _ := filepath.Glob(filepath.Join(dir, "nvidia", "*", "feature_*.json"))
 	if len(files) < 8 {
 		t.Fatalf("found %d feature files", len(files))

@@ -14,9 +14,9 @@ import (
 // TestRealManifests parses every real NVIDIA manifest and checks the
 // counts against an independent walk of the JSON.
 func TestRealManifests(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(testenv.SharedData(t), "nvidia", "*", "redistrib_*.json"))
+	files, _ := filepath.Glob(filepath.Join(testenv.Manifests(t), "*", "redistrib_*.json"))
 	if len(files) < 19 {
-		t.Fatalf("found %d manifests, want the 19 in shared/data", len(files))
+		t.Fatalf("found %d manifests, want the 19 in manifests/", len(files))
 	}
 	total := 0
 	for _, f := range files {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestRealiseWithoutRootsDoesNotWarn: a Realise without RootDir (as
@@ -15,10 +17,7 @@ import (
 // with RootDir roots what it realised.
 func TestRealiseWithoutRootsDoesNotWarn(t *testing.T) {
 	if _, err := exec.LookPath("nix-store"); err != nil {
-		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
-			t.Fatal("nix-store not found and CRFF_REQUIRE_NIX is set")
-		}
-		t.Skip("Nix is not installed")
+		testenv.Unavailable(t, "Nix is not installed: no nix-store (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
 	}
 	file := filepath.Join(t.TempDir(), "realise-test.txt")
 	if err := os.WriteFile(file, []byte(t.Name()+"\n"), 0o644); err != nil {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // chromium finds Debian's Chromium; scripts/install-deps.sh installs it,
@@ -25,10 +27,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	if os.Getenv("CRFF_REQUIRE_CHROMIUM") != "" {
-		t.Fatal("chromium not found and CRFF_REQUIRE_CHROMIUM is set (scripts/install-deps.sh installs it)")
-	}
-	t.Skip("chromium not found (scripts/install-deps.sh installs it)")
+	testenv.Unavailable(t, "chromium not found (scripts/install-deps.sh installs it)", "CRFF_REQUIRE_CHROMIUM")
 	return ""
 }
 

@@ -17,7 +17,7 @@ import (
 // Real detect results of their archives need the network, so their
 // aggregates are fixtures: the archives (package, platform, variant,
 // relative path, sha256) come from the bundled manifest, and outputs and
-// narHash from upstream's index (shared data, package-info.json), which
+// narHash from upstream's index (tests/testdata/index/package-info.json), which
 // were real detections. There are no library records: no architectures
 // and no sonames (see testdata/real/README.md).
 var realFixtures = []struct{ redist, version string }{
@@ -82,10 +82,10 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 }
 
 // TestRealFixturesCurrent rebuilds the fixtures from the manifests and
-// the shared data and compares them with the committed ones;
+// the pinned index (tests/testdata) and compares them with the committed ones;
 // UPDATE_GOLDEN=1 rewrites them.
 func TestRealFixturesCurrent(t *testing.T) {
-	data := testenv.SharedData(t)
+	data := testenv.TestData(t)
 	raw, err := os.ReadFile(filepath.Join(data, "index", "package-info.json"))
 	if err != nil {
 		t.Fatal(err)

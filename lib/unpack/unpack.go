@@ -275,6 +275,7 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 		last = hdr.Name
 		e := entry{name: hdr.Name, linkname: hdr.Linkname, body: tr, exec: hdr.Mode&0o111 != 0, size: hdr.Size}
 		switch hdr.Typeflag {
+		//lint:ignore SA1019 old tar writers mark regular files with '\x00' (TypeRegA), and archives are read as written
 		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
 			e.kind = kindRegular
 		case tar.TypeDir:

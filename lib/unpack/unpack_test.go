@@ -15,6 +15,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/unpack"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 type E = testarchive.Entry
@@ -127,7 +128,7 @@ func TestUnpackFormats(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.format == unpack.FormatTarBz2 && bzErr != nil {
-				t.Skipf("no bzip2 to build the fixture: %v", bzErr)
+				testenv.Unavailable(t, fmt.Sprintf("no bzip2 to build the fixture (apt-get install bzip2): %v", bzErr))
 			}
 			src := writeArchive(t, tc.file, tc.data)
 			out := filepath.Join(t.TempDir(), "out")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // screen replays a terminal's output (text, \r, \n and ESC[K, the
@@ -49,7 +50,7 @@ func screen(out string) []string {
 func TestProgressOnTerminal(t *testing.T) {
 	requireNix(t)
 	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) is not installed (bsdutils)")
+		testenv.Unavailable(t, "script(1) is not installed (bsdutils)", "CRFF_REQUIRE_NIX")
 	}
 	dir := copySample(t)
 	unique := testarchive.TarGz([]testarchive.Entry{

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // sshBuilder is an sshd on 127.0.0.1 with its own configuration, host key
@@ -38,13 +39,10 @@ func startSSHBuilder(t *testing.T) *sshBuilder {
 	t.Helper()
 	sshd := "/usr/sbin/sshd"
 	if _, err := os.Stat(sshd); err != nil {
-		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
-			t.Fatalf("no %s (scripts/install-deps.sh installs openssh-server)", sshd)
-		}
-		t.Skip("no sshd")
+		testenv.Unavailable(t, "no "+sshd+" (scripts/install-deps.sh installs openssh-server)", "CRFF_REQUIRE_NIX")
 	}
 	if os.Getuid() != 0 {
-		t.Skip("the builder logs in as root (Nix is single-user as root here)")
+		testenv.Unavailable(t, "not root: the builder logs in as root (Nix is single-user as root here)", "CRFF_REQUIRE_NIX")
 	}
 	// OpenSSH refuses to start without its privilege separation directory,
 	// an empty runtime directory Debian's service creates at each start;

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
@@ -16,10 +17,7 @@ import (
 // is unset; a directory without CUDA 12.5 is a failure, not a skip, so a
 // stale cache cannot hide these tests.
 func real125(t *testing.T) (root, bin string) {
-	dir := os.Getenv("CRFF_REAL_CUDA")
-	if dir == "" {
-		t.Skip("CRFF_REAL_CUDA is not set (prepare it with scripts/fetch-real-cuda.sh DIR)")
-	}
+	dir := testenv.RealCUDA(t)
 	base := filepath.Join(dir, "cuda-12.5")
 	if _, err := os.Stat(filepath.Join(base, ".complete")); err != nil {
 		t.Fatalf("no CUDA 12.5 packages in %s (run scripts/fetch-real-cuda.sh %s)", base, dir)
@@ -91,9 +89,7 @@ func TestNVIDIAToolsArchSpecific(t *testing.T) {
 				t.Fatal(err)
 			}
 			args := append([]string{"--create=" + filepath.Join(sub, "k.fatbin")}, tc.flags...)
-			for _, im := range images {
-				args = append(args, im)
-			}
+			args = append(args, images...)
 			run(t, dir, filepath.Join(bin, "fatbinary"), args...)
 			section, err := os.ReadFile(filepath.Join(sub, "k.fatbin"))
 			if err != nil {

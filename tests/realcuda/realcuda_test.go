@@ -23,14 +23,12 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/detector"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
 func realRoot(t *testing.T) (root, cuobjdump string) {
-	dir := os.Getenv("CRFF_REAL_CUDA")
-	if dir == "" {
-		t.Skip("CRFF_REAL_CUDA is not set (prepare it with scripts/fetch-real-cuda.sh DIR)")
-	}
+	dir := testenv.RealCUDA(t)
 	root = filepath.Join(dir, "root")
 	cuobjdump = filepath.Join(root, "usr/bin/cuobjdump")
 	if _, err := os.Stat(cuobjdump); err != nil {
@@ -165,6 +163,9 @@ func TestRealCUDA125(t *testing.T) {
 // (all, SASS, PTX) against cuobjdump, soname and needed against patchelf.
 func compareWithOracles(t *testing.T, root, sub, cuobjdump string) {
 	_, patchelfErr := exec.LookPath("patchelf")
+	if patchelfErr != nil {
+		testenv.NotChecked(t, "patchelf is not installed (apt-get install patchelf): sonames and needed libraries not compared")
+	}
 	files := elfFiles(t, root, sub)
 	if len(files) < 5 {
 		t.Fatalf("only %d ELF files under %s", len(files), filepath.Join(root, sub))
@@ -238,7 +239,7 @@ func sharedObjectWithFatbin(t *testing.T, dir string, section []byte) string {
 	t.Helper()
 	for _, tool := range []string{"gcc", "objcopy"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s not installed", tool)
+			testenv.Unavailable(t, tool+" is not installed (scripts/install-deps.sh installs it)")
 		}
 	}
 	if err := os.WriteFile(filepath.Join(dir, "fat.bin"), section, 0o644); err != nil {
@@ -281,7 +282,7 @@ func TestRealTreeNarHash(t *testing.T) {
 	root, _ := realRoot(t)
 	nix, err := exec.LookPath("nix")
 	if err != nil {
-		t.Skip("nix not installed")
+		testenv.Unavailable(t, "nix is not installed (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
 	}
 	tree := filepath.Join(root, "usr/lib")
 	f, err := detector.Detect(tree)

@@ -17,10 +17,7 @@ import (
 func requireNix(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("nix-instantiate"); err != nil {
-		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
-			t.Fatal("nix-instantiate not found and CRFF_REQUIRE_NIX is set")
-		}
-		t.Skip("Nix is not installed")
+		testenv.Unavailable(t, "Nix is not installed: no nix-instantiate (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
 	}
 }
 

@@ -67,49 +67,10 @@ const states = 12
 /* The lowest 7 states indicate that the previous state was a literal. */
 const litStates = 7
 
-/* Indicate that the latest symbol was a literal. */
-func lzmaStateLiteral(state *lzmaState) {
-	switch {
-	case *state <= stateShortrepLitLit:
-		*state = stateLitLit
-	case *state <= stateLitShortrep:
-		*state -= 3
-	default:
-		*state -= 6
-	}
-}
-
-/* Indicate that the latest symbol was a match. */
-func lzmaStateMatch(state *lzmaState) {
-	if *state < litStates {
-		*state = stateLitMatch
-	} else {
-		*state = stateNonlitMatch
-	}
-}
-
-/* Indicate that the latest state was a long repeated match. */
-func lzmaStateLongRep(state *lzmaState) {
-	if *state < litStates {
-		*state = stateLitLongrep
-	} else {
-		*state = stateNonlitRep
-	}
-}
-
-/* Indicate that the latest symbol was a short match. */
-func lzmaStateShortRep(state *lzmaState) {
-	if *state < litStates {
-		*state = stateLitShortrep
-	} else {
-		*state = stateNonlitRep
-	}
-}
-
-/* Test if the previous symbol was a literal. */
-func lzmaStateIsLiteral(state lzmaState) bool {
-	return state < litStates
-}
+// The original's state, dictionary and range-coder helpers (lzma_state_*,
+// dict_get, dict_put, rc_bit, rc_bittree, rc_direct, ...) are gone: the
+// rewritten loop in lzma_main.go has its own by-value versions, and dead
+// copies would only drift (staticcheck U1000).
 
 /* Each literal coder is divided in three sections:
  *   - 0x001-0x0FF: Without match byte
@@ -150,18 +111,6 @@ const (
  * use a shared set of probabilities.
  */
 const distStates = 4
-
-/*
- * Get the index of the appropriate probability array for decoding
- * the distance slot.
- */
-func lzmaGetDistState(len uint32) uint32 {
-	if len < distStates+matchLenMin {
-		return len - matchLenMin
-	} else {
-		return distStates - 1
-	}
-}
 
 /*
  * The highest two bits of a 32-bit match distance are encoded using six bits.
@@ -456,34 +405,6 @@ func dictHasSpace(dict *dictionary) bool {
 }
 
 /*
- * Get a byte from the dictionary at the given distance. The distance is
- * assumed to valid, or as a special case, zero when the dictionary is
- * still empty. This special case is needed for single-call decoding to
- * avoid writing a '\x00' to the end of the destination buffer.
- */
-func dictGet(dict *dictionary, dist uint32) uint32 {
-	var offset uint32 = dict.pos - dist - 1
-	if dist >= dict.pos {
-		offset += dict.end
-	}
-	if dict.full > 0 {
-		return uint32(dict.buf[offset])
-	}
-	return 0
-}
-
-/*
- * Put one byte into the dictionary. It is assumed that there is space for it.
- */
-func dictPut(dict *dictionary, byte byte) {
-	dict.buf[dict.pos] = byte
-	dict.pos++
-	if dict.full < dict.pos {
-		dict.full = dict.pos
-	}
-}
-
-/*
  * Repeat given number of bytes from the given distance. If the distance is
  * invalid, false is returned. On success, true is returned and *len is
  * updated to indicate how many bytes were left to be repeated.
@@ -594,11 +515,6 @@ func rcReadInit(rc *rcDec, b *xzBuf) bool {
 	return true
 }
 
-/* Return true if there may not be enough input for the next decoding loop. */
-func rcLimitExceeded(rc *rcDec) bool {
-	return rc.inPos > rc.inLimit
-}
-
 /*
  * Return true if it is possible (from point of view of range decoder) that
  * we have reached the end of the LZMA chunk.
@@ -613,76 +529,6 @@ func rcNormalize(rc *rcDec) {
 		rc.rnge <<= rcShiftBits
 		rc.code = rc.code<<rcShiftBits + uint32(rc.in[rc.inPos])
 		rc.inPos++
-	}
-}
-
-/* Decode one bit. */
-func rcBit(rc *rcDec, prob *uint16) bool {
-	var bound uint32
-	var bit bool
-	rcNormalize(rc)
-	bound = (rc.rnge >> rcBitModelTotalBits) * uint32(*prob)
-	if rc.code < bound {
-		rc.rnge = bound
-		*prob += (rcBitModelTotal - *prob) >> rcMoveBits
-		bit = false
-	} else {
-		rc.rnge -= bound
-		rc.code -= bound
-		*prob -= *prob >> rcMoveBits
-		bit = true
-	}
-	return bit
-}
-
-/* Decode a bittree starting from the most significant bit. */
-func rcBittree(rc *rcDec, probs []uint16, limit uint32) uint32 {
-	var symbol uint32 = 1
-	for {
-		if rcBit(rc, &probs[symbol-1]) {
-			symbol = symbol<<1 + 1
-		} else {
-			symbol <<= 1
-		}
-		if !(symbol < limit) {
-			break
-		}
-	}
-	return symbol
-}
-
-/* Decode a bittree starting from the least significant bit. */
-func rcBittreeReverse(rc *rcDec, probs []uint16, dest *uint32, limit uint32) {
-	var symbol uint32 = 1
-	var i uint32 = 0
-	for {
-		if rcBit(rc, &probs[symbol-1]) {
-			symbol = symbol<<1 + 1
-			*dest += 1 << i
-		} else {
-			symbol <<= 1
-		}
-		i++
-		if !(i < limit) {
-			break
-		}
-	}
-}
-
-/* Decode direct bits (fixed fifty-fifty probability) */
-func rcDirect(rc *rcDec, dest *uint32, limit uint32) {
-	var mask uint32
-	for {
-		rcNormalize(rc)
-		rc.rnge >>= 1
-		rc.code -= rc.rnge
-		mask = 0 - rc.code>>31
-		rc.code += rc.rnge & mask
-		*dest = *dest<<1 + mask + 1
-		limit--
-		if !(limit > 0) {
-			break
-		}
 	}
 }
 

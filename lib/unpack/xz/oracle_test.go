@@ -14,6 +14,7 @@ import (
 	ulikunitz "github.com/ulikunitz/xz"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/unpack/xz"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // This package is github.com/therootcompany/xz with a faster LZMA symbol
@@ -104,12 +105,17 @@ func xzTool(t *testing.T, data []byte, args ...string) []byte {
 	return out.Bytes()
 }
 
+// needXZ wants XZ Utils' xz: the oracle compresses with its presets and
+// options, which BusyBox's decompress-only xz (the Nix stand-in's shell
+// tools) does not have.
 func needXZ(t *testing.T) {
+	t.Helper()
 	if _, err := exec.LookPath("xz"); err != nil {
-		if os.Getenv("CRFF_REQUIRE_NIX") != "" {
-			t.Fatal("xz (XZ Utils) not installed")
-		}
-		t.Skip("xz (XZ Utils) not installed")
+		testenv.Unavailable(t, "xz is not installed (apt-get install xz-utils)", "CRFF_REQUIRE_NIX")
+		return
+	}
+	if out, err := exec.Command("xz", "--version").CombinedOutput(); err != nil || !bytes.Contains(out, []byte("XZ Utils")) {
+		testenv.Unavailable(t, fmt.Sprintf("the xz in PATH is not XZ Utils (apt-get install xz-utils): %v: %.80q", err, out), "CRFF_REQUIRE_NIX")
 	}
 }
 
@@ -160,10 +166,7 @@ func TestXZUtilsFiles(t *testing.T) {
 // xz -6 and -9e compress them (CRFF_REAL_CUDA, see scripts/fetch-real-cuda.sh).
 func TestRealLibraries(t *testing.T) {
 	needXZ(t)
-	root := os.Getenv("CRFF_REAL_CUDA")
-	if root == "" {
-		t.Skip("CRFF_REAL_CUDA not set")
-	}
+	root := testenv.RealCUDA(t)
 	libs, _ := filepath.Glob(filepath.Join(root, "root/usr/lib/x86_64-linux-gnu/lib*.so.*.*"))
 	if len(libs) == 0 {
 		t.Fatalf("no libraries under %s", root)
@@ -226,7 +229,7 @@ func FuzzDecodersAgree(f *testing.F) {
 	for i, n := range []int{0, 1, 100, 5000, 70000} {
 		f.Add(ulikunitzEncode(f, sample(int64(10+i), n)))
 	}
-	if _, err := exec.LookPath("xz"); err == nil {
+	if out, err := exec.Command("xz", "--version").Output(); err == nil && bytes.Contains(out, []byte("XZ Utils")) {
 		for _, args := range [][]string{{"-0"}, {"-9e"}, {"--check=sha256"}, {"--check=none"}, {"--block-size=1000"}} {
 			cmd := exec.Command("xz", append([]string{"-c", "-T1"}, args...)...)
 			cmd.Stdin = bytes.NewReader(sample(20, 20000))
@@ -234,6 +237,8 @@ func FuzzDecodersAgree(f *testing.F) {
 				f.Add(out)
 			}
 		}
+	} else {
+		testenv.NotChecked(f, "XZ Utils' xz is not installed (apt-get install xz-utils): no xz-made seeds")
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		got, gotErr := decodeOurs(data)
