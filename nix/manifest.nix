@@ -89,9 +89,15 @@ let
     else if path == "" then
       throw "${where}: no relative_path"
     else if !(isSafeRelativePath path) then
-      throw "${where}: relative_path \"${path}\" is unsafe: want components of [A-Za-z0-9+._-], none starting with '.'"
+      throw (
+        "${where}: relative_path \"${path}\" is unsafe: "
+        + "want components of [A-Za-z0-9+._-], none starting with '.'"
+      )
     else if stringLength (baseNameOf path) > maxArchiveNameLength then
-      throw "${where}: relative_path \"${path}\": file name longer than ${toString maxArchiveNameLength} characters"
+      throw (
+        "${where}: relative_path \"${path}\": "
+        + "file name longer than ${toString maxArchiveNameLength} characters"
+      )
     else if !(isSha256 sha) then
       throw "${where}: sha256 \"${sha}\" is not 64 lowercase hex digits"
     else
@@ -193,15 +199,23 @@ in
     # Type
 
     ```
-    entries :: { name :: String, manifest :: AttrSet, platforms :: [String]?, packages :: [String]? }
+    entries :: { name :: String, manifest :: AttrSet,
+                 platforms :: [String]?, packages :: [String]? }
             -> [ { package, platform, variant :: String?, relativePath, sha256, version } ]
     ```
 
     # Examples
 
     ```nix
-    entries { name = "m"; manifest = { p = { version = "1"; linux-x86_64 = { relative_path = "p.tar.xz"; sha256 = "..."; }; }; }; }
-    => [ { package = "p"; platform = "linux-x86_64"; variant = null; relativePath = "p.tar.xz"; sha256 = "..."; version = "1"; } ]
+    entries {
+      name = "m";
+      manifest.p = {
+        version = "1";
+        linux-x86_64 = { relative_path = "p.tar.xz"; sha256 = "..."; };
+      };
+    }
+    => [ { package = "p"; platform = "linux-x86_64"; variant = null;
+           relativePath = "p.tar.xz"; sha256 = "..."; version = "1"; } ]
     ```
   */
   entries =
@@ -218,7 +232,12 @@ in
           value = manifest.${key};
         in
         if elem key keys.metadata then
-          (if isString value then [ ] else throw "manifest ${name}: ${key} is ${typeOf value}, not a string")
+          (
+            if isString value then
+              [ ]
+            else
+              throw "manifest ${name}: ${key} is ${typeOf value}, not a string"
+          )
         else if isAttrs value then
           releaseEntries "manifest ${name}" key value
         else
@@ -230,6 +249,7 @@ in
     else
       filter (
         e:
-        (platforms == null || elem e.platform platforms) && (packages == null || elem e.package packages)
+        (platforms == null || elem e.platform platforms)
+        && (packages == null || elem e.package packages)
       ) all;
 }

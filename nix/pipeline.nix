@@ -233,7 +233,8 @@ rec {
     # Type
 
     ```
-    manifestFeatures :: { redistName, version, manifest :: Path, baseUrl, platforms?, packages? } -> Derivation
+    manifestFeatures :: { redistName, version, manifest :: Path, baseUrl, platforms?, packages? }
+                     -> Derivation
     ```
   */
   manifestFeatures =
@@ -257,7 +258,10 @@ rec {
       # name, without the NAR dump of "${manifest}" (a coroutine and
       # 64 KiB buffers per file, about 4% of evaluating 185 manifests).
       manifestFile =
-        if builtins.isPath manifest then builtins.toFile (baseNameOf manifest) text else "${manifest}";
+        if builtins.isPath manifest then
+          builtins.toFile (baseNameOf manifest) text
+        else
+          "${manifest}";
       # entryDerivations for an entry of `entries`, whose relative_path
       # manifest.nix has checked: its names need no sanitize.
       drvsOf =

@@ -7,14 +7,16 @@
 let
   inherit (builtins) attrNames concatMap filter match readDir readFile fromJSON isAttrs hasAttr;
   files = concatMap (
-    r: map (f: { inherit r f; }) (filter (f: match "redistrib_.*json" f != null) (attrNames (readDir (manifests + "/${r}"))))
+    r: map (f: { inherit r f; })
+      (filter (f: match "redistrib_.*json" f != null) (attrNames (readDir (manifests + "/${r}"))))
   ) (attrNames (readDir manifests));
   leaves = m: concatMap (
     p: if !(isAttrs m.${p}) then [ ] else concatMap (
       pl: let v = m.${p}.${pl}; in
       if !(isAttrs v) then [ ]
       else if hasAttr "relative_path" v then [ v ]
-      else map (k: v.${k}) (filter (k: isAttrs v.${k} && hasAttr "relative_path" v.${k}) (attrNames v))
+      else map (k: v.${k})
+        (filter (k: isAttrs v.${k} && hasAttr "relative_path" v.${k}) (attrNames v))
     ) (attrNames m.${p})
   ) (attrNames m);
   features = leaf:
@@ -45,7 +47,9 @@ let
     name = "manifest-features";
     system = "x86_64-linux";
     builder = detector;
-    args = [ "aggregate" ] ++ map (l: "${features l}") (leaves (fromJSON (readFile (manifests + "/${file.r}/${file.f}"))));
+    args = [ "aggregate" ]
+      ++ map (l: "${features l}")
+        (leaves (fromJSON (readFile (manifests + "/${file.r}/${file.f}"))));
   };
 in
 derivation {

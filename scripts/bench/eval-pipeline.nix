@@ -17,7 +17,8 @@ let
       manifest = dir + "/${file}";
       baseUrl = "https://example.invalid/${redistName}";
     }) (filter (f: versionOf f != null) (attrNames (readDir dir)));
-  perRedist = map (r: pipeline.mergeIndex { name = r; features = redist r; }) (attrNames (readDir manifests));
+  perRedist = map (r: pipeline.mergeIndex { name = r; features = redist r; })
+    (attrNames (readDir manifests));
 in
 {
   index = pipeline.mergeIndex {
