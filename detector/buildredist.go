@@ -21,6 +21,25 @@ const (
 
 var usrBytes = []byte("/usr/")
 
+// indexUsr is bytes.Index(data, usrBytes), faster on binaries: the
+// standard search restarts at every '/', the commonest byte of the needle
+// in machine code and GPU code (about one byte in 290 of libcufft); it
+// looks for the 'u' (one in 500) and checks the bytes around it.
+func indexUsr(data []byte) int {
+	for i := 1; i+4 <= len(data); {
+		j := bytes.IndexByte(data[i:len(data)-3], 'u')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if data[i-1] == '/' && data[i+1] == 's' && data[i+2] == 'r' && data[i+3] == '/' {
+			return i - 1
+		}
+		i++
+	}
+	return -1
+}
+
 // The lines patchCudaPkgConfig rewrites (sed -e "s|^cudaroot\s*=.*$|…|"…).
 var pkgConfigRewritten = []*regexp.Regexp{
 	regexp.MustCompile(`^cudaroot\s*=.*$`),
@@ -33,7 +52,7 @@ var pkgConfigRewritten = []*regexp.Regexp{
 // "/usr/" only, one at a time, so a file of a hundred million empty lines
 // costs no memory.
 func findUsr(rel string, data []byte) usrReference {
-	i := bytes.Index(data, usrBytes)
+	i := indexUsr(data)
 	if i < 0 {
 		return usrNone
 	}
@@ -52,7 +71,7 @@ func findUsr(rel string, data []byte) usrReference {
 		if end == len(data) {
 			break
 		}
-		next := bytes.Index(data[end+1:], usrBytes)
+		next := indexUsr(data[end+1:])
 		if next < 0 {
 			break
 		}

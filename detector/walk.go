@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -147,12 +148,36 @@ func consumeFile(h *narhash.NarHasher, it walkItem, n *node) (err error) {
 		}()
 		data = mapped
 	}
-	if err := h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
+	if len(data) < usrScanChunk || strings.HasSuffix(it.rel, ".pc") {
+		if err := h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
+			return err
+		}
+		n.usr = findUsr(it.rel, data)
+	} else if n.usr, err = hashAndFindUsr(h, narPath(it.raw), n.exec, data); err != nil {
 		return err
 	}
 	n.file = inspect(it.rel, data)
-	n.usr = findUsr(it.rel, data)
 	return nil
+}
+
+// usrScanChunk is the piece of a large file hashed and then searched for
+// /usr/ while in the CPU's cache (half a typical L2).
+const usrScanChunk = 128 << 10
+
+// hashAndFindUsr hashes a large file and searches it for /usr/ in one
+// pass over memory (findUsr's answer for a file that is not a .pc file).
+func hashAndFindUsr(h *narhash.NarHasher, p string, exec bool, data []byte) (usrReference, error) {
+	found := false
+	err := h.FileBytesVisit(p, exec, data, usrScanChunk, func(start, end int) {
+		if !found {
+			// Back up by len-1 bytes: a match may straddle two pieces.
+			found = indexUsr(data[max(0, start-len(usrBytes)+1):end]) >= 0
+		}
+	})
+	if found {
+		return usrAnywhere, err
+	}
+	return usrNone, err
 }
 
 // reader walks the tree for consume.
@@ -259,7 +284,7 @@ func mapFile(path string, size int64) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}

@@ -102,3 +102,44 @@ func TestNarHasherRejectsDisorder(t *testing.T) {
 		t.Error("entries out of NAR order were accepted")
 	}
 }
+
+// TestFileBytesVisitMatchesFileBytes: hashing in visited pieces gives the
+// NAR hash of go-nix's DumpPath for every length around the piece size
+// and the 8-byte padding, and visits each byte once, in order.
+func TestFileBytesVisitMatchesFileBytes(t *testing.T) {
+	const chunk = 16
+	for size := 0; size <= 3*chunk+9; size++ {
+		content := bytes.Repeat([]byte("0123456789abcdefg"), 4)[:size]
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "f"), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := narhash.NewNarHasher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Dir("/"); err != nil {
+			t.Fatal(err)
+		}
+		next := 0
+		err = h.FileBytesVisit("/f", false, content, chunk, func(start, end int) {
+			if start != next || end <= start || end-start > chunk {
+				t.Errorf("size %d: visited [%d, %d) after %d", size, start, end, next)
+			}
+			next = end
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next != size {
+			t.Errorf("size %d: visited up to %d", size, next)
+		}
+		got, err := h.Sum()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, err := narhash.HashPath(root); err != nil || got != want {
+			t.Errorf("size %d: FileBytesVisit %s, DumpPath %s (%v)", size, got, want, err)
+		}
+	}
+}
