@@ -45,6 +45,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary detectorBinary built once the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // detectorBinary builds the static binary once for all tests.
 func detectorBinary(t *testing.T) string {
 	t.Helper()
