@@ -1,18 +1,12 @@
 package nixpipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 )
 
 // process runs the binary's process-manifests over dir, fetching from
@@ -243,19 +237,7 @@ func TestProcessManifestsCleanup(t *testing.T) {
 	dir := copySample(t)
 	// An archive no other run has seen, so that everything this run needs
 	// is new to the store.
-	unique := testarchive.TarGz([]testarchive.Entry{
-		testarchive.F("demo_src-2.0.0-archive/src/unique.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
-	})
-	rel := "demo_src/unique.tar.gz"
-	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(unique)
-	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
-		delete(m, "libdemo_variant")
-		src := leaf(m, "demo_src", "source")
-		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
-	})
+	useNewSourceArchive(t, dir, "unique", true)
 	code, _, stderr := process(t, dir, "--version", "2.0.0", "--cleanup", "--log-level", "INFO")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
@@ -297,19 +279,7 @@ func TestProcessManifestsQuiet(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
 	// An archive no other run has seen, so that there is something to build.
-	unique := testarchive.TarGz([]testarchive.Entry{
-		testarchive.F("demo_src-2.0.0-archive/src/quiet.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
-	})
-	rel := "demo_src/quiet.tar.gz"
-	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(unique)
-	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
-		delete(m, "libdemo_variant")
-		src := leaf(m, "demo_src", "source")
-		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
-	})
+	useNewSourceArchive(t, dir, "quiet", true)
 	code, stdout, stderr := process(t, dir, "--version", "2.0.0", "--quiet", "--cleanup")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)

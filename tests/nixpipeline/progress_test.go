@@ -1,17 +1,12 @@
 package nixpipeline
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -53,19 +48,7 @@ func TestProgressOnTerminal(t *testing.T) {
 		testenv.Unavailable(t, "script(1) is not installed (bsdutils)", "CRFF_REQUIRE_NIX")
 	}
 	dir := copySample(t)
-	unique := testarchive.TarGz([]testarchive.Entry{
-		testarchive.F("demo_src-2.0.0-archive/src/pty.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
-	})
-	rel := "demo_src/pty.tar.gz"
-	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(unique)
-	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
-		delete(m, "libdemo_variant")
-		src := leaf(m, "demo_src", "source")
-		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
-	})
+	useNewSourceArchive(t, dir, "pty", true)
 	command := strings.Join([]string{detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
 		"--redist-name", "sample", "--version", "2.0.0", "--cleanup", "file://" + dir, dir}, " ")
 	cmd := exec.Command("script", "-qec", command, "/dev/null")
@@ -108,21 +91,7 @@ func TestProgressLines(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
 	// newArchive makes demo_src's source archive one no run built yet.
-	newArchive := func(name string) {
-		unique := testarchive.TarGz([]testarchive.Entry{
-			testarchive.F("demo_src-2.0.0-archive/src/"+name+".txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
-		})
-		rel := "demo_src/" + name + ".tar.gz"
-		if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(unique)
-		rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
-			delete(m, "libdemo_variant")
-			src := leaf(m, "demo_src", "source")
-			src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
-		})
-	}
+	newArchive := func(name string) { useNewSourceArchive(t, dir, name, true) }
 	run := func(extra ...string) (stdout, stderr string) {
 		args := append([]string{"process-manifests", "--nix-option", "substituters=",
 			"--redist-name", "sample", "--version", "2.0.0"}, extra...)

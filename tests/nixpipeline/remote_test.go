@@ -2,9 +2,7 @@ package nixpipeline
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -14,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -143,15 +140,7 @@ func TestRemoteBuilder(t *testing.T) {
 	b := startSSHBuilder(t)
 	// A detector no other test used (trailing bytes after the ELF image),
 	// so that every derivation is new to both stores.
-	det := filepath.Join(t.TempDir(), "cuda-redist-find-features")
-	data, err := os.ReadFile(detectorBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = append(data, []byte(fmt.Sprintf("\n%s %d\n", t.Name(), time.Now().UnixNano()))...)
-	if err := os.WriteFile(det, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	det := newDetector(t)
 	system := strings.Trim(mustNix(t, "nix-instantiate", "--eval", "-E", "builtins.currentSystem"), `"`)
 	dir := copySample(t)
 	index := filepath.Join(t.TempDir(), "index.json")
@@ -216,31 +205,12 @@ func TestRemoteStore(t *testing.T) {
 	b := startSSHBuilder(t)
 	// A detector and archives no other test used, so that nothing of the
 	// run can be in the local store from elsewhere.
-	det := filepath.Join(t.TempDir(), "cuda-redist-find-features")
-	data, err := os.ReadFile(detectorBinary(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	data = append(data, []byte(fmt.Sprintf("\n%s %d\n", t.Name(), time.Now().UnixNano()))...)
-	if err := os.WriteFile(det, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	det := newDetector(t)
 	dir := copySample(t)
 	// The sample's archives are in the local store from other tests; this
 	// one (demo_src's source, the only entry of its package) is new, and
 	// must reach the builder's store without passing through the local one.
-	unique := testarchive.TarGz([]testarchive.Entry{
-		testarchive.F("demo_src-2.0.0-archive/src/remote.txt", fmt.Sprintf("%s %d", t.Name(), time.Now().UnixNano())),
-	})
-	rel := "demo_src/remote-store.tar.gz"
-	if err := os.WriteFile(filepath.Join(dir, rel), unique, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(unique)
-	rewriteManifest(t, filepath.Join(dir, "redistrib_2.0.0.json"), func(m map[string]any) {
-		src := leaf(m, "demo_src", "source")
-		src["relative_path"], src["sha256"] = rel, hex.EncodeToString(sum[:])
-	})
+	sum := useNewSourceArchive(t, dir, "remote-store", false)
 	index := filepath.Join(t.TempDir(), "index.json")
 	cmd := exec.Command(det, "process-manifests", "--detector", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
 		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
@@ -259,7 +229,7 @@ func TestRemoteStore(t *testing.T) {
 	for _, v := range []string{"1.0.0", "2.0.0"} {
 		diffPaths(t, filepath.Join(golden, v, "feature_"+v+".json"), filepath.Join(dir, "feature_"+v+".json"))
 	}
-	if got, err := os.ReadFile(index); err != nil || !bytes.Contains(got, []byte(hex.EncodeToString(sum[:]))) {
+	if got, err := os.ReadFile(index); err != nil || !bytes.Contains(got, []byte(sum)) {
 		t.Errorf("index %s lacks the new archive's sha256 (%v)", index, err)
 	}
 
