@@ -161,7 +161,7 @@ func consumeFile(h *narhash.NarHasher, it walkItem, n *node) (err error) {
 }
 
 // usrScanChunk is the piece of a large file hashed and then searched for
-// /usr/ while in the CPU's cache (half a typical L2).
+// /usr/ while in the CPU's cache (well within the L2 of any recent CPU).
 const usrScanChunk = 128 << 10
 
 // hashAndFindUsr hashes a large file and searches it for /usr/ in one

@@ -207,8 +207,9 @@ rec {
   /**
     The features of one manifest: a directory holding
     `feature_<version>.json` (the legacy format, byte-compatible with the
-    files Nixpkgs carried), `index.json` (the index format with narHash)
-    and `detail.json` (everything the detector found, per entry).
+    files Nixpkgs carried), `index.json` (the index format with narHash),
+    `detail.json` (everything the detector found, per entry) and
+    `buildRedist.json` (what each package's buildRedist call should declare).
 
     The result also carries `entries.<package>.<platform>.<variant>` with
     each entry's `src`, `unpacked` and `features` derivations.

@@ -11,7 +11,7 @@ func aggregateCommand() command {
 	return command{
 		name:    "aggregate",
 		args:    "",
-		summary: "Nix builder: merge a manifest's detection results into feature_<version>.json, index.json and detail.json.",
+		summary: "Nix builder: merge a manifest's detection results into feature_<version>.json, index.json, detail.json and buildRedist.json.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			attrsFile := fs.String("attrs", "", "structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
 			return func(args []string) error {

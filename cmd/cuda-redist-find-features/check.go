@@ -234,7 +234,7 @@ func (c *checkRun) detect(ctx context.Context, parsed map[string]*manifest.Manif
 		return nil, err
 	}
 	entries := plan.Entries()
-	if err := c.runner.Build(ctx, c.manifests); err != nil {
+	if err := c.runner.RealiseEntries(ctx, plan); err != nil {
 		c.e.log.Warn("some detections failed to build; they are reported apart", "error", err)
 	}
 	archives := make([]nixpkgscheck.Archive, 0, len(entries))
@@ -264,10 +264,10 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 	n := nixpkgscheck.Count(findings)
 	c.e.log.Info("check-nixpkgs", "errors", n.Errors, "hints", n.Hints, "failures", n.Failures)
 	code, err := n.Outcome()
-	if code == nixpkgscheck.ExitIncomplete {
-		return &exitError{code: exitIncomplete, err: err}
+	if err != nil {
+		return &exitError{code: code, err: err}
 	}
-	return err
+	return nil
 }
 
 // print writes one finding as a line of text or JSON; hints only with

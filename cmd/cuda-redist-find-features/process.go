@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	flag "github.com/spf13/pflag"
+	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -137,7 +138,11 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 func attachProgress(r *nixdriver.Runner, e *env) {
 	switch {
 	case e.quiet:
-		// Nix's own "building ..." lines; its errors still show.
+		// Nix's own "building ..." lines; its errors still show. Copied
+		// through a pipe rather than handing Nix our stderr, so that a
+		// reader of stderr that went away cannot end Nix either (see
+		// stderrFor).
+		r.Stderr = struct{ io.Writer }{e.stderr}
 		r.BuildArgs = append(r.BuildArgs, "--quiet")
 	case isTerminal(e.stderr):
 		// A status line from Nix's structured log.

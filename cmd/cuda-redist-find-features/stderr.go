@@ -28,9 +28,9 @@ func stderrFor(f *os.File) io.Writer {
 
 // dupStdStream duplicates fd 1 or 2, close-on-exec so that Nix and the
 // other commands the run starts do not inherit it (a reader of the pipe
-// waiting for its end would wait for them too; they get fd 2 itself when
-// they are given stderr). The duplicate stays open until the program
-// exits.
+// waiting for its end would wait for them too; Nix's output reaches us
+// through a pipe that Go copies to this writer). The duplicate stays open
+// until the program exits.
 func dupStdStream(f *os.File) (*os.File, error) {
 	rc, err := f.SyscallConn()
 	if err != nil {

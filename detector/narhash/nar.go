@@ -187,6 +187,9 @@ func (n *NarHasher) FileBytes(p string, executable bool, content []byte) error {
 // it: a caller that also scans the content finds the piece still in the
 // CPU's cache instead of reading a large file from memory twice.
 func (n *NarHasher) FileBytesVisit(p string, executable bool, content []byte, chunk int, visit func(start, end int)) error {
+	if chunk <= 0 {
+		return fmt.Errorf("nar: file %s: piece size %d, want > 0", p, chunk)
+	}
 	if err := n.fileHeader(p, executable); err != nil {
 		return err
 	}

@@ -281,23 +281,9 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	return nil
 }
 
-// Entries evaluates the manifests and returns every entry with the store
-// path its detection will have.
-func (r *Runner) Entries(ctx context.Context, ms []Manifest) ([]Entry, error) {
-	p, err := r.Instantiate(ctx, ms, "")
-	if err != nil {
-		return nil, err
-	}
-	return p.Entries(), nil
-}
-
-// Build builds every entry's detection (not the aggregates), reusing the
-// evaluation of Entries.
-func (r *Runner) Build(ctx context.Context, ms []Manifest) error {
-	p, err := r.Instantiate(ctx, ms, "")
-	if err != nil {
-		return err
-	}
+// RealiseEntries builds every entry's detection of the plan (not the
+// aggregates): what check-nixpkgs needs.
+func (r *Runner) RealiseEntries(ctx context.Context, p *Plan) error {
 	var drvs []string
 	for _, e := range p.Entries() {
 		drvs = append(drvs, e.DrvPath)

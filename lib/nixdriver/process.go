@@ -49,8 +49,8 @@ type ManifestOutcome struct {
 	Parsed *manifest.Manifest
 	// Built: the aggregate's output exists; its files can be copied out.
 	Built bool
-	// BuiltEntries and FailedEntries split the entries when the aggregate
-	// did not build.
+	// BuiltEntries and FailedEntries split the entries by whether their
+	// detection exists (what a manifest whose aggregate failed reports).
 	BuiltEntries  []Entry
 	FailedEntries []Entry
 }
@@ -98,7 +98,11 @@ func (r *Runner) Process(ctx context.Context, ms []Manifest, opts ProcessOptions
 	if o.BuildErr = r.Realise(ctx, targets); o.BuildErr != nil {
 		opts.Log.Warn("some builds failed", "error", o.BuildErr)
 	}
-	return o, o.collect(ctx, plan, parsed)
+	if err := o.collect(ctx, plan, parsed); err != nil {
+		o.Close()
+		return nil, err
+	}
+	return o, nil
 }
 
 // targets are the derivations a run builds: the aggregates and the index.
@@ -222,6 +226,7 @@ func (o *Outcome) Close() error {
 	}
 	err := os.RemoveAll(o.roots)
 	o.roots = ""
+	o.runner.RootDir = ""
 	return err
 }
 

@@ -2,6 +2,7 @@ package nixpkgscheck
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -161,7 +162,7 @@ func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[str
 func (p *Plan) noPackageFile(tg target, base Finding, results map[string][]pkgeval.Result) []Finding {
 	broken := brokenFiles(results, tg.caseIndex)
 	for _, own := range []string{tg.Package + ".nix", tg.Package + "/package.nix", tg.Package + "/default.nix"} {
-		if contains(broken, own) {
+		if slices.Contains(broken, own) {
 			return nil
 		}
 	}

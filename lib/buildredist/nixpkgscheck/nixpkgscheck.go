@@ -79,12 +79,3 @@ func EvalPlatform(p string) string {
 // Checked reports whether archives of a platform are checked at all:
 // Nixpkgs builds no Windows package.
 func Checked(platform string) bool { return !strings.HasPrefix(platform, "windows") }
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}
