@@ -111,6 +111,10 @@ func runDetector(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(detectorBinary(t), args...)
 	cmd.Dir = repoRoot()
+	// A temporary directory of its own, to check the run leaves nothing
+	// of its own there (GC roots, features read back from a store).
+	tmp := t.TempDir()
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -119,6 +123,9 @@ func runDetector(t *testing.T, args ...string) (int, string, string) {
 		code = ee.ExitCode()
 	} else if err != nil {
 		t.Fatal(err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "crff-*")); len(left) > 0 {
+		t.Errorf("%v left %v in TMPDIR", args, left)
 	}
 	return code, stdout.String(), stderr.String()
 }
