@@ -45,21 +45,25 @@ done
 
 # measure NAME CMD...: runs CMD $runs times; sets cpu_NAME, wall_NAME and
 # rss_NAME (KB) to the lowest of each. A failing command stops the script.
+# With repeat=N, each timed run runs CMD N times and the times are per
+# command: /usr/bin/time counts in 0.01 s ticks, too coarse alone for the
+# 0.1-0.2 s of detect and nix hash path.
 measure() {
-  local name=$1 cpu= wall= rss= c w m
+  local name=$1 cpu= wall= rss= c w m n=${repeat:-1}
   shift
   for _ in $(seq "$runs"); do
     [ -n "${before:-}" ] && eval "$before"
-    /usr/bin/time -f '%U %S %e %M' -o "$cache/time" bash -c '"$@"' - "$@" >/dev/null 2>"$cache/stderr" ||
+    /usr/bin/time -f '%U %S %e %M' -o "$cache/time" bash -c 'n=$1; shift; for _ in $(seq "$n"); do "$@" || exit; done' - "$n" "$@" >/dev/null 2>"$cache/stderr" ||
       { cat "$cache/stderr" >&2; echo "bench: $name failed" >&2; exit 1; }
     read -r u s w m <"$cache/time"
-    c=$(echo "$u + $s" | bc)
+    c=$(echo "scale=4; ($u + $s) / $n" | bc)
+    w=$(echo "scale=4; $w / $n" | bc)
     if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c; fi
     if [ -z "$wall" ] || [ "$(echo "$w < $wall" | bc)" = 1 ]; then wall=$w; fi
     if [ -z "$rss" ] || [ "$m" -lt "$rss" ]; then rss=$m; fi
   done
-  printf -v "cpu_$name" '%.2f' "$cpu"
-  printf -v "wall_$name" '%.2f' "$wall"
+  printf -v "cpu_$name" '%.3f' "$cpu"
+  printf -v "wall_$name" '%.3f' "$wall"
   printf -v "rss_$name" '%s' "$rss"
 }
 ratio() { printf '%.2f' "$(echo "$1 / $2" | bc -l)"; }
@@ -123,8 +127,8 @@ for lib in curand cufft; do
   measure "tar_$lib" tar_unpack "$a"
   measure "xzdc_$lib" sh -c "xz -dc '$a' >/dev/null"
   measure "unpack_$lib" our_unpack "$a"
-  measure "nixhash_$lib" nixhash "$out"
-  measure "detect_$lib" "$bin" detect "$out"
+  repeat=10 measure "nixhash_$lib" nixhash "$out"
+  repeat=10 measure "detect_$lib" "$bin" detect "$out"
   du=$(du -sb "$out" | cut -f1)
   printf -v "size_$lib" '%s' "$du"
   before=ours_clean measure "cold_$lib" ours_cold "$a" features
