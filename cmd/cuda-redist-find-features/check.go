@@ -19,10 +19,6 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 )
 
-// exitIncomplete: no drift found, but some archives could not be fetched,
-// unpacked or detected, so the check is incomplete.
-const exitIncomplete = nixpkgscheck.ExitIncomplete
-
 // exitError makes run exit with a code other than exitFail.
 type exitError struct {
 	code int

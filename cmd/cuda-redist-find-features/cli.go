@@ -17,7 +17,7 @@ import (
 // reference generated from the same definitions (see docs.go).
 
 // Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3:
-// incomplete, see exitIncomplete).
+// incomplete, see nixpkgscheck.ExitIncomplete).
 const (
 	exitOK    = 0
 	exitFail  = 1
