@@ -148,7 +148,7 @@ func consumeFile(h *narhash.NarHasher, it walkItem, n *node) (err error) {
 		}()
 		data = mapped
 	}
-	if len(data) < usrScanChunk || strings.HasSuffix(it.rel, ".pc") {
+	if strings.HasSuffix(it.rel, ".pc") {
 		if err := h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
 			return err
 		}
@@ -164,8 +164,8 @@ func consumeFile(h *narhash.NarHasher, it walkItem, n *node) (err error) {
 // /usr/ while in the CPU's cache (well within the L2 of any recent CPU).
 const usrScanChunk = 128 << 10
 
-// hashAndFindUsr hashes a large file and searches it for /usr/ in one
-// pass over memory (findUsr's answer for a file that is not a .pc file).
+// hashAndFindUsr hashes a file and searches it for /usr/ in one pass over
+// memory (findUsr's answer for a file that is not a .pc file).
 func hashAndFindUsr(h *narhash.NarHasher, p string, exec bool, data []byte) (usrReference, error) {
 	found := false
 	err := h.FileBytesVisit(p, exec, data, usrScanChunk, func(start, end int) {

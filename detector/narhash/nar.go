@@ -173,14 +173,12 @@ func (n *NarHasher) File(p string, executable bool, size int64, r io.Reader) err
 
 // FileBytes adds a regular file with the given content.
 func (n *NarHasher) FileBytes(p string, executable bool, content []byte) error {
-	if err := n.fileHeader(p, executable); err != nil {
-		return err
-	}
-	if err := wire.WriteBytes(n.sum, content); err != nil {
-		return err
-	}
-	return n.end()
+	return n.FileBytesVisit(p, executable, content, max(len(content), 1), func(int, int) {})
 }
+
+// zeros pads a file's content to a multiple of 8 bytes, as the NAR wire
+// format does.
+var zeros [8]byte
 
 // FileBytesVisit is FileBytes that hands content to visit in pieces of at
 // most chunk bytes (as offsets into content), each right after hashing
@@ -204,7 +202,7 @@ func (n *NarHasher) FileBytesVisit(p string, executable bool, content []byte, ch
 		visit(start, end)
 	}
 	if pad := (8 - len(content)%8) % 8; pad > 0 {
-		if _, err := n.sum.Write(make([]byte, pad)); err != nil {
+		if _, err := n.sum.Write(zeros[:pad]); err != nil {
 			return err
 		}
 	}
