@@ -14,6 +14,12 @@ func ReadFeatures(path string) (*Features, error) {
 	if err != nil {
 		return nil, err
 	}
+	return DecodeFeatures(path, data)
+}
+
+// DecodeFeatures decodes a detection result read from path (named in
+// errors) by other means, e.g. from a remote store.
+func DecodeFeatures(path string, data []byte) (*Features, error) {
 	var f Features
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("features %s: %w", path, err)

@@ -177,9 +177,8 @@ func (o *Outcome) PartialFeatures(ctx context.Context, m ManifestOutcome) ([]byt
 	return aggregate.EncodeLegacy(detected)
 }
 
-// readFeatures reads a detection from the build's store. With a remote
-// store it is read back into a temporary file first, so that
-// features.ReadFeatures (and its checks) apply to it unchanged.
+// readFeatures reads a detection from the build's store: local, or the
+// remote one with --store.
 func (o *Outcome) readFeatures(ctx context.Context, path string) (*features.Features, error) {
 	if o.runner.Store == "" {
 		return features.ReadFeatures(path)
@@ -188,19 +187,7 @@ func (o *Outcome) readFeatures(ctx context.Context, path string) (*features.Feat
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp("", "crff-features-*.json")
-	if err != nil {
-		return nil, err
-	}
-	defer os.Remove(tmp.Name())
-	_, err = tmp.Write(data)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	return features.ReadFeatures(tmp.Name())
+	return features.DecodeFeatures(path, data)
 }
 
 // rememberStore notes which paths of the build's closure the store holds
