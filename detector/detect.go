@@ -20,6 +20,11 @@ type Options struct {
 	// Globstar reads "**" in buildRedist's patterns as bash's globstar
 	// would; stdenv leaves it off (see lib/buildredist).
 	Globstar bool
+	// NarHash is the tree's NAR hash when the caller knows it (Nix
+	// computed it when it registered the tree; any encoding Nix prints).
+	// The walk then hashes nothing and reads files only for what it
+	// detects. Empty: the walk computes it.
+	NarHash string
 }
 
 // Detect walks the unpacked tree at root and returns its features.
@@ -29,7 +34,7 @@ func Detect(root string) (*features.Features, error) {
 
 // DetectWith is Detect with options.
 func DetectWith(root string, opts Options) (*features.Features, error) {
-	t, narHash, err := scan(root)
+	t, narHash, err := scan(root, opts.NarHash)
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", root, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
@@ -47,10 +48,17 @@ type walkItem struct {
 }
 
 // scan walks root once, feeding every node to the NAR hasher and every
-// file to the ELF reader from the same copy of its content.
-func scan(root string) (*tree, string, error) {
+// file to the ELF reader from the same copy of its content. With a known
+// NAR hash (narHash not empty), nothing is hashed and Sum is that hash.
+func scan(root, narHash string) (*tree, string, error) {
 	t := newTree()
-	h, err := narhash.NewNarHasher()
+	var h *narhash.NarHasher
+	var err error
+	if narHash != "" {
+		h, err = narhash.NewKnown(narHash)
+	} else {
+		h, err = narhash.NewNarHasher()
+	}
 	if err != nil {
 		return nil, "", err
 	}
@@ -66,7 +74,8 @@ func scan(root string) (*tree, string, error) {
 		defer close(items)
 		r.walk(root, "", "")
 	}()
-	err = t.consume(h, items, free)
+	c := &consumer{t: t, h: h, buf: make([]byte, readPiece)}
+	err = c.consume(items, free)
 	close(stop)
 	for range items { // let the reader finish
 	}
@@ -83,33 +92,45 @@ func scan(root string) (*tree, string, error) {
 
 func narPath(rel string) string { return "/" + rel }
 
-// consume builds the tree's nodes and the NAR hash from the reader's items.
-func (t *tree) consume(h *narhash.NarHasher, items <-chan walkItem, free chan<- *[]byte) error {
+// readPiece is the piece of a large file read, hashed and then searched
+// for /usr/ while in the CPU's cache (well within the L2 of any recent
+// CPU).
+const readPiece = 128 << 10
+
+// consumer builds the tree's nodes and the NAR hash from the reader's
+// items.
+type consumer struct {
+	t   *tree
+	h   *narhash.NarHasher
+	buf []byte // readPiece bytes, for large files
+}
+
+func (c *consumer) consume(items <-chan walkItem, free chan<- *[]byte) error {
 	for it := range items {
 		if it.err != nil {
 			return it.err
 		}
 		switch it.kind {
 		case kindSymlink:
-			if err := t.add(it.rel, &node{kind: kindSymlink, target: it.target}); err != nil {
+			if err := c.t.add(it.rel, &node{kind: kindSymlink, target: it.target}); err != nil {
 				return err
 			}
-			if err := h.Symlink(narPath(it.raw), it.rawTarget); err != nil {
+			if err := c.h.Symlink(narPath(it.raw), it.rawTarget); err != nil {
 				return err
 			}
 		case kindDir:
-			if err := t.add(it.rel, &node{kind: kindDir, children: it.children}); err != nil {
+			if err := c.t.add(it.rel, &node{kind: kindDir, children: it.children}); err != nil {
 				return err
 			}
-			if err := h.Dir(narPath(it.raw)); err != nil {
+			if err := c.h.Dir(narPath(it.raw)); err != nil {
 				return err
 			}
 		case kindFile:
 			n := &node{kind: kindFile, exec: it.exec}
-			if err := t.add(it.rel, n); err != nil {
+			if err := c.t.add(it.rel, n); err != nil {
 				return err
 			}
-			err := consumeFile(h, it, n)
+			err := c.file(it, n)
 			if it.buf != nil {
 				free <- it.buf
 			}
@@ -121,54 +142,112 @@ func (t *tree) consume(h *narhash.NarHasher, items <-chan walkItem, free chan<- 
 	return nil
 }
 
-// consumeFile hashes and inspects one file, mapping it when the reader
-// did not read it. A file that shrinks while mapped is an error naming
-// it, never a crash.
-func consumeFile(h *narhash.NarHasher, it walkItem, n *node) (err error) {
-	data := it.data
-	if data == nil && it.size > 0 {
-		var mapped []byte
-		if mapped, err = mapFile(it.abs, it.size); err != nil {
-			return err
-		}
-		defer syscall.Munmap(mapped)
-		// A mapped file that shrinks under us faults on access (SIGBUS);
-		// with this, the fault is a panic, on this goroutine only, that
-		// the function below turns into an error for this file.
-		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() {
-			if r := recover(); r != nil {
-				fault, ok := r.(interface{ Addr() uintptr })
-				if !ok {
-					panic(r)
-				}
-				err = fmt.Errorf("read %s: the file changed during the walk (fault at offset %d of %d mapped bytes)",
-					it.abs, int64(fault.Addr()-uintptr(unsafe.Pointer(unsafe.SliceData(mapped)))), len(mapped))
-			}
-		}()
-		data = mapped
+// file hashes and inspects one file. The reader has read a small one
+// already; a large one is read here a piece at a time, and mapped only if
+// it is an ELF file or a static archive, whose headers the ELF reader
+// jumps between.
+func (c *consumer) file(it walkItem, n *node) error {
+	if it.data != nil || it.size == 0 {
+		return c.inMemory(it, n, it.data)
 	}
+	if strings.HasSuffix(it.rel, ".pc") { // findUsr reads it line by line
+		return withMapped(it, func(data []byte) error { return c.inMemory(it, n, data) })
+	}
+	head, err := c.stream(it, n)
+	if err != nil {
+		return err
+	}
+	if !elfinfo.IsELF(head) && !elfinfo.IsArchive(head) {
+		n.file = inspect(it.rel, head) // its name and first bytes are all inspect reads
+		return nil
+	}
+	return withMapped(it, func(data []byte) error {
+		n.file = inspect(it.rel, data)
+		return nil
+	})
+}
+
+// inMemory hashes, searches and inspects a file whose content is in data.
+func (c *consumer) inMemory(it walkItem, n *node, data []byte) (err error) {
 	if strings.HasSuffix(it.rel, ".pc") {
-		if err := h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
+		if err := c.h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
 			return err
 		}
 		n.usr = findUsr(it.rel, data)
-	} else if n.usr, err = hashAndFindUsr(h, narPath(it.raw), n.exec, data); err != nil {
+	} else if n.usr, err = hashAndFindUsr(c.h, narPath(it.raw), n.exec, data); err != nil {
 		return err
 	}
 	n.file = inspect(it.rel, data)
 	return nil
 }
 
-// usrScanChunk is the piece of a large file hashed and then searched for
-// /usr/ while in the CPU's cache (well within the L2 of any recent CPU).
-const usrScanChunk = 128 << 10
+// headSize is how much of a file inspect reads when it is neither an ELF
+// file nor a static archive (isLinkerScript's 512 bytes).
+const headSize = 512
+
+// stream reads, hashes and searches a large file for /usr/, and returns
+// its first bytes.
+func (c *consumer) stream(it walkItem, n *node) ([]byte, error) {
+	f, err := openFile(it.abs)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", it.abs, err)
+	}
+	defer f.Close()
+	var head []byte
+	found, tail := false, make([]byte, 0, 2*len(usrBytes))
+	err = c.h.FileFrom(narPath(it.raw), n.exec, it.size, f, c.buf, func(piece []byte) {
+		if head == nil {
+			head = append([]byte(nil), piece[:min(len(piece), headSize)]...)
+		}
+		if found {
+			return
+		}
+		// A match may straddle two pieces: search the seam too.
+		tail = append(tail, piece[:min(len(piece), len(usrBytes)-1)]...)
+		found = indexUsr(tail) >= 0 || indexUsr(piece) >= 0
+		tail = append(tail[:0], piece[max(0, len(piece)-len(usrBytes)+1):]...)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", it.abs, err)
+	}
+	if found {
+		n.usr = usrAnywhere
+	}
+	return head, nil
+}
+
+// withMapped maps a file read-only for use: the ELF reader jumps to the
+// section headers and fatbins of a 500 MB library without reading the
+// rest. A file that shrinks while mapped is an error naming it, never a
+// crash.
+func withMapped(it walkItem, use func(data []byte) error) (err error) {
+	mapped, err := mapFile(it.abs, it.size)
+	if err != nil {
+		return err
+	}
+	defer syscall.Munmap(mapped)
+	// A mapped file that shrinks under us faults on access (SIGBUS);
+	// with this, the fault is a panic, on this goroutine only, that the
+	// function below turns into an error for this file.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			fault, ok := r.(interface{ Addr() uintptr })
+			if !ok {
+				panic(r)
+			}
+			err = fmt.Errorf("read %s: the file changed during the walk (fault at offset %d of %d mapped bytes)",
+				it.abs, int64(fault.Addr()-uintptr(unsafe.Pointer(unsafe.SliceData(mapped)))), len(mapped))
+		}
+	}()
+	return use(mapped)
+}
 
 // hashAndFindUsr hashes a file and searches it for /usr/ in one pass over
 // memory (findUsr's answer for a file that is not a .pc file).
 func hashAndFindUsr(h *narhash.NarHasher, p string, exec bool, data []byte) (usrReference, error) {
 	found := false
-	err := h.FileBytesVisit(p, exec, data, usrScanChunk, func(start, end int) {
+	err := h.FileBytesVisit(p, exec, data, readPiece, func(start, end int) {
 		if !found {
 			// Back up by len-1 bytes: a match may straddle two pieces.
 			found = indexUsr(data[max(0, start-len(usrBytes)+1):end]) >= 0
@@ -272,11 +351,11 @@ func readDirNames(dir string) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// mapFile maps a large file read-only: the ELF reader jumps to the section
-// headers and fatbins of a 500 MB library without copying it, while the
-// hash streams through it once. The caller unmaps it.
+// mapFile maps a file read-only. Pages are read in as the ELF reader
+// touches them, not all ahead (MAP_POPULATE): the hash and the /usr/
+// search have read the file already. The caller unmaps it.
 func mapFile(path string, size int64) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -284,12 +363,17 @@ func mapFile(path string, size int64) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
 	}
-	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED|syscall.MAP_POPULATE)
+	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	_ = syscall.Madvise(data, syscall.MADV_SEQUENTIAL)
 	return data, nil
+}
+
+// openFile opens a file of the tree, never a symlink put in its place
+// during the walk.
+func openFile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 }
 
 // readSmall reads a small file into buf with plain open/read/close: os.Open

@@ -1,6 +1,8 @@
 package detector
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,19 +11,25 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 )
 
-// TestShrunkMappedFile: a file that shrinks after it was mapped faults
-// (SIGBUS) on access; that must be an error naming the file, not a crash.
-// The file is truncated before mapping with its old size, which faults
-// the same way, deterministically.
-func TestShrunkMappedFile(t *testing.T) {
+// shrunkFile writes a file of size bytes and truncates it to a quarter:
+// a walk that saw the old size finds a file that shrank under it.
+func shrunkFile(t *testing.T, size int) string {
+	t.Helper()
 	p := filepath.Join(t.TempDir(), "libbig.so")
-	const size = 4 * smallFile
 	if err := os.WriteFile(p, make([]byte, size), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Truncate(p, smallFile/2); err != nil {
+	if err := os.Truncate(p, int64(size/4)); err != nil {
 		t.Fatal(err)
 	}
+	return p
+}
+
+// TestShrunkFile: a large file that shrank after the reader saw its size
+// is an error naming it and how much of it could be read.
+func TestShrunkFile(t *testing.T) {
+	const size = 4 * smallFile
+	p := shrunkFile(t, size)
 	h, err := narhash.NewNarHasher()
 	if err != nil {
 		t.Fatal(err)
@@ -29,8 +37,65 @@ func TestShrunkMappedFile(t *testing.T) {
 	if err := h.Dir("/"); err != nil {
 		t.Fatal(err)
 	}
-	err = consumeFile(h, walkItem{rel: "libbig.so", raw: "libbig.so", abs: p, kind: kindFile, size: size}, &node{kind: kindFile})
+	c := &consumer{t: newTree(), h: h, buf: make([]byte, readPiece)}
+	err = c.file(walkItem{rel: "libbig.so", raw: "libbig.so", abs: p, kind: kindFile, size: size}, &node{kind: kindFile})
+	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), fmt.Sprintf("%d of %d bytes", size/4, size)) {
+		t.Fatalf("err = %v, want the file named with %d of %d bytes", err, size/4, size)
+	}
+}
+
+// TestShrunkMappedFile: a file that shrinks after it was mapped faults
+// (SIGBUS) on access; that must be an error naming the file, not a crash.
+// The file is truncated before mapping with its old size, which faults
+// the same way, deterministically.
+func TestShrunkMappedFile(t *testing.T) {
+	const size = 4 * smallFile
+	p := shrunkFile(t, size)
+	err := withMapped(walkItem{abs: p, size: size}, func(data []byte) error {
+		if data[len(data)-1] != 0 { // the read faults
+			return errors.New("a zero byte read as not zero")
+		}
+		return nil
+	})
 	if err == nil || !strings.Contains(err.Error(), "changed during the walk") || !strings.Contains(err.Error(), p) {
 		t.Fatalf("err = %v, want the file named as changed during the walk", err)
+	}
+}
+
+// TestUsrAcrossPieces: /usr/ is found wherever it sits in a large file
+// read a piece at a time, straddling two pieces included, and in the
+// small files the reader reads whole; the NAR hash is go-nix's.
+func TestUsrAcrossPieces(t *testing.T) {
+	sizes := []int{smallFile, 3*readPiece + smallFile + 3}
+	for _, size := range sizes {
+		var offsets []int
+		for _, seam := range []int{readPiece, 2 * readPiece, size - len(usrBytes)} {
+			for d := -len(usrBytes); d <= 1; d++ {
+				if o := seam + d; o >= 0 && o+len(usrBytes) <= size {
+					offsets = append(offsets, o)
+				}
+			}
+		}
+		offsets = append(offsets, -1) // no /usr/ at all
+		for _, off := range offsets {
+			root := t.TempDir()
+			data := make([]byte, size)
+			if off >= 0 {
+				copy(data[off:], usrBytes)
+			}
+			if err := os.WriteFile(filepath.Join(root, "data.bin"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			tr, sum, err := scan(root, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := tr.nodes["data.bin"].usr != usrNone, off >= 0; got != want {
+				t.Errorf("size %d, /usr/ at %d: found %v", size, off, got)
+			}
+			if want, err := narhash.HashPath(root); err != nil || sum != want {
+				t.Errorf("size %d, /usr/ at %d: NAR hash %s, go-nix %s (%v)", size, off, sum, want, err)
+			}
+		}
 	}
 }

@@ -162,12 +162,18 @@ rec {
     derivation {
       name = "${stem}-features.json";
       inherit system builder;
+      # Nix hashed the unpacked tree when it registered it; exported, its
+      # NAR hash reaches the builder in .attrs.json, which then reads the
+      # tree only for what it detects instead of hashing it all again.
+      __structuredAttrs = true;
+      exportReferencesGraph.tree = [ unpacked ];
       # buildRedist's lib/<cudaMajorVersion> move depends on the variant.
       # Two literal lists rather than concatenations: one list per archive.
       args =
         if entry.variant == null then
           [
             "detect"
+            "--nar-hash-from-nix"
             "--out"
             (placeholder "out")
             "${unpacked}"
@@ -175,6 +181,7 @@ rec {
         else
           [
             "detect"
+            "--nar-hash-from-nix"
             "--out"
             (placeholder "out")
             "--cuda-major"

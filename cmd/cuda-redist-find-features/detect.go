@@ -4,6 +4,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
@@ -16,11 +17,19 @@ func detectCommand() command {
 			out := fs.String("out", "", "write the JSON to this file (atomically) instead of stdout")
 			cudaMajor := fs.String("cuda-major", "", "cudaMajorVersion for the buildRedist simulation (lib/<major> replaces lib/)")
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
+			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 			return func(args []string) error {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				f, err := detector.DetectWith(args[0], detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar})
+				opts := detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar}
+				if *fromNix {
+					var err error
+					if opts.NarHash, err = builderattrs.NarHashOf("", args[0]); err != nil {
+						return err
+					}
+				}
+				f, err := detector.DetectWith(args[0], opts)
 				if err != nil {
 					return err
 				}

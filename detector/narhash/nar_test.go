@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
@@ -51,7 +52,7 @@ func TestNarHasherMatchesDumpPath(t *testing.T) {
 		h.Dir("/"),
 		h.Dir("/bin"),
 		h.FileBytes("/bin/tool", true, []byte("#!/bin/sh\n")),
-		h.File("/data", false, 4, bytes.NewReader([]byte("data"))),
+		h.FileFrom("/data", false, 4, bytes.NewReader([]byte("data")), make([]byte, 3), nil),
 		h.Symlink("/link", "data"),
 	}
 	for i, err := range steps {
@@ -140,6 +141,103 @@ func TestFileBytesVisitMatchesFileBytes(t *testing.T) {
 		}
 		if want, err := narhash.HashPath(root); err != nil || got != want {
 			t.Errorf("size %d: FileBytesVisit %s, DumpPath %s (%v)", size, got, want, err)
+		}
+	}
+}
+
+// TestFileFromMatchesDumpPath: reading a file in pieces gives the NAR hash
+// of go-nix's DumpPath for every length around the buffer size and the
+// 8-byte padding, and visits every byte once, in order.
+func TestFileFromMatchesDumpPath(t *testing.T) {
+	const bufSize = 16
+	for size := 0; size <= 3*bufSize+9; size++ {
+		content := bytes.Repeat([]byte("0123456789abcdefg"), 4)[:size]
+		root := t.TempDir()
+		if err := os.WriteFile(filepath.Join(root, "f"), content, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		h, err := narhash.NewNarHasher()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Dir("/"); err != nil {
+			t.Fatal(err)
+		}
+		var visited []byte
+		// iotest.HalfReader: a reader that returns less than asked.
+		err = h.FileFrom("/f", false, int64(size), iotest.HalfReader(bytes.NewReader(content)), make([]byte, bufSize), func(piece []byte) {
+			if len(piece) == 0 || len(piece) > bufSize {
+				t.Errorf("size %d: visited a piece of %d bytes", size, len(piece))
+			}
+			visited = append(visited, piece...)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(visited, content) {
+			t.Errorf("size %d: visited %q", size, visited)
+		}
+		got, err := h.Sum()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, err := narhash.HashPath(root); err != nil || got != want {
+			t.Errorf("size %d: FileFrom %s, DumpPath %s (%v)", size, got, want, err)
+		}
+	}
+}
+
+// TestFileFromShortFile: a file that holds fewer bytes than its size said
+// (it shrank during the walk) is an error naming it and the count.
+func TestFileFromShortFile(t *testing.T) {
+	h, err := narhash.NewNarHasher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Dir("/"); err != nil {
+		t.Fatal(err)
+	}
+	err = h.FileFrom("/libx.so", false, 10, bytes.NewReader([]byte("12345")), make([]byte, 4), nil)
+	if err == nil || !strings.Contains(err.Error(), "/libx.so: 5 of 10 bytes") {
+		t.Fatalf("got %v, want an error naming the file and 5 of 10 bytes", err)
+	}
+}
+
+// TestNewKnown: a hasher told the hash returns it in SRI form whatever
+// encoding Nix gave it in, still checks the order of the nodes and visits
+// content, and refuses what is not a SHA-256 hash. The three encodings of
+// one hash are `nix hash to-sri` and `nix hash to-base16` of the first.
+func TestNewKnown(t *testing.T) {
+	const sri = "sha256-ZJv0r2iQ2Iyr1QAbYhBkd5SV2DoY5dwWiyLhD+fyTWQ="
+	for _, given := range []string{
+		"sha256:0r2dybkhzq92icbdrr8q7bc9b53pch8646q0snmqrn4hd2pz96v4",
+		sri,
+		"sha256:649bf4af6890d88cabd5001b621064779495d83a18e5dc168b22e10fe7f24d64",
+	} {
+		h, err := narhash.NewKnown(given)
+		if err != nil {
+			t.Fatalf("%s: %v", given, err)
+		}
+		if err := h.Dir("/"); err != nil {
+			t.Fatal(err)
+		}
+		var seen []byte
+		if err := h.FileFrom("/b", false, 3, strings.NewReader("abc"), make([]byte, 2), func(p []byte) { seen = append(seen, p...) }); err != nil {
+			t.Fatal(err)
+		}
+		if string(seen) != "abc" {
+			t.Errorf("%s: visited %q", given, seen)
+		}
+		if err := h.Symlink("/a", "b"); err == nil {
+			t.Errorf("%s: /a after /b was accepted", given)
+		}
+		if got, err := h.Sum(); err != nil || got != sri {
+			t.Errorf("%s: Sum %s (%v), want %s", given, got, err, sri)
+		}
+	}
+	for _, bad := range []string{"", "sha1:0000000000000000000000000000000000000000", "sha256-tooshort", "md5-1B2M2Y8AsgTpgAmY7PhCfg=="} {
+		if _, err := narhash.NewKnown(bad); err == nil {
+			t.Errorf("NewKnown(%q) was accepted", bad)
 		}
 	}
 }

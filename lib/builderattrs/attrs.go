@@ -58,3 +58,38 @@ func (o Outputs) Out() (string, error) {
 	}
 	return p, nil
 }
+
+// NarHashOf returns the NAR hash Nix recorded for storePath, from the
+// attributes file at attrsPath (or the one AttrsPath finds when it is "").
+// Nix puts it there for a derivation that lists storePath in
+// exportReferencesGraph: it hashed the path when it registered it, so a
+// builder need not read hundreds of megabytes again to learn it.
+func NarHashOf(attrsPath, storePath string) (string, error) {
+	var attrs map[string]json.RawMessage
+	attrsPath, err := Load(attrsPath, &attrs)
+	if err != nil {
+		return "", err
+	}
+	var graphs map[string]json.RawMessage
+	if raw, ok := attrs["exportReferencesGraph"]; ok {
+		if err := json.Unmarshal(raw, &graphs); err != nil {
+			return "", fmt.Errorf("structured attributes %s: exportReferencesGraph: %w", attrsPath, err)
+		}
+	}
+	want := filepath.Clean(storePath)
+	for name := range graphs {
+		var infos []struct {
+			Path    string `json:"path"`
+			NarHash string `json:"narHash"`
+		}
+		if err := json.Unmarshal(attrs[name], &infos); err != nil {
+			return "", fmt.Errorf("structured attributes %s: %s: %w", attrsPath, name, err)
+		}
+		for _, info := range infos {
+			if info.Path == want && info.NarHash != "" {
+				return info.NarHash, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("structured attributes %s: no NAR hash of %s (list it in the derivation's exportReferencesGraph)", attrsPath, storePath)
+}

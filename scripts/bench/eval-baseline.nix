@@ -41,7 +41,9 @@ let
       name = "features.json";
       system = "x86_64-linux";
       builder = detector;
-      args = [ "detect" "--out" (placeholder "out") "${unpacked}" ];
+      __structuredAttrs = true;
+      exportReferencesGraph.tree = [ unpacked ];
+      args = [ "detect" "--nar-hash-from-nix" "--out" (placeholder "out") "${unpacked}" ];
     };
   perManifest = file: derivation {
     name = "manifest-features";

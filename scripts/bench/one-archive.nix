@@ -28,7 +28,9 @@ rec {
     name = "${salt}features.json";
     system = "x86_64-linux";
     builder = detector;
-    args = [ "detect" "--out" (placeholder "out") "${unpacked}" ];
+    __structuredAttrs = true;
+    exportReferencesGraph.tree = [ unpacked ];
+    args = [ "detect" "--nar-hash-from-nix" "--out" (placeholder "out") "${unpacked}" ];
   };
   # A derivation that does next to nothing (unpacks an empty tar): the
   # fixed cost of one sandboxed build.

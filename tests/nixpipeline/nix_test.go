@@ -148,8 +148,11 @@ func TestSampleMatchesGolden(t *testing.T) {
 	diffPaths(t, filepath.Join(golden, "index.json"), buildSample(t, "index"))
 }
 
-// TestNarHashMatchesNix checks that the narHash the detector computes in
-// its sandbox is the one Nix records for the unpacked store path.
+// TestNarHashMatchesNix: the detect derivation takes the unpacked tree's
+// NAR hash from Nix (exportReferencesGraph), so what it records must be
+// what `nix path-info` shows for the unpacked store path; and the
+// detector hashing the same tree itself, as the CLI does outside Nix,
+// must find the same hash.
 func TestNarHashMatchesNix(t *testing.T) {
 	requireNix(t)
 	for _, e := range []string{
@@ -172,7 +175,18 @@ func TestNarHashMatchesNix(t *testing.T) {
 			t.Fatalf("path-info %s: %v (%s)", unpacked, err, info)
 		}
 		if paths[0].NarHash != f.NarHash {
-			t.Errorf("%s: detector narHash %s, nix path-info %s", e, f.NarHash, paths[0].NarHash)
+			t.Errorf("%s: detect derivation narHash %s, nix path-info %s", e, f.NarHash, paths[0].NarHash)
+		}
+		code, stdout, stderr := runDetector(t, "detect", unpacked)
+		if code != 0 {
+			t.Fatalf("detect %s: exit %d: %s", unpacked, code, stderr)
+		}
+		own, err := features.DecodeFeatures("detect "+unpacked, []byte(stdout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if own.NarHash != paths[0].NarHash {
+			t.Errorf("%s: the detector's own hash %s, nix path-info %s", e, own.NarHash, paths[0].NarHash)
 		}
 	}
 }
