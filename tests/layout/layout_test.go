@@ -28,8 +28,9 @@ var stage = map[string]int{
 	"lib/manifest":          1,
 	"lib/manifest/download": 1,
 	// 2: unpack.
-	"lib/unpack":    2,
-	"lib/unpack/xz": 2,
+	"lib/unpack":          2,
+	"lib/unpack/xz":       2,
+	"lib/unpack/xz/crc64": 2,
 	// 3: detect, with the readers it uses, the buildRedist simulation it
 	// runs per archive, and the feature formats it writes.
 	"detector":         3,

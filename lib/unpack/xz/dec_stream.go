@@ -16,7 +16,8 @@ import (
 	"crypto/sha256"
 	"hash"
 	"hash/crc32"
-	"hash/crc64"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/unpack/xz/crc64"
 )
 
 /* from linux/lib/xz/xz_stream.h **************************************/
@@ -412,9 +413,6 @@ func checkSkip(s *xzDec, b *xzBuf) bool {
 	return true
 }
 
-/* polynomial table used in decStreamHeader below */
-var xzCRC64Table = crc64.MakeTable(crc64.ECMA)
-
 /* Decode the Stream Header field (the first 12 bytes of the .xz Stream). */
 func decStreamHeader(s *xzDec) xzRet {
 	if string(s.temp.buf[:len(headerMagic)]) != headerMagic {
@@ -449,7 +447,7 @@ func decStreamHeader(s *xzDec) xzRet {
 		s.check = s.checkCRC32
 	case CheckCRC64:
 		if s.checkCRC64 == nil {
-			s.checkCRC64 = crc64.New(xzCRC64Table)
+			s.checkCRC64 = crc64.New() // PCLMULQDQ where it can, hash/crc64 elsewhere
 		} else {
 			s.checkCRC64.Reset()
 		}
