@@ -29,7 +29,9 @@ scripts/fetch-real-cuda.sh "$real"
 mkdir -p "$cache/archives"
 cache=$(realpath "$cache")
 bin="$cache/cuda-redist-find-features"
-CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/cuda-redist-find-features
+# Built as nix/package.nix builds it (stripped: -s -w), since the binary
+# is imported into the store at every evaluation.
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-find-features
 libs="$real/root/usr/lib/x86_64-linux-gnu"
 
 for lib in curand cufft; do

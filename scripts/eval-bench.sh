@@ -19,7 +19,9 @@ runs=${RUNS:-3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin="$work/cuda-redist-find-features"
-CGO_ENABLED=0 go build -trimpath -o "$bin" ./cmd/cuda-redist-find-features
+# Built as nix/package.nix builds it (stripped: -s -w), since the binary
+# is imported into the store at every evaluation.
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-find-features
 synth="$work/synthetic"
 go run ./scripts/bench/synthmanifests -from manifests -count "${SYNTH_COUNT:-185}" -out "$synth" >"$work/synth-summary"
 

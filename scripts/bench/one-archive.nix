@@ -27,7 +27,7 @@ rec {
   features = derivation {
     name = "${salt}features.json";
     system = "x86_64-linux";
-    builder = detector;
+    builder = "${detector}"; # structured attrs take no path
     __structuredAttrs = true;
     exportReferencesGraph.tree = [ unpacked ];
     args = [ "detect" "--nar-hash-from-nix" "--out" (placeholder "out") "${unpacked}" ];
