@@ -104,86 +104,67 @@ func TestNarHasherRejectsDisorder(t *testing.T) {
 	}
 }
 
-// TestFileBytesVisitMatchesFileBytes: hashing in visited pieces gives the
-// NAR hash of go-nix's DumpPath for every length around the piece size
-// and the 8-byte padding, and visits each byte once, in order.
-func TestFileBytesVisitMatchesFileBytes(t *testing.T) {
-	const chunk = 16
-	for size := 0; size <= 3*chunk+9; size++ {
-		content := bytes.Repeat([]byte("0123456789abcdefg"), 4)[:size]
-		root := t.TempDir()
-		if err := os.WriteFile(filepath.Join(root, "f"), content, 0o644); err != nil {
-			t.Fatal(err)
+// pieceSize is the piece (or buffer) size of the tests below; lengths
+// around it and the 8-byte padding are where pieces can go wrong.
+const pieceSize = 16
+
+// checkOneFileTree hashes a tree of one file, /f, holding the first size
+// bytes of a pattern: add adds the file to h its own way and must visit
+// every byte once, in order, in pieces of at most pieceSize bytes. The
+// hash must be go-nix's DumpPath's of the same tree.
+func checkOneFileTree(t *testing.T, name string, size int, add func(h *narhash.NarHasher, content []byte, visit func(piece []byte)) error) {
+	t.Helper()
+	content := bytes.Repeat([]byte("0123456789abcdefg"), 4)[:size]
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "f"), content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, err := narhash.NewNarHasher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Dir("/"); err != nil {
+		t.Fatal(err)
+	}
+	var visited []byte
+	err = add(h, content, func(piece []byte) {
+		if len(piece) == 0 || len(piece) > pieceSize {
+			t.Errorf("%s, size %d: visited a piece of %d bytes", name, size, len(piece))
 		}
-		h, err := narhash.NewNarHasher()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := h.Dir("/"); err != nil {
-			t.Fatal(err)
-		}
-		next := 0
-		err = h.FileBytesVisit("/f", false, content, chunk, func(start, end int) {
-			if start != next || end <= start || end-start > chunk {
-				t.Errorf("size %d: visited [%d, %d) after %d", size, start, end, next)
-			}
-			next = end
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if next != size {
-			t.Errorf("size %d: visited up to %d", size, next)
-		}
-		got, err := h.Sum()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want, err := narhash.HashPath(root); err != nil || got != want {
-			t.Errorf("size %d: FileBytesVisit %s, DumpPath %s (%v)", size, got, want, err)
-		}
+		visited = append(visited, piece...)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(visited, content) {
+		t.Errorf("%s, size %d: visited %q", name, size, visited)
+	}
+	got, err := h.Sum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, err := narhash.HashPath(root); err != nil || got != want {
+		t.Errorf("%s, size %d: %s, DumpPath %s (%v)", name, size, got, want, err)
 	}
 }
 
-// TestFileFromMatchesDumpPath: reading a file in pieces gives the NAR hash
-// of go-nix's DumpPath for every length around the buffer size and the
-// 8-byte padding, and visits every byte once, in order.
-func TestFileFromMatchesDumpPath(t *testing.T) {
-	const bufSize = 16
-	for size := 0; size <= 3*bufSize+9; size++ {
-		content := bytes.Repeat([]byte("0123456789abcdefg"), 4)[:size]
-		root := t.TempDir()
-		if err := os.WriteFile(filepath.Join(root, "f"), content, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		h, err := narhash.NewNarHasher()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := h.Dir("/"); err != nil {
-			t.Fatal(err)
-		}
-		var visited []byte
-		// iotest.HalfReader: a reader that returns less than asked.
-		err = h.FileFrom("/f", false, int64(size), iotest.HalfReader(bytes.NewReader(content)), make([]byte, bufSize), func(piece []byte) {
-			if len(piece) == 0 || len(piece) > bufSize {
-				t.Errorf("size %d: visited a piece of %d bytes", size, len(piece))
-			}
-			visited = append(visited, piece...)
+// TestFileBytesVisitMatchesDumpPath: hashing content in memory, visited
+// in pieces.
+func TestFileBytesVisitMatchesDumpPath(t *testing.T) {
+	for size := 0; size <= 3*pieceSize+9; size++ {
+		checkOneFileTree(t, "FileBytesVisit", size, func(h *narhash.NarHasher, content []byte, visit func([]byte)) error {
+			return h.FileBytesVisit("/f", false, content, pieceSize, func(start, end int) { visit(content[start:end]) })
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !bytes.Equal(visited, content) {
-			t.Errorf("size %d: visited %q", size, visited)
-		}
-		got, err := h.Sum()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want, err := narhash.HashPath(root); err != nil || got != want {
-			t.Errorf("size %d: FileFrom %s, DumpPath %s (%v)", size, got, want, err)
-		}
+	}
+}
+
+// TestFileFromMatchesDumpPath: reading a file a piece at a time, from a
+// reader that returns less than asked (iotest.HalfReader).
+func TestFileFromMatchesDumpPath(t *testing.T) {
+	for size := 0; size <= 3*pieceSize+9; size++ {
+		checkOneFileTree(t, "FileFrom", size, func(h *narhash.NarHasher, content []byte, visit func([]byte)) error {
+			return h.FileFrom("/f", false, int64(size), iotest.HalfReader(bytes.NewReader(content)), make([]byte, pieceSize), visit)
+		})
 	}
 }
 
