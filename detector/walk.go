@@ -63,11 +63,10 @@ func scan(root, narHash string) (*tree, string, error) {
 		return nil, "", err
 	}
 	items := make(chan walkItem, readAheadBuffers)
+	// The reader makes the buffers as it needs them: a tree of a few
+	// files needs a few, and 8 MiB made up front cost a walk of a small
+	// tree more than the walk (the allocation set off a collection).
 	free := make(chan *[]byte, readAheadBuffers)
-	for i := 0; i < readAheadBuffers; i++ {
-		b := make([]byte, smallFile)
-		free <- &b
-	}
 	stop := make(chan struct{})
 	r := &reader{items: items, free: free, stop: stop}
 	go func() {
@@ -263,7 +262,29 @@ func hashAndFindUsr(h *narhash.NarHasher, p string, exec bool, data []byte) (usr
 type reader struct {
 	items chan<- walkItem
 	free  <-chan *[]byte
+	made  int // read-ahead buffers made so far
 	stop  <-chan struct{}
+}
+
+// buffer returns a free read-ahead buffer, a new one while fewer than
+// readAheadBuffers exist, or nil when the consumer has stopped.
+func (r *reader) buffer() *[]byte {
+	select {
+	case buf := <-r.free:
+		return buf
+	default:
+	}
+	if r.made < readAheadBuffers {
+		r.made++
+		b := make([]byte, smallFile)
+		return &b
+	}
+	select {
+	case buf := <-r.free:
+		return buf
+	case <-r.stop:
+		return nil
+	}
 }
 
 // send hands an item over; false when the consumer has stopped.
@@ -317,10 +338,8 @@ func (r *reader) walk(abs, rel, raw string) bool {
 	case mode.IsRegular():
 		it := walkItem{rel: rel, raw: raw, abs: abs, kind: kindFile, exec: mode&0o111 != 0, size: fi.Size()}
 		if it.size > 0 && it.size <= smallFile {
-			var buf *[]byte
-			select {
-			case buf = <-r.free:
-			case <-r.stop:
+			buf := r.buffer()
+			if buf == nil {
 				return false
 			}
 			data, err := readSmall(abs, it.size, *buf)
