@@ -31,22 +31,22 @@ func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 // CPUID reports OSXSAVE.
 func xgetbv() uint64
 
-// indexUsrAVX2 looks for usrBytes at every start i with i+usrAVX2Window
-// <= len(data), 32 starts at a time. match is the first start found, or
-// -1; scanned is then the number of starts looked at, all of them below
-// len(data) and within usrAVX2Window of its end.
+// indexUsrAVX2 searches data for usrBytes in blocks of starts whose
+// loads fit in data. match is the first start of a match, or -1; then
+// scanned is how many starts, from 0, were searched, and the rest (fewer
+// than usrAVX2Window bytes) are left to the caller.
 //
 //go:noescape
 func indexUsrAVX2(data []byte) (match, scanned int)
 
 // usrAVX2Window is how far a block of 32 starts reads: 32 bytes from
-// start+4, the needle's last byte.
+// start+4, the needle's last byte (the 36 in indexusr_amd64.s).
 const usrAVX2Window = 36
 
 // indexUsr is bytes.Index(data, usrBytes). On binaries most of the cost
 // of indexUsrScalar is one IndexByte call per 'u' (half a million per
-// 279 MB of libcufft); the AVX2 loop checks all five bytes at 32 starts
-// per iteration and so never leaves the loop before a match.
+// 279 MB of libcufft); the AVX2 loop stays in the loop until a match,
+// skipping 128 starts at a time that hold no 'u' three bytes before a '/'.
 func indexUsr(data []byte) int {
 	if !useAVX2 || len(data) < usrAVX2Window {
 		return indexUsrScalar(data)
