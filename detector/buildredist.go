@@ -21,11 +21,12 @@ const (
 
 var usrBytes = []byte("/usr/")
 
-// indexUsr is bytes.Index(data, usrBytes), faster on binaries: the
+// indexUsrScalar is bytes.Index(data, usrBytes), faster on binaries: the
 // standard search restarts at every '/', the commonest byte of the needle
 // in machine code and GPU code (about one byte in 290 of libcufft); it
-// looks for the 'u' (one in 500) and checks the bytes around it.
-func indexUsr(data []byte) int {
+// looks for the 'u' (one in 500) and checks the bytes around it. indexUsr
+// (indexusr_*.go) is this or a vector search that ends with it.
+func indexUsrScalar(data []byte) int {
 	for i := 1; i+4 <= len(data); {
 		j := bytes.IndexByte(data[i:len(data)-3], 'u')
 		if j < 0 {
