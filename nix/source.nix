@@ -30,6 +30,8 @@ builtins.path {
       ]
       || (topDir == "vendor")
       || (builtins.match ".*\\.go" base != null && !isTest)
+      # Go assembly (CRC-64 and the /usr/ search on amd64).
+      || (builtins.match ".*\\.s" base != null)
       || rel == "lib/manifest/keys.json"
       || rel == "lib/manifest/base-urls.json";
 }
