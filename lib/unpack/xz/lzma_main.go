@@ -25,23 +25,17 @@ func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
 func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	prob := uint32(*p)
 	bound := (rnge >> rcBitModelTotalBits) * prob
-	var bit uint32
-	if code >= bound {
-		bit = 1
+	// Compute both outcomes, then pick the 0 one if code < bound. The if
+	// holds only copies, so the compiler makes them conditional moves
+	// (its branchelim pass), and the next bound waits on one CMP and CMOV.
+	r, c, q, bit := rnge-bound, code-bound, prob-prob>>rcMoveBits, uint32(1)
+	q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
+	if code < bound {
+		r, c, q, bit = bound, code, q0, 0
 	}
-	mask := -bit // all ones for a 1
-	// 1: rnge - bound, code - bound, prob - prob>>5
-	// 0: bound, code, prob + (2048-prob)>>5, that is prob - (prob-2017)>>5
-	// with an arithmetic shift.
-	rnge = bound + (rnge-2*bound)&mask
-	code -= bound & mask
-	t := int32(prob) + int32(^mask)&(rcMoveBitsRound-rcBitModelTotal)
-	*p = uint16(int32(prob) - t>>rcMoveBits)
-	return rnge, code, bit
+	*p = uint16(q)
+	return r, c, bit
 }
-
-// rcMoveBitsRound rounds the probability update of a 0 bit up.
-const rcMoveBitsRound = 1<<rcMoveBits - 1
 
 // treeV decodes a bit tree from the most significant bit; probs is
 // indexed from 1 (probs[0] unused) and limit is 1 << bits.
@@ -102,13 +96,33 @@ func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint
 
 // literalV decodes a literal byte after a literal. It is a function of
 // its own (not inlined) so that its loop has the registers to itself.
+//
+// Each step loads the probabilities of both children of the current node
+// before its bit is known and then selects one: the load is off the
+// critical path (range -> bound -> bit -> next bound), where it would
+// otherwise add the latency of an L1 hit to every bit.
 func literalV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16) (uint32, uint32, int, uint32) {
 	symbol := uint32(1)
-	var b uint32
+	prob := uint32(probs[1])
 	for symbol < 0x100 {
 		rnge, code, pos = normV(rnge, code, in, pos)
-		rnge, code, b = decodeV(rnge, code, &probs[symbol])
-		symbol = symbol<<1 | b
+		bound := (rnge >> rcBitModelTotalBits) * prob
+		// The children of the last level (0x100-0x1ff) are loaded too,
+		// unused: they are inside the array.
+		p0, p1 := uint32(probs[2*symbol]), uint32(probs[2*symbol+1])
+		// The bit is a SETcc; a conditional move would not be made for
+		// a value that an address depends on (branchelim, issue 26306).
+		var bit uint32
+		if code >= bound {
+			bit = 1
+		}
+		r, c, q, nextProb := rnge-bound, code-bound, prob-prob>>rcMoveBits, p1
+		q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
+		if code < bound {
+			r, c, q, nextProb = bound, code, q0, p0
+		}
+		probs[symbol] = uint16(q)
+		rnge, code, symbol, prob = r, c, 2*symbol+bit, nextProb
 	}
 	return rnge, code, pos, symbol
 }
