@@ -19,15 +19,40 @@ func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
 	return rnge, code, pos
 }
 
-// decodeV decodes one bit (0 or 1) with the adaptive probability *p.
+// bitV decodes one bit (0 or 1) with the adaptive probability prob,
+// which it updates in *p, and also selects the next probability: p0 after
+// a 0, p1 after a 1. Tree decoders load the probabilities of both children
+// before the bit is known, so the load is not on the critical path
+// (range -> bound -> bit -> next bound), where it would add the latency of
+// an L1 hit to every bit.
+//
 // It has no branch: the bits of compressed binaries are too random for
-// branch prediction, as XZ Utils' x86-64 decoder also assumes.
+// branch prediction, as XZ Utils' x86-64 decoder also assumes. Both
+// outcomes are computed and the 0 one is picked if code < bound; the if
+// holds only copies, so the compiler's branchelim pass makes them
+// conditional moves. The bit itself is a SETcc: branchelim makes no
+// conditional move for a value an address depends on (Go issue 26306),
+// and the tree index is one, which would keep the whole if a branch.
+func bitV(rnge, code, prob uint32, p *uint16, p0, p1 uint32) (uint32, uint32, uint32, uint32) {
+	bound := (rnge >> rcBitModelTotalBits) * prob
+	var bit uint32
+	if code >= bound {
+		bit = 1
+	}
+	r, c, q, next := rnge-bound, code-bound, prob-prob>>rcMoveBits, p1
+	q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
+	if code < bound {
+		r, c, q, next = bound, code, q0, p0
+	}
+	*p = uint16(q)
+	return r, c, bit, next
+}
+
+// decodeV decodes one bit with the adaptive probability *p, as bitV
+// (which, called from here, would make decodeV too big to be inlined).
 func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	prob := uint32(*p)
 	bound := (rnge >> rcBitModelTotalBits) * prob
-	// Compute both outcomes, then pick the 0 one if code < bound. The if
-	// holds only copies, so the compiler makes them conditional moves
-	// (its branchelim pass), and the next bound waits on one CMP and CMOV.
 	r, c, q, bit := rnge-bound, code-bound, prob-prob>>rcMoveBits, uint32(1)
 	q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
 	if code < bound {
@@ -38,16 +63,20 @@ func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 }
 
 // treeV decodes a bit tree from the most significant bit; probs is
-// indexed from 1 (probs[0] unused) and limit is 1 << bits.
+// indexed from 1 (probs[0] unused) and limit is 1 << bits. The last bit
+// is decoded apart: its node has no children to load.
 func treeV(rnge, code uint32, in []byte, pos int, probs []uint16, limit uint32) (uint32, uint32, int, uint32) {
 	s := uint32(1)
+	prob := uint32(probs[1])
 	var b uint32
-	for s < limit {
+	for s < limit/2 {
 		rnge, code, pos = normV(rnge, code, in, pos)
-		rnge, code, b = decodeV(rnge, code, &probs[s])
-		s = s<<1 | b
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
+		s = 2*s + b
 	}
-	return rnge, code, pos, s - limit
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s], 0, 0)
+	return rnge, code, pos, 2*s + b - limit
 }
 
 // reverseV decodes n bits from the least significant bit and adds them
@@ -96,54 +125,52 @@ func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint
 
 // literalV decodes a literal byte after a literal. It is a function of
 // its own (not inlined) so that its loop has the registers to itself.
-//
-// Each step loads the probabilities of both children of the current node
-// before its bit is known and then selects one: the load is off the
-// critical path (range -> bound -> bit -> next bound), where it would
-// otherwise add the latency of an L1 hit to every bit.
 func literalV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16) (uint32, uint32, int, uint32) {
 	symbol := uint32(1)
 	prob := uint32(probs[1])
+	var b uint32
 	for symbol < 0x100 {
 		rnge, code, pos = normV(rnge, code, in, pos)
-		bound := (rnge >> rcBitModelTotalBits) * prob
 		// The children of the last level (0x100-0x1ff) are loaded too,
 		// unused: they are inside the array.
-		p0, p1 := uint32(probs[2*symbol]), uint32(probs[2*symbol+1])
-		// The bit is a SETcc; a conditional move would not be made for
-		// a value that an address depends on (branchelim, issue 26306).
-		var bit uint32
-		if code >= bound {
-			bit = 1
-		}
-		r, c, q, nextProb := rnge-bound, code-bound, prob-prob>>rcMoveBits, p1
-		q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
-		if code < bound {
-			r, c, q, nextProb = bound, code, q0, p0
-		}
-		probs[symbol] = uint16(q)
-		rnge, code, symbol, prob = r, c, 2*symbol+bit, nextProb
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[symbol], uint32(probs[2*symbol]), uint32(probs[2*symbol+1]))
+		symbol = 2*symbol + b
 	}
 	return rnge, code, pos, symbol
 }
 
 // matchedLiteralV decodes a literal byte after a match, with the byte at
-// distance rep0 (matchByte) as context.
+// distance rep0 (matchByte) as context. Bit i's probability is at
+// offset + matchBit + symbol, where matchBit is bit 7-i of matchByte
+// moved to 0x100 and offset is 0x100 as long as the decoded bits were
+// those of matchByte, 0 after the first that was not. As in literalV the
+// probabilities of both possible next bits are loaded ahead; the last bit
+// is decoded apart, as its children would be outside the array.
 func matchedLiteralV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16, matchByte uint32) (uint32, uint32, int, uint32) {
 	symbol := uint32(1)
 	offset := uint32(0x100)
-	matchByte <<= 1
+	matchByte <<= 1 // bit 7-i at 0x100 for bit i
+	matchBit := matchByte & offset
+	i := offset + matchBit + symbol
+	prob := uint32(probs[i])
 	var b uint32
-	for symbol < 0x100 {
-		matchBit := matchByte & offset
+	for symbol < 0x80 {
 		matchByte <<= 1
+		// offset after a 0 and after a 1, and the indexes that follow.
+		o0, o1 := offset&^matchBit, offset&matchBit
+		i0 := o0 + matchByte&o0 + 2*symbol
+		i1 := o1 + matchByte&o1 + 2*symbol + 1
 		rnge, code, pos = normV(rnge, code, in, pos)
-		rnge, code, b = decodeV(rnge, code, &probs[offset+matchBit+symbol])
-		symbol = symbol<<1 | b
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[i], uint32(probs[i0]), uint32(probs[i1]))
+		symbol = 2*symbol + b
 		// offset &= matchBit if b == 1, else offset &= ^matchBit
 		offset &= matchBit ^ (b - 1)
+		matchBit = matchByte & offset
+		i = offset + matchBit + symbol
 	}
-	return rnge, code, pos, symbol
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[i], 0, 0)
+	return rnge, code, pos, 2*symbol + b
 }
 
 // Next states after a literal, a match, a long and a short repeat.
