@@ -302,21 +302,7 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			left = length
 		}
 		length -= left
-		back := dictIndex(pos, rep0, end)
-		if back < pos && pos-back >= left {
-			// Source and destination don't overlap: one copy.
-			copy(buf[pos:pos+left], buf[back:back+left])
-			pos += left
-		} else {
-			for ; left > 0; left-- {
-				buf[pos] = buf[back]
-				pos++
-				back++
-				if back == end {
-					back = 0
-				}
-			}
-		}
+		pos = copyMatch(buf, pos, dictIndex(pos, rep0, end), left, end)
 		if full < pos {
 			full = pos
 		}
@@ -345,4 +331,41 @@ func dictIndex(pos, dist, end uint32) uint32 {
 		back += end
 	}
 	return back
+}
+
+// copyMatch copies n bytes to buf[pos:] from buf[back:], which is before
+// pos in the circular dictionary buf[:end], and returns the new pos.
+// Most matches are short and a call of memmove costs more than a few
+// byte moves; a long match whose source overlaps its destination, such
+// as a run of one byte (distance 1), is copied in chunks that double in
+// size instead of byte by byte, as each byte moved would wait for the
+// store of the one before.
+func copyMatch(buf []byte, pos, back, n, end uint32) uint32 {
+	switch {
+	case back >= pos:
+		// The source wraps around the end of the dictionary.
+		for ; n > 0; n-- {
+			buf[pos] = buf[back]
+			pos++
+			back++
+			if back == end {
+				back = 0
+			}
+		}
+	case n <= 8:
+		for ; n > 0; n-- {
+			buf[pos] = buf[back]
+			pos++
+			back++
+		}
+	default:
+		// buf[back:pos] repeats with period dist once the first dist
+		// bytes are copied, so the source can grow with pos.
+		for n > 0 {
+			c := uint32(copy(buf[pos:pos+n], buf[back:pos]))
+			pos += c
+			n -= c
+		}
+	}
+	return pos
 }
