@@ -39,26 +39,37 @@ func bitV(rnge, code, prob uint32, p *uint16, p0, p1 uint32) (uint32, uint32, ui
 	if code >= bound {
 		bit = 1
 	}
-	r, c, q, next := rnge-bound, code-bound, prob-prob>>rcMoveBits, p1
-	q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
+	r, c, next := rnge-bound, code-bound, p1
 	if code < bound {
-		r, c, q, next = bound, code, q0, p0
+		r, c, next = bound, code, p0
 	}
-	*p = uint16(q)
+	// The new probability is off the critical path, and computing it
+	// from the bit takes fewer registers than a third CMOV: prob - prob>>5
+	// after a 1, prob + (2048-prob)>>5 = prob - (prob-2017)>>5 (with an
+	// arithmetic shift) after a 0.
+	t := int32(prob) + int32(bit-1)&(rcMoveBitsRound-rcBitModelTotal)
+	*p = uint16(int32(prob) - t>>rcMoveBits)
 	return r, c, bit, next
 }
+
+// rcMoveBitsRound rounds the probability update after a 0 up.
+const rcMoveBitsRound = 1<<rcMoveBits - 1
 
 // decodeV decodes one bit with the adaptive probability *p, as bitV
 // (which, called from here, would make decodeV too big to be inlined).
 func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	prob := uint32(*p)
 	bound := (rnge >> rcBitModelTotalBits) * prob
-	r, c, q, bit := rnge-bound, code-bound, prob-prob>>rcMoveBits, uint32(1)
-	q0 := prob + (rcBitModelTotal-prob)>>rcMoveBits
-	if code < bound {
-		r, c, q, bit = bound, code, q0, 0
+	var bit uint32
+	if code >= bound {
+		bit = 1
 	}
-	*p = uint16(q)
+	r, c := rnge-bound, code-bound
+	if code < bound {
+		r, c = bound, code
+	}
+	t := int32(prob) + int32(bit-1)&(rcMoveBitsRound-rcBitModelTotal)
+	*p = uint16(int32(prob) - t>>rcMoveBits)
 	return r, c, bit
 }
 
