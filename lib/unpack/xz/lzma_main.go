@@ -352,9 +352,7 @@ func dictIndex(pos, dist, end uint32) uint32 {
 // size instead of byte by byte, as each byte moved would wait for the
 // store of the one before.
 func copyMatch(buf []byte, pos, back, n, end uint32) uint32 {
-	switch {
-	case back >= pos:
-		// The source wraps around the end of the dictionary.
+	if n <= 8 {
 		for ; n > 0; n-- {
 			buf[pos] = buf[back]
 			pos++
@@ -363,20 +361,25 @@ func copyMatch(buf []byte, pos, back, n, end uint32) uint32 {
 				back = 0
 			}
 		}
-	case n <= 8:
-		for ; n > 0; n-- {
-			buf[pos] = buf[back]
-			pos++
-			back++
-		}
-	default:
-		// buf[back:pos] repeats with period dist once the first dist
-		// bytes are copied, so the source can grow with pos.
-		for n > 0 {
-			c := uint32(copy(buf[pos:pos+n], buf[back:pos]))
-			pos += c
-			n -= c
-		}
+		return pos
+	}
+	if back >= pos {
+		// The source wraps around the end of the dictionary (common
+		// once the dictionary is full). Its part up to the end is at or
+		// after the destination: copy, like a byte loop, reads each
+		// byte before it is overwritten.
+		k := min(n, end-back)
+		copy(buf[pos:pos+k], buf[back:back+k])
+		pos += k
+		n -= k
+		back = 0
+	}
+	// buf[back:pos] repeats with period pos-back once the first pos-back
+	// bytes are copied, so the source can grow with pos.
+	for n > 0 {
+		c := uint32(copy(buf[pos:pos+n], buf[back:pos]))
+		pos += c
+		n -= c
 	}
 	return pos
 }
