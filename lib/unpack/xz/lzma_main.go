@@ -224,7 +224,9 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			if full > 0 {
 				prev = uint32(buf[dictIndex(pos, 0, end)])
 			}
-			probs := &lz.literal[(prev>>(8-lz.lc)+(pos&lz.literalPosMask)<<lz.lc)%literalCodersMax]
+			// lc <= 4: the masks only spare the code for shifts of 32
+			// or more.
+			probs := &lz.literal[(prev>>((8-lz.lc)&31)+(pos&lz.literalPosMask)<<(lz.lc&31))%literalCodersMax]
 			var symbol uint32
 			if state < litStates {
 				rnge, code, ipos, symbol = literalV(rnge, code, in, ipos, probs)
