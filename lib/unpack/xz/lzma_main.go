@@ -73,21 +73,50 @@ func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	return r, c, bit
 }
 
-// treeV decodes a bit tree from the most significant bit; probs is
-// indexed from 1 (probs[0] unused) and limit is 1 << bits. The last bit
-// is decoded apart: its node has no children to load.
-func treeV(rnge, code uint32, in []byte, pos int, probs []uint16, limit uint32) (uint32, uint32, int, uint32) {
-	s := uint32(1)
-	prob := uint32(probs[1])
+// tree3V, tree6V and tree8V decode a bit tree of 3, 6 and 8 bits from
+// the most significant bit; probs is indexed from 1 (probs[0] unused).
+// Three copies of one loop, as Go's generics cannot index arrays of
+// different lengths: with the length a constant, the loop has no bounds
+// checks and needs fewer registers, and with a slice and a limit the
+// range and code spilled to the stack on every bit. The last bit is
+// decoded apart: its node has no children to load.
+func tree3V(rnge, code uint32, in []byte, pos int, probs *[1 << 3]uint16) (uint32, uint32, int, uint32) {
+	s, prob := uint32(1), uint32(probs[1])
 	var b uint32
-	for s < limit/2 {
+	for s < uint32(len(probs))/2 {
 		rnge, code, pos = normV(rnge, code, in, pos)
 		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
 		s = 2*s + b
 	}
 	rnge, code, pos = normV(rnge, code, in, pos)
-	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s], 0, 0)
-	return rnge, code, pos, 2*s + b - limit
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s%uint32(len(probs))], 0, 0)
+	return rnge, code, pos, 2*s + b - uint32(len(probs))
+}
+
+func tree6V(rnge, code uint32, in []byte, pos int, probs *[1 << 6]uint16) (uint32, uint32, int, uint32) {
+	s, prob := uint32(1), uint32(probs[1])
+	var b uint32
+	for s < uint32(len(probs))/2 {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
+		s = 2*s + b
+	}
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s%uint32(len(probs))], 0, 0)
+	return rnge, code, pos, 2*s + b - uint32(len(probs))
+}
+
+func tree8V(rnge, code uint32, in []byte, pos int, probs *[1 << 8]uint16) (uint32, uint32, int, uint32) {
+	s, prob := uint32(1), uint32(probs[1])
+	var b uint32
+	for s < uint32(len(probs))/2 {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
+		s = 2*s + b
+	}
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s%uint32(len(probs))], 0, 0)
+	return rnge, code, pos, 2*s + b - uint32(len(probs))
 }
 
 // reverseV decodes n bits from the least significant bit and adds them
@@ -122,15 +151,15 @@ func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint
 	var b, n uint32
 	rnge, code, pos = normV(rnge, code, in, pos)
 	if rnge, code, b = decodeV(rnge, code, &l.choice); b == 0 {
-		rnge, code, pos, n = treeV(rnge, code, in, pos, l.low[posState%posStatesMax][:], lenLowSymbols)
+		rnge, code, pos, n = tree3V(rnge, code, in, pos, &l.low[posState%posStatesMax])
 		return rnge, code, pos, matchLenMin + n
 	}
 	rnge, code, pos = normV(rnge, code, in, pos)
 	if rnge, code, b = decodeV(rnge, code, &l.choice2); b == 0 {
-		rnge, code, pos, n = treeV(rnge, code, in, pos, l.mid[posState%posStatesMax][:], lenMidSymbols)
+		rnge, code, pos, n = tree3V(rnge, code, in, pos, &l.mid[posState%posStatesMax])
 		return rnge, code, pos, matchLenMin + lenLowSymbols + n
 	}
-	rnge, code, pos, n = treeV(rnge, code, in, pos, l.high[:], lenHighSymbols)
+	rnge, code, pos, n = tree8V(rnge, code, in, pos, &l.high)
 	return rnge, code, pos, matchLenMin + lenLowSymbols + lenMidSymbols + n
 }
 
@@ -257,7 +286,7 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				distState = length - matchLenMin
 			}
 			var slot uint32
-			rnge, code, ipos, slot = treeV(rnge, code, in, ipos, lz.distSlot[distState][:], distSlots)
+			rnge, code, ipos, slot = tree6V(rnge, code, in, ipos, &lz.distSlot[distState])
 			if slot < distModelStart {
 				rep0 = slot
 			} else {
