@@ -5,9 +5,10 @@ package xz
 // inline. The range coder (rnge, code, and the input position) and the
 // dictionary live in local variables for the whole loop, so the compiler
 // keeps them in registers: the helpers below take and return them by
-// value. Each bit decode is normV then decodeV, two functions small enough
-// to be inlined. The decoded stream is identical; oracle_test.go compares
-// it with github.com/therootcompany/xz on every input.
+// value. Each bit decode is normV then decodeV (or bitV in the bit trees),
+// functions small enough to be inlined. The decoded stream is identical;
+// oracle_test.go compares it with github.com/therootcompany/xz on every
+// input.
 
 // normV reads the next input byte if the range got too small.
 func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
