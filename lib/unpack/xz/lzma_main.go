@@ -5,9 +5,10 @@ package xz
 // inline. The range coder (rnge, code, and the input position) and the
 // dictionary live in local variables for the whole loop, so the compiler
 // keeps them in registers: the helpers below take and return them by
-// value. Each bit decode is normV then decodeV, two functions small enough
-// to be inlined. The decoded stream is identical; oracle_test.go compares
-// it with github.com/therootcompany/xz on every input.
+// value. Each bit decode is normV then decodeV (or bitV in the bit trees),
+// functions small enough to be inlined. The decoded stream is identical;
+// oracle_test.go compares it with github.com/therootcompany/xz on every
+// input.
 
 // normV reads the next input byte if the range got too small.
 func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
@@ -19,9 +20,44 @@ func normV(rnge, code uint32, in []byte, pos int) (uint32, uint32, int) {
 	return rnge, code, pos
 }
 
-// decodeV decodes one bit (0 or 1) with the adaptive probability *p.
+// bitV decodes one bit (0 or 1) with the adaptive probability prob,
+// which it updates in *p, and also selects the next probability: p0 after
+// a 0, p1 after a 1. Tree decoders load the probabilities of both children
+// before the bit is known, so the load is not on the critical path
+// (range -> bound -> bit -> next bound), where it would add the latency of
+// an L1 hit to every bit.
+//
 // It has no branch: the bits of compressed binaries are too random for
-// branch prediction, as XZ Utils' x86-64 decoder also assumes.
+// branch prediction, as XZ Utils' x86-64 decoder also assumes. Both
+// outcomes are computed and the 0 one is picked if code < bound; the if
+// holds only copies, so the compiler's branchelim pass makes them
+// conditional moves. The bit itself is a SETcc: branchelim makes no
+// conditional move for a value an address depends on (Go issue 26306),
+// and the tree index is one, which would keep the whole if a branch.
+func bitV(rnge, code, prob uint32, p *uint16, p0, p1 uint32) (uint32, uint32, uint32, uint32) {
+	bound := (rnge >> rcBitModelTotalBits) * prob
+	var bit uint32
+	if code >= bound {
+		bit = 1
+	}
+	r, c, next := rnge-bound, code-bound, p1
+	if code < bound {
+		r, c, next = bound, code, p0
+	}
+	// The new probability is off the critical path, and computing it
+	// from the bit takes fewer registers than a third CMOV: prob - prob>>5
+	// after a 1, prob + (2048-prob)>>5 = prob - (prob-2017)>>5 (with an
+	// arithmetic shift) after a 0.
+	t := int32(prob) + int32(bit-1)&(rcMoveBitsRound-rcBitModelTotal)
+	*p = uint16(int32(prob) - t>>rcMoveBits)
+	return r, c, bit, next
+}
+
+// rcMoveBitsRound rounds the probability update after a 0 up.
+const rcMoveBitsRound = 1<<rcMoveBits - 1
+
+// decodeV decodes one bit with the adaptive probability *p, as bitV
+// (which, called from here, would make decodeV too big to be inlined).
 func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	prob := uint32(*p)
 	bound := (rnge >> rcBitModelTotalBits) * prob
@@ -29,31 +65,59 @@ func decodeV(rnge, code uint32, p *uint16) (uint32, uint32, uint32) {
 	if code >= bound {
 		bit = 1
 	}
-	mask := -bit // all ones for a 1
-	// 1: rnge - bound, code - bound, prob - prob>>5
-	// 0: bound, code, prob + (2048-prob)>>5, that is prob - (prob-2017)>>5
-	// with an arithmetic shift.
-	rnge = bound + (rnge-2*bound)&mask
-	code -= bound & mask
-	t := int32(prob) + int32(^mask)&(rcMoveBitsRound-rcBitModelTotal)
+	r, c := rnge-bound, code-bound
+	if code < bound {
+		r, c = bound, code
+	}
+	t := int32(prob) + int32(bit-1)&(rcMoveBitsRound-rcBitModelTotal)
 	*p = uint16(int32(prob) - t>>rcMoveBits)
-	return rnge, code, bit
+	return r, c, bit
 }
 
-// rcMoveBitsRound rounds the probability update of a 0 bit up.
-const rcMoveBitsRound = 1<<rcMoveBits - 1
-
-// treeV decodes a bit tree from the most significant bit; probs is
-// indexed from 1 (probs[0] unused) and limit is 1 << bits.
-func treeV(rnge, code uint32, in []byte, pos int, probs []uint16, limit uint32) (uint32, uint32, int, uint32) {
-	s := uint32(1)
+// tree3V, tree6V and tree8V decode a bit tree of 3, 6 and 8 bits from
+// the most significant bit; probs is indexed from 1 (probs[0] unused).
+// Three copies of one loop, as Go's generics cannot index arrays of
+// different lengths: with the length a constant, the loop has no bounds
+// checks and needs fewer registers, and with a slice and a limit the
+// range and code spilled to the stack on every bit. The last bit is
+// decoded apart: its node has no children to load.
+func tree3V(rnge, code uint32, in []byte, pos int, probs *[1 << 3]uint16) (uint32, uint32, int, uint32) {
+	s, prob := uint32(1), uint32(probs[1])
 	var b uint32
-	for s < limit {
+	for s < uint32(len(probs))/2 {
 		rnge, code, pos = normV(rnge, code, in, pos)
-		rnge, code, b = decodeV(rnge, code, &probs[s])
-		s = s<<1 | b
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
+		s = 2*s + b
 	}
-	return rnge, code, pos, s - limit
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s%uint32(len(probs))], 0, 0)
+	return rnge, code, pos, 2*s + b - uint32(len(probs))
+}
+
+func tree6V(rnge, code uint32, in []byte, pos int, probs *[1 << 6]uint16) (uint32, uint32, int, uint32) {
+	s, prob := uint32(1), uint32(probs[1])
+	var b uint32
+	for s < uint32(len(probs))/2 {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
+		s = 2*s + b
+	}
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s%uint32(len(probs))], 0, 0)
+	return rnge, code, pos, 2*s + b - uint32(len(probs))
+}
+
+func tree8V(rnge, code uint32, in []byte, pos int, probs *[1 << 8]uint16) (uint32, uint32, int, uint32) {
+	s, prob := uint32(1), uint32(probs[1])
+	var b uint32
+	for s < uint32(len(probs))/2 {
+		rnge, code, pos = normV(rnge, code, in, pos)
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[s], uint32(probs[2*s]), uint32(probs[2*s+1]))
+		s = 2*s + b
+	}
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[s%uint32(len(probs))], 0, 0)
+	return rnge, code, pos, 2*s + b - uint32(len(probs))
 }
 
 // reverseV decodes n bits from the least significant bit and adds them
@@ -88,15 +152,15 @@ func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint
 	var b, n uint32
 	rnge, code, pos = normV(rnge, code, in, pos)
 	if rnge, code, b = decodeV(rnge, code, &l.choice); b == 0 {
-		rnge, code, pos, n = treeV(rnge, code, in, pos, l.low[posState%posStatesMax][:], lenLowSymbols)
+		rnge, code, pos, n = tree3V(rnge, code, in, pos, &l.low[posState%posStatesMax])
 		return rnge, code, pos, matchLenMin + n
 	}
 	rnge, code, pos = normV(rnge, code, in, pos)
 	if rnge, code, b = decodeV(rnge, code, &l.choice2); b == 0 {
-		rnge, code, pos, n = treeV(rnge, code, in, pos, l.mid[posState%posStatesMax][:], lenMidSymbols)
+		rnge, code, pos, n = tree3V(rnge, code, in, pos, &l.mid[posState%posStatesMax])
 		return rnge, code, pos, matchLenMin + lenLowSymbols + n
 	}
-	rnge, code, pos, n = treeV(rnge, code, in, pos, l.high[:], lenHighSymbols)
+	rnge, code, pos, n = tree8V(rnge, code, in, pos, &l.high)
 	return rnge, code, pos, matchLenMin + lenLowSymbols + lenMidSymbols + n
 }
 
@@ -104,32 +168,50 @@ func lengthV(rnge, code uint32, in []byte, pos int, l *lzmaLenDec, posState uint
 // its own (not inlined) so that its loop has the registers to itself.
 func literalV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16) (uint32, uint32, int, uint32) {
 	symbol := uint32(1)
+	prob := uint32(probs[1])
 	var b uint32
 	for symbol < 0x100 {
 		rnge, code, pos = normV(rnge, code, in, pos)
-		rnge, code, b = decodeV(rnge, code, &probs[symbol])
-		symbol = symbol<<1 | b
+		// The children of the last level (0x100-0x1ff) are loaded too,
+		// unused: they are inside the array.
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[symbol], uint32(probs[2*symbol]), uint32(probs[2*symbol+1]))
+		symbol = 2*symbol + b
 	}
 	return rnge, code, pos, symbol
 }
 
 // matchedLiteralV decodes a literal byte after a match, with the byte at
-// distance rep0 (matchByte) as context.
+// distance rep0 (matchByte) as context. Bit i's probability is at
+// offset + matchBit + symbol, where matchBit is bit 7-i of matchByte
+// moved to 0x100 and offset is 0x100 as long as the decoded bits were
+// those of matchByte, 0 after the first that was not. As in literalV the
+// probabilities of both possible next bits are loaded ahead; the last bit
+// is decoded apart, as its children would be outside the array.
 func matchedLiteralV(rnge, code uint32, in []byte, pos int, probs *[literalCoderSize]uint16, matchByte uint32) (uint32, uint32, int, uint32) {
 	symbol := uint32(1)
 	offset := uint32(0x100)
-	matchByte <<= 1
+	matchByte <<= 1 // bit 7-i at 0x100 for bit i
+	matchBit := matchByte & offset
+	i := offset + matchBit + symbol
+	prob := uint32(probs[i])
 	var b uint32
-	for symbol < 0x100 {
-		matchBit := matchByte & offset
+	for symbol < 0x80 {
 		matchByte <<= 1
+		// offset after a 0 and after a 1, and the indexes that follow.
+		o0, o1 := offset&^matchBit, offset&matchBit
+		i0 := o0 + matchByte&o0 + 2*symbol
+		i1 := o1 + matchByte&o1 + 2*symbol + 1
 		rnge, code, pos = normV(rnge, code, in, pos)
-		rnge, code, b = decodeV(rnge, code, &probs[offset+matchBit+symbol])
-		symbol = symbol<<1 | b
+		rnge, code, b, prob = bitV(rnge, code, prob, &probs[i], uint32(probs[i0]), uint32(probs[i1]))
+		symbol = 2*symbol + b
 		// offset &= matchBit if b == 1, else offset &= ^matchBit
 		offset &= matchBit ^ (b - 1)
+		matchBit = matchByte & offset
+		i = offset + matchBit + symbol
 	}
-	return rnge, code, pos, symbol
+	rnge, code, pos = normV(rnge, code, in, pos)
+	rnge, code, b, _ = bitV(rnge, code, prob, &probs[i], 0, 0)
+	return rnge, code, pos, 2*symbol + b
 }
 
 // Next states after a literal, a match, a long and a short repeat.
@@ -172,7 +254,9 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			if full > 0 {
 				prev = uint32(buf[dictIndex(pos, 0, end)])
 			}
-			probs := &lz.literal[(prev>>(8-lz.lc)+(pos&lz.literalPosMask)<<lz.lc)%literalCodersMax]
+			// lc <= 4: the masks only spare the code for shifts of 32
+			// or more.
+			probs := &lz.literal[(prev>>((8-lz.lc)&31)+(pos&lz.literalPosMask)<<(lz.lc&31))%literalCodersMax]
 			var symbol uint32
 			if state < litStates {
 				rnge, code, ipos, symbol = literalV(rnge, code, in, ipos, probs)
@@ -203,7 +287,7 @@ func lzmaMain(s *xzDecLZMA2) bool {
 				distState = length - matchLenMin
 			}
 			var slot uint32
-			rnge, code, ipos, slot = treeV(rnge, code, in, ipos, lz.distSlot[distState][:], distSlots)
+			rnge, code, ipos, slot = tree6V(rnge, code, in, ipos, &lz.distSlot[distState])
 			if slot < distModelStart {
 				rep0 = slot
 			} else {
@@ -261,21 +345,7 @@ func lzmaMain(s *xzDecLZMA2) bool {
 			left = length
 		}
 		length -= left
-		back := dictIndex(pos, rep0, end)
-		if back < pos && pos-back >= left {
-			// Source and destination don't overlap: one copy.
-			copy(buf[pos:pos+left], buf[back:back+left])
-			pos += left
-		} else {
-			for ; left > 0; left-- {
-				buf[pos] = buf[back]
-				pos++
-				back++
-				if back == end {
-					back = 0
-				}
-			}
-		}
+		pos = copyMatch(buf, pos, dictIndex(pos, rep0, end), left, end)
 		if full < pos {
 			full = pos
 		}
@@ -304,4 +374,44 @@ func dictIndex(pos, dist, end uint32) uint32 {
 		back += end
 	}
 	return back
+}
+
+// copyMatch copies n bytes to buf[pos:] from buf[back:], which is before
+// pos in the circular dictionary buf[:end], and returns the new pos.
+// Most matches are short and a call of memmove costs more than a few
+// byte moves; a long match whose source overlaps its destination, such
+// as a run of one byte (distance 1), is copied in chunks that double in
+// size instead of byte by byte, as each byte moved would wait for the
+// store of the one before.
+func copyMatch(buf []byte, pos, back, n, end uint32) uint32 {
+	if n <= 8 {
+		for ; n > 0; n-- {
+			buf[pos] = buf[back]
+			pos++
+			back++
+			if back == end {
+				back = 0
+			}
+		}
+		return pos
+	}
+	if back >= pos {
+		// The source wraps around the end of the dictionary (common
+		// once the dictionary is full). Its part up to the end is at or
+		// after the destination: copy, like a byte loop, reads each
+		// byte before it is overwritten.
+		k := min(n, end-back)
+		copy(buf[pos:pos+k], buf[back:back+k])
+		pos += k
+		n -= k
+		back = 0
+	}
+	// buf[back:pos] repeats with period pos-back once the first pos-back
+	// bytes are copied, so the source can grow with pos.
+	for n > 0 {
+		c := uint32(copy(buf[pos:pos+n], buf[back:pos]))
+		pos += c
+		n -= c
+	}
+	return pos
 }
