@@ -154,8 +154,9 @@ evalexpr='(import ./default.nix { detector = '"$bin"'; system = "x86_64-linux"; 
 baseexpr='(import ./scripts/bench/eval-baseline.nix { detector = '"$bin"'; }).drvPath'
 nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1"; }
 export -f nixeval
-measure eval nixeval "$evalexpr"
-measure evalbase nixeval "$baseexpr"
+# Ten evaluations in a row per timed run: one is 0.1 s, ten ticks.
+repeat=10 measure eval nixeval "$evalexpr"
+repeat=10 measure evalbase nixeval "$baseexpr"
 
 cat <<TABLE
 lowest of $runs runs; CPU = user+sys seconds (children included); $(nproc) CPUs; $(date -u +%F)
@@ -177,8 +178,8 @@ $(row "libcurand cold, upstream: nix flake prefetch + cuobjdump + patchelf" upst
 $(row "libcurand cold, ours: nix-build fetch + unpack + detect" cold_curand upstream_curand)
 $(row "libcufft cold, upstream: nix flake prefetch + cuobjdump + patchelf" upstream_cufft)
 $(row "libcufft cold, ours: nix-build fetch + unpack + detect" cold_cufft upstream_cufft)
-$(row "nix eval, minimal baseline (scripts/bench/eval-baseline.nix)" evalbase)
-$(row "nix eval, pipeline (default.nix features.index)" eval evalbase)
+$(row "nix eval, minimal baseline (scripts/bench/eval-baseline.nix; per run, of 10 in a row)" evalbase)
+$(row "nix eval, pipeline (default.nix features.index; per run, of 10 in a row)" eval evalbase)
 
 Breakdown of one cold run, one derivation at a time (CPU s, wall s in brackets): fetch / unpack / detect / a trivial derivation (sandbox set-up); then the unpack and detect CLIs alone
 - libcurand: $cpu_fetch_curand ($wall_fetch_curand) / $cpu_unpackdrv_curand ($wall_unpackdrv_curand) / $cpu_detectdrv_curand ($wall_detectdrv_curand) / $cpu_trivial_curand ($wall_trivial_curand); CLIs: $cpu_unpack_curand / $cpu_detect_curand
