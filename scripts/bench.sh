@@ -189,4 +189,4 @@ TABLE
 
 echo
 echo "Evaluation, bundled and large synthetic set (scripts/eval-bench.sh):"
-RUNS=$runs scripts/eval-bench.sh
+RUNS=${EVAL_RUNS:-5} scripts/eval-bench.sh

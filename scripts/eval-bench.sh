@@ -10,12 +10,13 @@
 #              and evaluated through scripts/bench/eval-pipeline.nix
 # Each is `nix eval` of the drvPath of the top index (forcing every fetch,
 # unpack, detect and aggregate derivation). Prints CPU time (user+sys)
-# and peak RSS, lowest of RUNS (default 3), and the ratio; the first
-# evaluation of each (writing the .drv files) is not counted.
+# and peak RSS, lowest of RUNS (default 5, pipeline and baseline in turn),
+# and the ratio; the first evaluation of each (writing the .drv files) is
+# not counted.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 bin="$work/cuda-redist-find-features"
@@ -25,21 +26,15 @@ CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-fi
 synth="$work/synthetic"
 go run ./scripts/bench/synthmanifests -from manifests -count "${SYNTH_COUNT:-185}" -out "$synth" >"$work/synth-summary"
 
-nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1" >/dev/null; }
-# measure EXPR: prints "CPU-seconds peak-KB wall-seconds": the lowest CPU
-# and RSS of $runs runs, and the wall time of the run with the lowest CPU.
-measure() {
-  local cpu= rss= wall= u s m e c
-  nixeval "$1"
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f '%U %S %M %e' -o "$work/time" nix --extra-experimental-features nix-command eval --impure --raw --expr "$1" >/dev/null
-    read -r u s m e <"$work/time"
-    c=$(echo "$u + $s" | bc)
-    if [ -z "$cpu" ] || [ "$(echo "$c < $cpu" | bc)" = 1 ]; then cpu=$c wall=$e; fi
-    if [ -z "$rss" ] || [ "$m" -lt "$rss" ]; then rss=$m; fi
-  done
-  printf '%.2f %s %.2f\n' "$cpu" "$rss" "$wall"
+# once EXPR: prints "CPU-seconds peak-KB wall-seconds" of one evaluation.
+once() {
+  local u s m e
+  /usr/bin/time -f '%U %S %M %e' -o "$work/time" nix --extra-experimental-features nix-command eval --impure --raw --expr "$1" >/dev/null
+  read -r u s m e <"$work/time"
+  echo "$(echo "$u + $s" | bc) $m $e"
 }
+# lower A B: the lower of two numbers.
+lower() { if [ "$(echo "$1 < $2" | bc)" = 1 ]; then echo "$1"; else echo "$2"; fi; }
 archives() { # dir
   nix-instantiate --eval --strict -E '
     let m = import ./nix/manifest.nix; d = '"$1"';
@@ -49,14 +44,24 @@ archives() { # dir
 }
 manifests() { find "$1" -name 'redistrib_*.json' | wc -l; }
 
-row() { # label pipeline-expr baseline-expr
-  local pc pm pw bc bm bw
-  read -r pc pm pw <<<"$(measure "$2")"
-  read -r bc bm bw <<<"$(measure "$3")"
-  printf '| %s | %s s (wall %s s), %s MB | %s s (wall %s s), %s MB | **%.2f** |\n' "$1" "$bc" "$bw" "$((bm / 1024))" "$pc" "$pw" "$((pm / 1024))" "$(echo "$pc / $bc" | bc -l)"
+# row LABEL PIPELINE-EXPR BASELINE-EXPR: the two evaluated in turn, $runs
+# times each (so both see the same machine: a ratio of runs minutes apart
+# moved by 0.05 on this shared machine); CPU and RSS are the lowest, wall
+# the lowest too.
+row() {
+  local pc= pm= pw= bc= bm= bw= c m w i
+  once "$2" >/dev/null
+  once "$3" >/dev/null
+  for i in $(seq "$runs"); do
+    read -r c m w <<<"$(once "$2")"
+    if [ -z "$pc" ]; then pc=$c pm=$m pw=$w; else pc=$(lower "$pc" "$c") pm=$(lower "$pm" "$m") pw=$(lower "$pw" "$w"); fi
+    read -r c m w <<<"$(once "$3")"
+    if [ -z "$bc" ]; then bc=$c bm=$m bw=$w; else bc=$(lower "$bc" "$c") bm=$(lower "$bm" "$m") bw=$(lower "$bw" "$w"); fi
+  done
+  printf '| %s | %.2f s (wall %.2f s), %s MB | %.2f s (wall %.2f s), %s MB | **%.2f** |\n' "$1" "$bc" "$bw" "$((bm / 1024))" "$pc" "$pw" "$((pm / 1024))" "$(echo "$pc / $bc" | bc -l)"
 }
 
-echo "lowest of $runs runs; CPU = user+sys; $(nproc) CPUs; $(date -u +%F)"
+echo "lowest of $runs runs each, pipeline and baseline in turn; CPU = user+sys; $(nproc) CPUs; $(date -u +%F)"
 echo
 echo '| set | baseline: CPU, peak RSS | pipeline: CPU, peak RSS | ratio (CPU) |'
 echo '|---|---|---|---|'
