@@ -421,3 +421,47 @@ func TestDownloadIncomparableVersion(t *testing.T) {
 		t.Errorf("stdout %q: the comparable version was not downloaded", stdout)
 	}
 }
+
+// TestDetectNarHashFromNix: with --nar-hash-from-nix, detect records the
+// hash the attributes file gives for DIR (as Nix writes it for
+// exportReferencesGraph) and does not compute its own; the same tree
+// hashed by detect itself gives the hash Nix would. A file that lists
+// another path, and --attrs without the flag, are errors.
+func TestDetectNarHashFromNix(t *testing.T) {
+	dir := t.TempDir()
+	tree := filepath.Join(dir, "tree")
+	if err := os.MkdirAll(filepath.Join(tree, "include"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tree, "include", "a.h"), []byte("int a;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A hash that is not the tree's: only the attributes can have said it.
+	const given = "sha256:0r2dybkhzq92icbdrr8q7bc9b53pch8646q0snmqrn4hd2pz96v4"
+	const givenSRI = "sha256-ZJv0r2iQ2Iyr1QAbYhBkd5SV2DoY5dwWiyLhD+fyTWQ="
+	writeAttrs := func(path string) string {
+		p := filepath.Join(dir, "attrs-"+filepath.Base(path)+".json")
+		doc := fmt.Sprintf(`{"exportReferencesGraph": {"tree": [%q]}, "tree": [{"path": %q, "narHash": %q}]}`, path, path, given)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	code, stdout, stderr := runCLI("detect", "--nar-hash-from-nix", "--attrs", writeAttrs(tree), tree)
+	if code != exitOK {
+		t.Fatalf("detect --nar-hash-from-nix: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"narHash": "`+givenSRI+`"`) {
+		t.Errorf("narHash is not the one given:\n%s", stdout)
+	}
+	code, stdout, stderr = runCLI("detect", tree)
+	if code != exitOK || strings.Contains(stdout, givenSRI) || !strings.Contains(stdout, `"narHash": "sha256-`) {
+		t.Errorf("detect without the flag: exit %d, %s %s", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI("detect", "--nar-hash-from-nix", "--attrs", writeAttrs(filepath.Join(dir, "other")), tree); code != exitFail || !strings.Contains(stderr, "no NAR hash of "+tree) {
+		t.Errorf("attributes of another path: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := runCLI("detect", "--attrs", writeAttrs(tree), tree); code != exitUsage || !strings.Contains(stderr, "--nar-hash-from-nix") {
+		t.Errorf("--attrs alone: exit %d, %s", code, stderr)
+	}
+}

@@ -18,14 +18,18 @@ func detectCommand() command {
 			cudaMajor := fs.String("cuda-major", "", "cudaMajorVersion for the buildRedist simulation (lib/<major> replaces lib/)")
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
+			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
 			return func(args []string) error {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
 				opts := detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar}
+				if *attrsFile != "" && !*fromNix {
+					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
+				}
 				if *fromNix {
 					var err error
-					if opts.NarHash, err = builderattrs.NarHashOf("", args[0]); err != nil {
+					if opts.NarHash, err = builderattrs.NarHashOf(*attrsFile, args[0]); err != nil {
 						return err
 					}
 				}
