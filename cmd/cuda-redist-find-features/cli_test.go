@@ -422,46 +422,60 @@ func TestDownloadIncomparableVersion(t *testing.T) {
 	}
 }
 
-// TestDetectNarHashFromNix: with --nar-hash-from-nix, detect records the
-// hash the attributes file gives for DIR (as Nix writes it for
-// exportReferencesGraph) and does not compute its own; the same tree
-// hashed by detect itself gives the hash Nix would. A file that lists
-// another path, and --attrs without the flag, are errors.
-func TestDetectNarHashFromNix(t *testing.T) {
+// narHashFixture is a tree of one header and a function writing an
+// attributes file that gives a NAR hash for a path, as Nix writes one for
+// exportReferencesGraph.
+func narHashFixture(t *testing.T) (tree string, attrsFor func(path string) string) {
+	t.Helper()
 	dir := t.TempDir()
-	tree := filepath.Join(dir, "tree")
+	tree = filepath.Join(dir, "tree")
 	if err := os.MkdirAll(filepath.Join(tree, "include"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(tree, "include", "a.h"), []byte("int a;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// A hash that is not the tree's: only the attributes can have said it.
-	const given = "sha256:0r2dybkhzq92icbdrr8q7bc9b53pch8646q0snmqrn4hd2pz96v4"
-	const givenSRI = "sha256-ZJv0r2iQ2Iyr1QAbYhBkd5SV2DoY5dwWiyLhD+fyTWQ="
-	writeAttrs := func(path string) string {
+	return tree, func(path string) string {
 		p := filepath.Join(dir, "attrs-"+filepath.Base(path)+".json")
-		doc := fmt.Sprintf(`{"exportReferencesGraph": {"tree": [%q]}, "tree": [{"path": %q, "narHash": %q}]}`, path, path, given)
+		doc := fmt.Sprintf(`{"exportReferencesGraph": {"tree": [%q]}, "tree": [{"path": %q, "narHash": %q}]}`, path, path, givenNarHash)
 		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	code, stdout, stderr := runCLI("detect", "--nar-hash-from-nix", "--attrs", writeAttrs(tree), tree)
-	if code != exitOK {
-		t.Fatalf("detect --nar-hash-from-nix: exit %d: %s", code, stderr)
-	}
-	if !strings.Contains(stdout, `"narHash": "`+givenSRI+`"`) {
-		t.Errorf("narHash is not the one given:\n%s", stdout)
-	}
-	code, stdout, stderr = runCLI("detect", tree)
-	if code != exitOK || strings.Contains(stdout, givenSRI) || !strings.Contains(stdout, `"narHash": "sha256-`) {
-		t.Errorf("detect without the flag: exit %d, %s %s", code, stdout, stderr)
-	}
-	if code, _, stderr := runCLI("detect", "--nar-hash-from-nix", "--attrs", writeAttrs(filepath.Join(dir, "other")), tree); code != exitFail || !strings.Contains(stderr, "no NAR hash of "+tree) {
-		t.Errorf("attributes of another path: exit %d, %s", code, stderr)
-	}
-	if code, _, stderr := runCLI("detect", "--attrs", writeAttrs(tree), tree); code != exitUsage || !strings.Contains(stderr, "--nar-hash-from-nix") {
-		t.Errorf("--attrs alone: exit %d, %s", code, stderr)
+}
+
+// givenNarHash is not the fixture tree's hash: only the attributes can
+// have said it. givenNarHashSRI is `nix hash to-sri` of it.
+const (
+	givenNarHash    = "sha256:0r2dybkhzq92icbdrr8q7bc9b53pch8646q0snmqrn4hd2pz96v4"
+	givenNarHashSRI = "sha256-ZJv0r2iQ2Iyr1QAbYhBkd5SV2DoY5dwWiyLhD+fyTWQ="
+)
+
+// TestDetectNarHashFromNix: with --nar-hash-from-nix, detect records the
+// hash the attributes file gives for DIR and does not compute its own;
+// without it, detect hashes the tree. A file that lists another path,
+// and --attrs without the flag, are errors.
+func TestDetectNarHashFromNix(t *testing.T) {
+	tree, attrsFor := narHashFixture(t)
+	for _, c := range []struct {
+		args   []string
+		code   int
+		want   string // in stdout (exit 0) or stderr
+		unwant string // not in stdout
+	}{
+		{[]string{"--nar-hash-from-nix", "--attrs", attrsFor(tree)}, exitOK, `"narHash": "` + givenNarHashSRI + `"`, ""},
+		{nil, exitOK, `"narHash": "sha256-`, givenNarHashSRI},
+		{[]string{"--nar-hash-from-nix", "--attrs", attrsFor(filepath.Join(filepath.Dir(tree), "other"))}, exitFail, "no NAR hash of " + tree, ""},
+		{[]string{"--attrs", attrsFor(tree)}, exitUsage, "--nar-hash-from-nix", ""},
+	} {
+		code, stdout, stderr := runCLI(append(append([]string{"detect"}, c.args...), tree)...)
+		out := stderr
+		if c.code == exitOK {
+			out = stdout
+		}
+		if code != c.code || !strings.Contains(out, c.want) || (c.unwant != "" && strings.Contains(stdout, c.unwant)) {
+			t.Errorf("detect %v: exit %d (want %d), want %q:\n%s%s", c.args, code, c.code, c.want, stdout, stderr)
+		}
 	}
 }
