@@ -130,8 +130,12 @@ func inspectArchive(data []byte) *fileInfo {
 
 // isLinkerScript recognises GNU ld scripts installed as lib*.so, such as
 // glibc's libc.so or a CUDA stub redirect.
+// linkerScriptHead is how much of a file isLinkerScript reads: all that
+// inspect reads of a file that is neither ELF nor a static archive.
+const linkerScriptHead = 512
+
 func isLinkerScript(data []byte) bool {
-	head := data[:min(len(data), 512)]
+	head := data[:min(len(data), linkerScriptHead)]
 	s := strings.TrimLeft(string(head), " \t\r\n")
 	for _, p := range []string{"/*", "INPUT", "GROUP", "OUTPUT_FORMAT", "SEARCH_DIR"} {
 		if strings.HasPrefix(s, p) {

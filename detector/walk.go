@@ -18,13 +18,15 @@ import (
 
 // The walk is two stages on two goroutines. The reader walks the tree in
 // NAR order (depth first, names sorted by their bytes) and reads small
-// files into a ring of buffers; the consumer hashes every node and hands
-// every file to the ELF reader, mapping large files itself. Each file is
-// read exactly once, and the system calls of the walk overlap with the
-// hashing: on trees of thousands of headers, they cost as much.
+// files whole into a ring of buffers; the consumer hashes every node and
+// hands every file to the ELF reader. It reads large files itself, a piece
+// at a time, and maps those the ELF reader parses (ELF files and static
+// archives), which then touches only their headers and fatbins. The
+// system calls of the walk overlap with the hashing: on trees of
+// thousands of headers, they cost as much.
 
 // smallFile is the size up to which the reader reads a file ahead into a
-// buffer; larger files are mapped by the consumer.
+// buffer; the consumer reads larger ones.
 const smallFile = 256 << 10
 
 // readAheadBuffers bounds the small files read ahead (memory: this many
@@ -48,8 +50,8 @@ type walkItem struct {
 }
 
 // scan walks root once, feeding every node to the NAR hasher and every
-// file to the ELF reader from the same copy of its content. With a known
-// NAR hash (narHash not empty), nothing is hashed and Sum is that hash.
+// file to the /usr/ search and the ELF reader. With a known NAR hash
+// (narHash not empty), nothing is hashed and Sum is that hash.
 func scan(root, narHash string) (*tree, string, error) {
 	t := newTree()
 	var h *narhash.NarHasher
@@ -142,17 +144,22 @@ func (c *consumer) consume(items <-chan walkItem, free chan<- *[]byte) error {
 }
 
 // file hashes and inspects one file. The reader has read a small one
-// already; a large one is read here a piece at a time, and mapped only if
-// it is an ELF file or a static archive, whose headers the ELF reader
-// jumps between.
+// already; a large one is read here a piece at a time, and mapped (from the
+// same open file) only if it is an ELF file or a static archive, whose
+// headers the ELF reader jumps between.
 func (c *consumer) file(it walkItem, n *node) error {
 	if it.data != nil || it.size == 0 {
 		return c.inMemory(it, n, it.data)
 	}
-	if strings.HasSuffix(it.rel, ".pc") { // findUsr reads it line by line
-		return withMapped(it, func(data []byte) error { return c.inMemory(it, n, data) })
+	f, err := openFile(it.abs)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", it.abs, err)
 	}
-	head, err := c.stream(it, n)
+	defer f.Close()
+	if strings.HasSuffix(it.rel, ".pc") { // findUsr reads it line by line
+		return withMapped(f, it, func(data []byte) error { return c.inMemory(it, n, data) })
+	}
+	head, err := c.stream(f, it, n)
 	if err != nil {
 		return err
 	}
@@ -160,7 +167,7 @@ func (c *consumer) file(it walkItem, n *node) error {
 		n.file = inspect(it.rel, head) // its name and first bytes are all inspect reads
 		return nil
 	}
-	return withMapped(it, func(data []byte) error {
+	return withMapped(f, it, func(data []byte) error {
 		n.file = inspect(it.rel, data)
 		return nil
 	})
@@ -180,28 +187,22 @@ func (c *consumer) inMemory(it walkItem, n *node, data []byte) (err error) {
 	return nil
 }
 
-// headSize is how much of a file inspect reads when it is neither an ELF
-// file nor a static archive (isLinkerScript's 512 bytes).
-const headSize = 512
-
 // stream reads, hashes and searches a large file for /usr/, and returns
-// its first bytes.
-func (c *consumer) stream(it walkItem, n *node) ([]byte, error) {
-	f, err := openFile(it.abs)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", it.abs, err)
-	}
-	defer f.Close()
+// its first bytes (as many as inspect reads of a file that is neither an
+// ELF file nor a static archive).
+func (c *consumer) stream(f *os.File, it walkItem, n *node) ([]byte, error) {
 	var head []byte
 	found, tail := false, make([]byte, 0, 2*len(usrBytes))
-	err = c.h.FileFrom(narPath(it.raw), n.exec, it.size, f, c.buf, func(piece []byte) {
+	err := c.h.FileFrom(narPath(it.raw), n.exec, it.size, f, c.buf, func(piece []byte) {
 		if head == nil {
-			head = append([]byte(nil), piece[:min(len(piece), headSize)]...)
+			head = append([]byte(nil), piece[:min(len(piece), linkerScriptHead)]...)
 		}
 		if found {
 			return
 		}
-		// A match may straddle two pieces: search the seam too.
+		// A match may straddle two pieces: search the seam too. Every
+		// piece but the last is len(c.buf) bytes, far more than the
+		// needle, so a match never spans three.
 		tail = append(tail, piece[:min(len(piece), len(usrBytes)-1)]...)
 		found = indexUsr(tail) >= 0 || indexUsr(piece) >= 0
 		tail = append(tail[:0], piece[max(0, len(piece)-len(usrBytes)+1):]...)
@@ -215,12 +216,12 @@ func (c *consumer) stream(it walkItem, n *node) ([]byte, error) {
 	return head, nil
 }
 
-// withMapped maps a file read-only for use: the ELF reader jumps to the
-// section headers and fatbins of a 500 MB library without reading the
-// rest. A file that shrinks while mapped is an error naming it, never a
-// crash.
-func withMapped(it walkItem, use func(data []byte) error) (err error) {
-	mapped, err := mapFile(it.abs, it.size)
+// withMapped maps the open file f of it read-only for use: the ELF reader
+// jumps to the section headers and fatbins of a 500 MB library without
+// reading the rest. A file that shrinks while mapped is an error naming
+// it, never a crash.
+func withMapped(f *os.File, it walkItem, use func(data []byte) error) (err error) {
+	mapped, err := mapFile(f, it.size)
 	if err != nil {
 		return err
 	}
@@ -370,21 +371,16 @@ func readDirNames(dir string) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// mapFile maps a file read-only. Pages are read in as the ELF reader
-// touches them, not all ahead (MAP_POPULATE): the hash and the /usr/
-// search have read the file already. The caller unmaps it.
-func mapFile(path string, size int64) ([]byte, error) {
-	f, err := openFile(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
+// mapFile maps size bytes of f read-only. Pages are read in as the ELF
+// reader touches them, not all ahead (MAP_POPULATE): the hash and the
+// /usr/ search have read the file already. The caller unmaps it.
+func mapFile(f *os.File, size int64) ([]byte, error) {
 	if int64(int(size)) != size {
-		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", path, size)
+		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", f.Name(), size)
 	}
 	data, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
 	if err != nil {
-		return nil, fmt.Errorf("map %s: %w", path, err)
+		return nil, fmt.Errorf("map %s: %w", f.Name(), err)
 	}
 	return data, nil
 }

@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -51,7 +52,12 @@ func TestShrunkFile(t *testing.T) {
 func TestShrunkMappedFile(t *testing.T) {
 	const size = 4 * smallFile
 	p := shrunkFile(t, size)
-	err := withMapped(walkItem{abs: p, size: size}, func(data []byte) error {
+	f, err := openFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = withMapped(f, walkItem{abs: p, size: size}, func(data []byte) error {
 		if data[len(data)-1] != 0 { // the read faults
 			return errors.New("a zero byte read as not zero")
 		}
@@ -96,6 +102,44 @@ func TestUsrAcrossPieces(t *testing.T) {
 			if want, err := narhash.HashPath(root); err != nil || sum != want {
 				t.Errorf("size %d, /usr/ at %d: NAR hash %s, go-nix %s (%v)", size, off, sum, want, err)
 			}
+		}
+	}
+}
+
+// TestLargeFilesInspectedLikeSmall: a large file that is neither ELF nor
+// a static archive is inspected from its first bytes only; that must give
+// what inspecting the whole file gives, for a linker script and for other
+// data named like a library, on both sides of smallFile.
+func TestLargeFilesInspectedLikeSmall(t *testing.T) {
+	script := []byte("/* GNU ld script */\nINPUT(-lcudart_real)\n")
+	for _, size := range []int{len(script), smallFile, smallFile + 1, 3 * readPiece} {
+		root := t.TempDir()
+		data := append(append([]byte(nil), script...), bytes.Repeat([]byte(" "), size-len(script))...)
+		files := map[string][]byte{"libscript.so": data, "libdata.so.1": bytes.Repeat([]byte{0}, size)}
+		if size > linkerScriptHead {
+			// A NUL byte near the end of what isLinkerScript reads: not a
+			// linker script, which a walk reading less would miss.
+			nul := append([]byte(nil), data...)
+			nul[linkerScriptHead-1] = 0
+			files["libnul.so"] = nul
+		}
+		for name, content := range files {
+			if err := os.WriteFile(filepath.Join(root, name), content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tr, _, err := scan(root, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, content := range files {
+			got, want := tr.nodes[name].file, inspect(name, content)
+			if got == nil || want == nil || got.kind != want.kind {
+				t.Errorf("size %d, %s: walk %+v, whole file %+v", size, name, got, want)
+			}
+		}
+		if k := tr.nodes["libscript.so"].file.kind; k != libLinkerScript {
+			t.Errorf("size %d: linker script read as %s", size, k)
 		}
 	}
 }
