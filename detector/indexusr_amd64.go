@@ -1,35 +1,10 @@
 package detector
 
+import "golang.org/x/sys/cpu"
+
 // useAVX2: the CPU has AVX2 and the OS saves the YMM registers on a
-// context switch (without the second, the first is no use).
-var useAVX2 = func() bool {
-	_, _, ecx1, _ := cpuid(1, 0)
-	// OSXSAVE (leaf 1, ECX bit 27): XGETBV is available and the OS
-	// manages the extended state through XSAVE.
-	if ecx1&(1<<27) == 0 {
-		return false
-	}
-	// XCR0 bits 1 and 2: the OS saves the XMM and upper YMM halves.
-	if xcr0 := xgetbv(); xcr0&0b110 != 0b110 {
-		return false
-	}
-	maxLeaf, _, _, _ := cpuid(0, 0)
-	if maxLeaf < 7 {
-		return false
-	}
-	// AVX2: leaf 7, subleaf 0, EBX bit 5.
-	_, ebx7, _, _ := cpuid(7, 0)
-	return ebx7&(1<<5) != 0
-}()
-
-// cpuid executes the CPUID instruction.
-//
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-
-// xgetbv returns XCR0, the extended state the OS saves. Only call it when
-// CPUID reports OSXSAVE.
-func xgetbv() uint64
+// context switch (x/sys/cpu checks both).
+var useAVX2 = cpu.X86.HasAVX2
 
 // indexUsrAVX2 searches data for usrBytes in blocks of starts whose
 // loads fit in data. match is the first start of a match, or -1; then

@@ -1,25 +1,5 @@
 #include "textflag.h"
 
-// func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-TEXT ·cpuid(SB), NOSPLIT, $0-24
-	MOVL eaxArg+0(FP), AX
-	MOVL ecxArg+4(FP), CX
-	CPUID
-	MOVL AX, eax+8(FP)
-	MOVL BX, ebx+12(FP)
-	MOVL CX, ecx+16(FP)
-	MOVL DX, edx+20(FP)
-	RET
-
-// func xgetbv() uint64
-TEXT ·xgetbv(SB), NOSPLIT, $0-8
-	MOVL $0, CX      // XCR0
-	XGETBV           // EDX:EAX = XCR0
-	SHLQ $32, DX
-	ORQ  DX, AX
-	MOVQ AX, ret+0(FP)
-	RET
-
 // FULLBLOCK checks the 32 starts AX..AX+31 for "/usr/", all five bytes:
 // byte k of Y5 ends up 0xff exactly when data[AX+k:AX+k+5] == "/usr/"
 // (one unaligned compare per needle byte, each load shifted by that

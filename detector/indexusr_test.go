@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"math/rand"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // indexUsrImpls are the searches that must agree with bytes.Index: the
@@ -91,10 +94,15 @@ func FuzzIndexUsr(f *testing.F) {
 // BenchmarkIndexUsr searches a 128 KiB piece of libcufft, the size walk
 // hands indexUsr after hashing it, with each implementation.
 func BenchmarkIndexUsr(b *testing.B) {
-	const lib = "/tmp/t-cufft/lib/libcufft.so.10.9.0.58"
+	// A real NVIDIA library: INDEXUSR_BENCH_FILE, or libcufft 10.9 of the
+	// real-CUDA directory (CRFF_REAL_CUDA, scripts/fetch-real-cuda.sh).
+	lib := os.Getenv("INDEXUSR_BENCH_FILE")
+	if lib == "" {
+		lib = filepath.Join(testenv.RealCUDA(b), "root/usr/lib/x86_64-linux-gnu/libcufft.so.10.9.0.58")
+	}
 	data, err := os.ReadFile(lib)
 	if err != nil {
-		b.Skipf("needs a real NVIDIA library: %v", err)
+		b.Skipf("needs a real NVIDIA library (INDEXUSR_BENCH_FILE): %v", err)
 	}
 	// A piece from the middle, past the ELF headers; none of libcufft's
 	// /usr/ (if any) is in it, so the search runs to the end.

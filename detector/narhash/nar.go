@@ -196,14 +196,18 @@ func (n *NarHasher) FileFrom(p string, executable bool, size int64, r io.Reader,
 		if err != nil {
 			return fmt.Errorf("nar %s: %d of %d bytes: %w", p, done+int64(got), size, err)
 		}
-		n.out.Write(piece)
+		if _, err := n.out.Write(piece); err != nil {
+			return err
+		}
 		if visit != nil {
 			visit(piece)
 		}
 		done += int64(got)
 	}
 	if pad := (8 - size%8) % 8; pad > 0 {
-		n.out.Write(zeros[:pad])
+		if _, err := n.out.Write(zeros[:pad]); err != nil {
+			return err
+		}
 	}
 	return n.end()
 }

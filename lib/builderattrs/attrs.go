@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/nix-community/go-nix/pkg/nixhash"
 )
 
 // AttrsPath finds the structured-attributes file. Nix 2.8 sets
@@ -59,6 +61,9 @@ func (o Outputs) Out() (string, error) {
 	return p, nil
 }
 
+// sha256Algo is the only algorithm of a NAR hash Nix records.
+var sha256Algo = nixhash.SHA256
+
 // NarHashOf returns the NAR hash Nix recorded for storePath, from the
 // attributes file at attrsPath (or the one AttrsPath finds when it is "").
 // Nix puts it there for a derivation that lists storePath in
@@ -86,9 +91,13 @@ func NarHashOf(attrsPath, storePath string) (string, error) {
 			return "", fmt.Errorf("structured attributes %s: %s: %w", attrsPath, name, err)
 		}
 		for _, info := range infos {
-			if info.Path == want && info.NarHash != "" {
-				return info.NarHash, nil
+			if info.Path != want || info.NarHash == "" {
+				continue
 			}
+			if _, err := nixhash.ParseAny(info.NarHash, &sha256Algo); err != nil {
+				return "", fmt.Errorf("structured attributes %s: %s: narHash of %s: %q: %w", attrsPath, name, storePath, info.NarHash, err)
+			}
+			return info.NarHash, nil
 		}
 	}
 	return "", fmt.Errorf("structured attributes %s: no NAR hash of %s (list it in the derivation's exportReferencesGraph)", attrsPath, storePath)

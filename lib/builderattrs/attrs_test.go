@@ -55,6 +55,7 @@ func TestNarHashOfMissing(t *testing.T) {
 		"no graph":   {`{"outputs": {"out": "/x"}}`, "/nix/store/c6pizpviil626mld58gk164bv39nhcxd-tcurand", "exportReferencesGraph"},
 		"bad graph":  {`{"exportReferencesGraph": {"tree": ["/p"]}, "tree": "nope"}`, "/p", "tree:"},
 		"not json":   {`{`, "/p", "structured attributes"},
+		"bad hash":   {`{"exportReferencesGraph": {"tree": ["/p"]}, "tree": [{"path": "/p", "narHash": "sha256-bogus"}]}`, "/p", `tree: narHash of /p: "sha256-bogus"`},
 	} {
 		p := writeAttrs(t, c.attrs)
 		_, err := builderattrs.NarHashOf(p, c.path)

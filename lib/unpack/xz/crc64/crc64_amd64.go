@@ -3,25 +3,19 @@ package crc64
 import (
 	"encoding/binary"
 	stdcrc64 "hash/crc64"
+
+	"golang.org/x/sys/cpu"
 )
 
 // minCLMUL is the shortest input worth the folding loop: below it the
 // table does as well.
 const minCLMUL = 64
 
-// useCLMUL: the CPU has PCLMULQDQ (CPUID leaf 1, ECX bit 1). The loop
-// needs nothing else beyond amd64's baseline SSE2.
-var useCLMUL = func() bool {
-	_, _, ecx, _ := cpuid(1, 0)
-	return ecx&(1<<1) != 0
-}()
+// useCLMUL: the CPU has PCLMULQDQ. The loop needs nothing else beyond
+// amd64's baseline SSE2.
+var useCLMUL = cpu.X86.HasPCLMULQDQ
 
 var foldK = foldConstants()
-
-// cpuid executes the CPUID instruction.
-//
-//go:noescape
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
 
 // foldCLMUL XORs crc into the first 8 bytes of p and folds p, whose
 // length is at least 64 and a multiple of 16, into a 128-bit value
