@@ -54,9 +54,9 @@ row() {
   once "$3" >/dev/null
   for i in $(seq "$runs"); do
     read -r c m w <<<"$(once "$2")"
-    if [ -z "$pc" ]; then pc=$c pm=$m pw=$w; else pc=$(lower "$pc" "$c") pm=$(lower "$pm" "$m") pw=$(lower "$pw" "$w"); fi
+    pc=$(lower "${pc:-$c}" "$c") pm=$(lower "${pm:-$m}" "$m") pw=$(lower "${pw:-$w}" "$w")
     read -r c m w <<<"$(once "$3")"
-    if [ -z "$bc" ]; then bc=$c bm=$m bw=$w; else bc=$(lower "$bc" "$c") bm=$(lower "$bm" "$m") bw=$(lower "$bw" "$w"); fi
+    bc=$(lower "${bc:-$c}" "$c") bm=$(lower "${bm:-$m}" "$m") bw=$(lower "${bw:-$w}" "$w")
   done
   printf '| %s | %.2f s (wall %.2f s), %s MB | %.2f s (wall %.2f s), %s MB | **%.2f** |\n' "$1" "$bc" "$bw" "$((bm / 1024))" "$pc" "$pw" "$((pm / 1024))" "$(echo "$pc / $bc" | bc -l)"
 }
