@@ -165,3 +165,28 @@ func TestCheckPackageFilesCannotEscape(t *testing.T) {
 		t.Errorf("exit %d (want 1); files with an ERROR (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, got), stderr)
 	}
 }
+
+// A file that runs past --eval-timeout or out of --eval-max-memory is an
+// ERROR naming it, and the check goes on: the real-shaped file beside
+// them is still checked (clean).
+func TestCheckRunawayFiles(t *testing.T) {
+	requireNix(t)
+	manifests, _ := cudaTree(t)
+	noArchives := filepath.Join(t.TempDir(), "no-archives")
+	pkgs := packagesDir(t, map[string]string{
+		"cuda_cudart.nix": realShapes["cuda_cudart.nix"],
+		"huge.nix": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "huge";
+  outputs = [ "out" ] ++ builtins.genList (x: "o") 1000000000; }`,
+		"loop.nix": `{ buildRedist }: let n = builtins.foldl' (a: i: builtins.foldl' (b: j: b + 1) a (builtins.genList (x: x) 100000)) 0 (builtins.genList (x: x) 100000); in
+buildRedist { redistName = "cuda"; pname = "loop"; outputs = [ "out" (toString n) ]; }`,
+	})
+	code, lines, stderr := runCheck(t, noArchives, "--eval-only", "--hints=false", "--eval-timeout", "3s", "--eval-max-memory", "1GiB",
+		pkgs, filepath.Join(manifests, "cuda"))
+	want := []string{
+		"ERROR huge.nix: does not evaluate: error: out of memory (memory bound 1 GiB)",
+		"ERROR loop.nix: does not evaluate: error: evaluation stopped after 3s, its time bound",
+	}
+	if code != 1 || !cmp.Equal(want, lines) {
+		t.Fatalf("exit %d (want 1), (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, lines), stderr)
+	}
+}

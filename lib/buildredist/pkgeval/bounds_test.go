@@ -1,0 +1,117 @@
+package pkgeval
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const goodFile = `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "good"; outputs = [ "out" "lib" ]; }`
+
+// Runaways that fail fast or exhaust the memory bound: each is an error
+// of its own and the good file still evaluates. The time bound is the
+// default (minutes), so nothing here depends on how fast the machine is.
+func TestEvaluateRunawaysMemory(t *testing.T) {
+	requireNix(t)
+	dir, files := writeFiles(t, map[string]string{
+		"good.nix": goodFile,
+		// 10^9 elements at once: 8 GB asked for in one allocation.
+		"huge.nix": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "huge";
+  outputs = [ "out" ] ++ builtins.genList (x: "o") 1000000000; }`,
+		// Thirty million strings, one at a time: the memory bound stops it.
+		"growing.nix": `{ buildRedist }: let l = builtins.genList (x: "s${toString x}") 30000000; in
+buildRedist { redistName = "cuda"; pname = "growing"; outputs = [ "out" ] ++ builtins.deepSeq l [ ]; }`,
+		"deep.nix":    `{ buildRedist }: let f = n: f (n + 1) + 1; in buildRedist { redistName = "cuda"; pname = "deep"; outputs = [ (f 0) ]; }`,
+		"selfref.nix": `{ buildRedist }: let x = x; in buildRedist { redistName = "cuda"; pname = "selfref"; outputs = x; }`,
+	})
+	e := evaluator()
+	e.MaxMemory = 1 << 30
+	got, err := e.Evaluate(context.Background(), dir, files, twoCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got["good.nix"]; len(r) != 2 || !r[0].OK() || !r[1].OK() {
+		t.Errorf("good.nix: %+v", r)
+	}
+	for file, want := range map[string]string{
+		"huge.nix":    "error: out of memory (memory bound 1 GiB)",
+		"growing.nix": "error: out of memory (memory bound 1 GiB)",
+		"deep.nix":    "stack overflow",
+		"selfref.nix": "infinite recursion encountered",
+	} {
+		for i, r := range got[file] {
+			if !strings.Contains(r.Error, want) {
+				t.Errorf("%s case %d: error %q, want it to say %q", file, i, r.Error, want)
+			}
+		}
+	}
+}
+
+// A file that loops is stopped at the time bound, with everything its
+// nix-instantiate started; the good file beside it still evaluates.
+func TestEvaluateRunawayTime(t *testing.T) {
+	requireNix(t)
+	dir, files := writeFiles(t, map[string]string{
+		"good.nix": goodFile,
+		// 10^10 additions in little memory.
+		"loop.nix": `{ buildRedist }: let n = builtins.foldl' (a: i: builtins.foldl' (b: j: b + 1) a (builtins.genList (x: x) 100000)) 0 (builtins.genList (x: x) 100000); in
+buildRedist { redistName = "cuda"; pname = "loop"; outputs = [ "out" (toString n) ]; }`,
+	})
+	e := evaluator()
+	e.Timeout = 3 * time.Second
+	got, err := e.Evaluate(context.Background(), dir, files, twoCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got["good.nix"]; len(r) != 2 || !r[0].OK() || !r[1].OK() {
+		t.Errorf("good.nix: %+v", r)
+	}
+	for i, r := range got["loop.nix"] {
+		if r.Error != "error: evaluation stopped after 3s, its time bound" {
+			t.Errorf("loop.nix case %d: error %q", i, r.Error)
+		}
+	}
+	if left := processesMentioning(t, dir); len(left) > 0 {
+		t.Errorf("still running after Evaluate: %v", left)
+	}
+}
+
+// processesMentioning lists the processes whose command line contains s.
+func processesMentioning(t *testing.T, s string) []string {
+	t.Helper()
+	cmdlines, err := filepath.Glob("/proc/[0-9]*/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, p := range cmdlines {
+		data, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(data), s) {
+			found = append(found, filepath.Base(filepath.Dir(p))+": "+strings.ReplaceAll(string(data), "\x00", " "))
+		}
+	}
+	return found
+}
+
+// The memory bound is set before nix-instantiate starts: a shell that
+// cannot set it stops the evaluation rather than running it unbounded.
+func TestEvaluateBoundsApplied(t *testing.T) {
+	requireNix(t)
+	dir, files := writeFiles(t, map[string]string{"good.nix": goodFile})
+	e := evaluator()
+	// Below what nix-instantiate needs to start: if the bound were not
+	// applied, good.nix would evaluate.
+	e.MaxMemory = 16 << 20
+	got, err := e.Evaluate(context.Background(), dir, files, twoCases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range got["good.nix"] {
+		if r.Error == "" {
+			t.Errorf("good.nix case %d evaluated within 16 MiB: the memory bound is not applied", i)
+		}
+	}
+}
