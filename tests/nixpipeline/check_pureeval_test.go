@@ -74,6 +74,7 @@ func secrets(t *testing.T) ([]string, string, []escape) {
 		t.Fatalf("nix-store --add: %v", err)
 	}
 	stored := strings.TrimSpace(string(out))
+	t.Cleanup(func() { exec.Command("nix-store", "--delete", stored).Run() })
 	t.Setenv("CRFF_TEST_SECRET", envValue)
 	t.Setenv("NIX_PATH", "nixpkgs="+dir)
 	forbidden := "forbidden in restricted mode"
@@ -129,11 +130,29 @@ func TestCheckPackageFilesCannotEscape(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	before := storeEntries(t)
 	code, lines, stderr := runCheck(t, noArchives, append([]string{"--eval-only", pkgs}, dirs...)...)
 	for _, s := range secretValues {
 		if strings.Contains(strings.Join(lines, "\n")+stderr, s) {
 			t.Errorf("the secret %s is in the output:\n%s\nstderr:\n%s", s, strings.Join(lines, "\n"), stderr)
 		}
+	}
+	// Nor was it fetched or copied into the store (other tests running
+	// at the same time may add paths; none holds this run's secret).
+	for name := range storeEntries(t) {
+		if before[name] {
+			continue
+		}
+		p := filepath.Join("/nix/store", name)
+		filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+			if err == nil && d.Type().IsRegular() {
+				if data, err := os.ReadFile(path); err == nil && bytes.Contains(data, []byte(secretValues[0])) {
+					t.Errorf("the secret reached the store: %s", path)
+					exec.Command("nix-store", "--delete", p).Run()
+				}
+			}
+			return nil
+		})
 	}
 	byFile := map[string]string{}
 	for _, l := range lines {
@@ -189,4 +208,18 @@ buildRedist { redistName = "cuda"; pname = "loop"; outputs = [ "out" (toString n
 	if code != 1 || !cmp.Equal(want, lines) {
 		t.Fatalf("exit %d (want 1), (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, lines), stderr)
 	}
+}
+
+// storeEntries are the names in /nix/store.
+func storeEntries(t *testing.T) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir("/nix/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, e := range entries {
+		names[e.Name()] = true
+	}
+	return names
 }
