@@ -112,11 +112,13 @@ let
   };
   guardedImport = builtins.scopedImport scope;
 
+  # lib too sees the guarded builtins: a package file reaches the
+  # environment no more through lib.maybeEnv than through builtins.getEnv.
   lib =
     if req.nixpkgsLib or null != null then
-      import (/. + req.nixpkgsLib)
+      guardedImport (/. + req.nixpkgsLib)
     else
-      import ./lib-standin.nix;
+      guardedImport ./lib-standin.nix;
 
   # A package argument: an attribute set that is its own every output
   # (`lib.getLib x` is `x`), interpolates to a fake store path, and can be

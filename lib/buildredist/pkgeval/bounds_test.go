@@ -115,3 +115,54 @@ func TestEvaluateBoundsApplied(t *testing.T) {
 		}
 	}
 }
+
+// A Nixpkgs checkout's lib/ is evaluated under the same guard as the
+// package files: lib.version (lib/.version, a link to the checkout's
+// .version) reads, lib.maybeEnv is refused like builtins.getEnv, and
+// nothing else of the checkout is readable.
+func TestEvaluateNixpkgsLibGuarded(t *testing.T) {
+	requireNix(t)
+	root, _ := writeFiles(t, map[string]string{
+		".version":     "26.05",
+		"private.txt":  "not for package files",
+		"lib/more.nix": `{ maybeEnv = name: default: let v = builtins.getEnv name; in if v == "" then default else v; }`,
+		"lib/default.nix": `let
+  inherit (builtins) compareVersions concatStringsSep head splitVersion elemAt;
+in
+import ./more.nix // {
+  version = builtins.readFile ./.version;
+  private = builtins.readFile ../private.txt;
+  versionAtLeast = a: b: compareVersions a b >= 0;
+  versionOlder = a: b: compareVersions a b < 0;
+  getLib = p: p.lib or p;
+  optionals = c: l: if c then l else [ ];
+  versions = {
+    major = v: head (splitVersion v);
+    majorMinor = v: concatStringsSep "." [ (head (splitVersion v)) (elemAt (splitVersion v) 1) ];
+  };
+}
+`,
+		"pkgs/version.nix": `{ buildRedist, lib }: buildRedist { redistName = "cuda"; pname = "v" + lib.version; }`,
+		"pkgs/env.nix":     `{ buildRedist, lib }: buildRedist { redistName = "cuda"; pname = lib.maybeEnv "HOME" "home"; }`,
+		"pkgs/private.nix": `{ buildRedist, lib }: buildRedist { redistName = "cuda"; pname = lib.private; }`,
+	})
+	if err := os.Symlink("../.version", filepath.Join(root, "lib", ".version")); err != nil {
+		t.Fatal(err)
+	}
+	e := evaluator()
+	e.NixpkgsLib = filepath.Join(root, "lib")
+	dir := filepath.Join(root, "pkgs")
+	got, err := e.Evaluate(context.Background(), dir, []string{"env.nix", "private.nix", "version.nix"}, twoCases[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got["version.nix"][0]; r.Pname != "v26.05" {
+		t.Errorf("version.nix: %+v", r)
+	}
+	if r := got["env.nix"][0]; !strings.Contains(r.Error, "package files may not read the environment") {
+		t.Errorf("env.nix: %+v", r)
+	}
+	if r := got["private.nix"][0]; !strings.Contains(r.Error, "private.txt' is forbidden in restricted mode") {
+		t.Errorf("private.nix: %+v", r)
+	}
+}

@@ -297,8 +297,12 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 	}
 	defer os.Remove(tmp.Name())
 	// The stand-in, its lib, the request, the package files, the
-	// checkout's lib/: nothing else is readable.
-	allowed := allowedPaths(e.StandIn, filepath.Join(filepath.Dir(e.StandIn), "lib-standin.nix"), tmp.Name(), dir, e.NixpkgsLib)
+	// checkout's lib/ and the .version its lib/.version links to (read
+	// by lib.version): nothing else is readable.
+	allowed := allowedPaths(e.StandIn, filepath.Join(filepath.Dir(e.StandIn), "lib-standin.nix"), tmp.Name(), dir)
+	if e.NixpkgsLib != "" {
+		allowed = append(allowed, allowedPaths(e.NixpkgsLib, filepath.Join(filepath.Dir(e.NixpkgsLib), ".version"))...)
+	}
 	req := request{Dir: dir, Files: files, WithDeps: withDeps, Allowed: allowed, Cases: cases}
 	if e.NixpkgsLib != "" {
 		req.NixpkgsLib = &e.NixpkgsLib
