@@ -51,33 +51,51 @@ buildRedist { redistName = "cuda"; pname = "growing"; outputs = [ "out" ] ++ bui
 }
 
 // A file that loops is stopped at the time bound, with everything its
-// nix-instantiate started; the good file beside it still evaluates.
+// nix-instantiate started; the good files beside it still evaluate, and
+// the bound is waited for twice (all files, then the loop alone), not
+// once per halving.
 func TestEvaluateRunawayTime(t *testing.T) {
 	requireNix(t)
-	dir, files := writeFiles(t, map[string]string{
-		"good.nix": goodFile,
-		// 10^10 additions in little memory.
-		"loop.nix": `{ buildRedist }: let n = builtins.foldl' (a: i: builtins.foldl' (b: j: b + 1) a (builtins.genList (x: x) 100000)) 0 (builtins.genList (x: x) 100000); in
-buildRedist { redistName = "cuda"; pname = "loop"; outputs = [ "out" (toString n) ]; }`,
-	})
+	all := map[string]string{}
+	for _, name := range []string{"good", "a", "b", "c", "d", "e", "f", "g"} {
+		all[name+".nix"] = strings.Replace(goodFile, `"good"`, `"`+name+`"`, 1)
+	}
+	dir, files := writeFiles(t, withLoop(all))
 	e := evaluator()
 	e.Timeout = 3 * time.Second
 	got, err := e.Evaluate(context.Background(), dir, files, twoCases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := got["good.nix"]; len(r) != 2 || !r[0].OK() || !r[1].OK() {
-		t.Errorf("good.nix: %+v", r)
+	for name := range all {
+		if r := got[name]; len(r) != 2 || !r[0].OK() || !r[1].OK() {
+			t.Errorf("%s: %+v", name, r)
+		}
 	}
 	for i, r := range got["loop.nix"] {
 		if r.Error != "error: evaluation stopped after 3s, its time bound" {
 			t.Errorf("loop.nix case %d: error %q", i, r.Error)
 		}
 	}
+	if n := e.timedOut.Load(); n != 2 {
+		t.Errorf("%d runs stopped by the time bound, want 2", n)
+	}
 	if left := processesMentioning(t, dir); len(left) > 0 {
 		t.Errorf("still running after Evaluate: %v", left)
 	}
 }
+
+func withLoop(files map[string]string) map[string]string {
+	out := map[string]string{"loop.nix": loopFile}
+	for k, v := range files {
+		out[k] = v
+	}
+	return out
+}
+
+// 10^10 additions in little memory.
+const loopFile = `{ buildRedist }: let n = builtins.foldl' (a: i: builtins.foldl' (b: j: b + 1) a (builtins.genList (x: x) 100000)) 0 (builtins.genList (x: x) 100000); in
+buildRedist { redistName = "cuda"; pname = "loop"; outputs = [ "out" (toString n) ]; }`
 
 // processesMentioning lists the processes whose command line contains s.
 func processesMentioning(t *testing.T, s string) []string {

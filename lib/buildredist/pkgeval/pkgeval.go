@@ -104,6 +104,8 @@ type Evaluator struct {
 	MaxMemory int64
 
 	runs atomic.Int64
+	// timedOut counts the runs stopped by the time bound.
+	timedOut atomic.Int64
 }
 
 // Runs is how many nix-instantiate processes the evaluator started.
@@ -160,10 +162,32 @@ func (e *Evaluator) Evaluate(ctx context.Context, dir string, files []string, ca
 		jobs = 2
 	}
 	slots := make(chan struct{}, jobs)
-	if err := e.split(ctx, dir, files, cases, slots, put); err != nil {
+	next := e.split
+	if ee.bound {
+		next = e.each
+	}
+	if err := next(ctx, dir, files, cases, slots, put); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// each evaluates the files one by one (cap(slots) at once). It follows a
+// run stopped by a bound: halving would take the whole bound once per
+// level, one by one takes it once more (for the runaway file), plus a
+// short run per other file.
+func (e *Evaluator) each(ctx context.Context, dir string, files []string, cases []Case, slots chan struct{}, put func(string, []Result)) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(files))
+	for i, file := range files {
+		wg.Add(1)
+		go func(i int, file string) {
+			defer wg.Done()
+			errs[i] = e.split(ctx, dir, []string{file}, cases, slots, put)
+		}(i, file)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // split evaluates the two halves of files, a set known to fail, each as
@@ -209,6 +233,8 @@ func (e *Evaluator) group(ctx context.Context, dir string, files []string, cases
 			put(file, rs)
 		}
 		return nil
+	case errors.As(err, &ee) && ee.bound:
+		return e.each(ctx, dir, files, cases, slots, put)
 	case errors.As(err, &ee):
 		return e.split(ctx, dir, files, cases, slots, put)
 	}

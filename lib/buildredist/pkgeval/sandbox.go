@@ -132,6 +132,7 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 	case ctx.Err() != nil:
 		return nil, nil, ctx.Err()
 	case runCtx.Err() != nil:
+		e.timedOut.Add(1)
 		return nil, nil, boundError(fmt.Sprintf("error: evaluation stopped after %s, its time bound", timeout))
 	case errors.As(err, &exit) && exit.ExitCode() == 125 && strings.HasPrefix(errOut.String(), "crff-bound:"):
 		return nil, nil, errNoBound
