@@ -21,3 +21,24 @@ func TestByteSize(t *testing.T) {
 		t.Errorf("String() = %s, want 4GiB", b.String())
 	}
 }
+
+// Any text is accepted or refused without a panic; what is accepted is a
+// positive size that String writes back as the same size.
+func FuzzByteSize(f *testing.F) {
+	for _, s := range []string{"4GiB", "512 MB", "1", "0", "-1K", "9223372036854775807", "4294967296GiB", " 7 KiB "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b byteSize
+		if err := b.Set(s); err != nil {
+			return
+		}
+		if b <= 0 {
+			t.Fatalf("Set(%q) = %d", s, int64(b))
+		}
+		var again byteSize
+		if err := again.Set(b.String()); err != nil || again != b {
+			t.Fatalf("Set(%q) = %d, String %q, read back %d, %v", s, int64(b), b.String(), int64(again), err)
+		}
+	})
+}
