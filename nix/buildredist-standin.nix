@@ -14,8 +14,18 @@
 
   ```
   { dir, files :: [ String ], nixpkgsLib :: String | null, withDeps :: Bool,
+    allowed :: [ String ],
     cases :: [ { platform, cudaVersion, redistName, releases :: { <pname> = version; } } ] }
   ```
+
+  The caller runs this under Nix's restricted mode, reading only the
+  `allowed` paths (this file, the stand-in lib, the request, the package
+  directory, the checkout's lib/). A package file is imported with
+  `scopedImport` into a scope whose builtins refuse, with `abort` (which
+  `tryEval` does not catch), what restricted mode would let through
+  quietly or what a package file has no business doing: reading the
+  environment or the time, fetching, `exec`, `storePath`, `<...>` lookups,
+  `pathExists` outside `allowed`. Its own imports get the same scope.
 
   Result: `{ <file> = [ <one per case> ]; }`, each
   `{ buildRedist = false; }` (the file does not call buildRedist),
@@ -45,11 +55,70 @@ let
     listToAttrs
     ;
 
+  # What a package file sees instead of Nix's builtins (see the top).
+  refuse = what: abort "package files may not ${what}";
+  canonical = p: toString (/. + builtins.unsafeDiscardStringContext (toString p));
+  isAllowed =
+    p:
+    let
+      s = canonical p;
+    in
+    builtins.any (
+      r: s == r || builtins.substring 0 (builtins.stringLength r + 1) s == r + "/"
+    ) req.allowed;
+  fetching = name: _: refuse "fetch anything (builtins.${name})";
+  guardedBuiltins = builtins // {
+    builtins = guardedBuiltins;
+    getEnv = _: refuse "read the environment (builtins.getEnv)";
+    currentTime = refuse "read the time (builtins.currentTime)";
+    currentSystem = refuse "read the evaluating machine's system (builtins.currentSystem); the case's is stdenv.hostPlatform.system";
+    fetchurl = fetching "fetchurl";
+    fetchTarball = fetching "fetchTarball";
+    fetchGit = fetching "fetchGit";
+    fetchMercurial = fetching "fetchMercurial";
+    fetchTree = fetching "fetchTree";
+    exec = _: refuse "run programs (builtins.exec)";
+    storePath = _: refuse "reach into the Nix store (builtins.storePath)";
+    pathExists =
+      p:
+      if isAllowed p then
+        builtins.pathExists p
+      else
+        refuse "look outside the package files and lib/ (builtins.pathExists ${canonical p})";
+    findFile = _: name: refuse "look up <${name}> (only the files given are read)";
+    import = guardedImport;
+    scopedImport = attrs: builtins.scopedImport (scope // attrs);
+  };
+  # The names Nix also binds outside builtins (__getEnv, fetchTarball,
+  # import, and __findFile, which <name> calls).
+  scope = {
+    builtins = guardedBuiltins;
+    inherit (guardedBuiltins)
+      import
+      scopedImport
+      fetchTarball
+      fetchGit
+      fetchMercurial
+      fetchTree
+      ;
+    __getEnv = guardedBuiltins.getEnv;
+    __currentTime = guardedBuiltins.currentTime;
+    __currentSystem = guardedBuiltins.currentSystem;
+    __fetchurl = guardedBuiltins.fetchurl;
+    __exec = guardedBuiltins.exec;
+    __storePath = guardedBuiltins.storePath;
+    __pathExists = guardedBuiltins.pathExists;
+    __findFile = guardedBuiltins.findFile;
+  };
+  guardedImport = builtins.scopedImport scope;
+
+  # lib too sees the guarded builtins: a package file reaches the
+  # environment no more through lib.maybeEnv than through builtins.getEnv.
   lib =
     if req.nixpkgsLib or null != null then
-      import (/. + req.nixpkgsLib)
+      guardedImport (/. + req.nixpkgsLib)
     else
-      import ./lib-standin.nix;
+      guardedImport ./lib-standin.nix;
 
   # A package argument: an attribute set that is its own every output
   # (`lib.getLib x` is `x`), interpolates to a fake store path, and can be
@@ -311,10 +380,10 @@ let
     let
       path = /. + req.dir + "/${file}";
       selected = selections (builtins.readFile path);
+      fn = guardedImport path;
     in
     case:
     let
-      fn = import path;
       given = standins case;
       declared = functionArgs fn;
       # An argument with a default the stand-ins do not provide keeps its

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/pkgeval"
@@ -49,6 +50,8 @@ type checkFlags struct {
 	nixpkgs, cudaVersion               *string
 	globstar, hints, jsonOut, evalOnly *bool
 	jobs                               *int
+	evalTimeout                        *time.Duration
+	evalMaxMemory                      byteSize
 	nf                                 *nixFlags
 }
 
@@ -62,6 +65,9 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.jsonOut = fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path)")
 	cf.evalOnly = fs.Bool("eval-only", false, "only evaluate the package files (for every platform and CUDA version of the manifests), fetching no archive: seconds, not hours")
 	cf.jobs = fs.Int("eval-jobs", 0, "nix-instantiate processes at once when package files are evaluated one by one (default: the number of CPUs)")
+	cf.evalTimeout = fs.Duration("eval-timeout", pkgeval.DefaultTimeout, "time bound of each nix-instantiate that evaluates package files; a file that runs past it is an ERROR")
+	cf.evalMaxMemory = pkgeval.DefaultMaxMemory
+	fs.Var(&cf.evalMaxMemory, "eval-max-memory", "address-space bound of each nix-instantiate that evaluates package files (KiB, MiB, GiB); a file that runs out of it is an ERROR")
 	cf.nf = addNixFlags(fs)
 	return cf
 }
@@ -98,7 +104,11 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	}
 	runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
 	c := &checkRun{e: e, runner: runner, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
-		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs}}
+		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs,
+			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory)}}
+	if *cf.evalTimeout <= 0 {
+		return nil, usageErrorf("--eval-timeout %s: want a positive duration", *cf.evalTimeout)
+	}
 	if c.eval.Jobs <= 0 {
 		c.eval.Jobs = runtime.NumCPU()
 	}

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Case is one platform, CUDA version and manifest to evaluate the files for.
@@ -96,8 +96,16 @@ type Evaluator struct {
 	Jobs int
 	// Log receives Nix's warnings and traces of successful evaluations.
 	Log io.Writer
+	// Timeout and MaxMemory bound each nix-instantiate (its time, and its
+	// address space in bytes); 0 for DefaultTimeout, DefaultMaxMemory. A
+	// file that runs away is an error of its own; the others are still
+	// evaluated.
+	Timeout   time.Duration
+	MaxMemory int64
 
 	runs atomic.Int64
+	// timedOut counts the runs stopped by the time bound.
+	timedOut atomic.Int64
 }
 
 // Runs is how many nix-instantiate processes the evaluator started.
@@ -109,11 +117,18 @@ type request struct {
 	Files      []string `json:"files"`
 	NixpkgsLib *string  `json:"nixpkgsLib"`
 	WithDeps   bool     `json:"withDeps"`
-	Cases      []Case   `json:"cases"`
+	// Allowed are the paths the evaluation may read (pathExists answers
+	// only for them).
+	Allowed []string `json:"allowed"`
+	Cases   []Case   `json:"cases"`
 }
 
-// evalError is a failed evaluation: Nix ran and printed an error.
-type evalError struct{ message string }
+// evalError is a failed evaluation: Nix ran and printed an error, or a
+// bound stopped it (bound).
+type evalError struct {
+	message string
+	bound   bool
+}
 
 func (e *evalError) Error() string { return e.message }
 
@@ -147,10 +162,32 @@ func (e *Evaluator) Evaluate(ctx context.Context, dir string, files []string, ca
 		jobs = 2
 	}
 	slots := make(chan struct{}, jobs)
-	if err := e.split(ctx, dir, files, cases, slots, put); err != nil {
+	next := e.split
+	if ee.bound {
+		next = e.each
+	}
+	if err := next(ctx, dir, files, cases, slots, put); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// each evaluates the files one by one (cap(slots) at once). It follows a
+// run stopped by a bound: halving would take the whole bound once per
+// level, one by one takes it once more (for the runaway file), plus a
+// short run per other file.
+func (e *Evaluator) each(ctx context.Context, dir string, files []string, cases []Case, slots chan struct{}, put func(string, []Result)) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(files))
+	for i, file := range files {
+		wg.Add(1)
+		go func(i int, file string) {
+			defer wg.Done()
+			errs[i] = e.split(ctx, dir, []string{file}, cases, slots, put)
+		}(i, file)
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // split evaluates the two halves of files, a set known to fail, each as
@@ -196,6 +233,8 @@ func (e *Evaluator) group(ctx context.Context, dir string, files []string, cases
 			put(file, rs)
 		}
 		return nil
+	case errors.As(err, &ee) && ee.bound:
+		return e.each(ctx, dir, files, cases, slots, put)
 	case errors.As(err, &ee):
 		return e.split(ctx, dir, files, cases, slots, put)
 	}
@@ -212,8 +251,17 @@ func (e *Evaluator) file(ctx context.Context, dir, file string, cases []Case) ([
 	if !errors.As(err, &ee) {
 		return nil, err
 	}
-	if len(cases) == 1 {
+	if len(cases) == 1 && !ee.bound {
 		return []Result{e.oneCase(ctx, dir, file, cases[0], ee.message)}, nil
+	}
+	// A file that ran into a bound would most likely do so again in each
+	// case, each time taking the whole bound: it is reported as it is.
+	if ee.bound {
+		rs := make([]Result, len(cases))
+		for i := range rs {
+			rs[i] = Result{Error: ee.message}
+		}
+		return rs, nil
 	}
 	// A file that does not parse fails every case alike: one run says so,
 	// rather than two per case.
@@ -244,18 +292,10 @@ func (e *Evaluator) file(ctx context.Context, dir, file string, cases []Case) ([
 // parse returns Nix's message when file is not a valid Nix expression
 // (syntax error, duplicate argument), "" when it parses.
 func (e *Evaluator) parse(ctx context.Context, dir, file string) (string, error) {
-	args := []string{"--parse", filepath.Join(dir, filepath.FromSlash(file))}
-	for _, o := range e.Options {
-		args = append(args, "--option", o[0], o[1])
-	}
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
-	cmd.Stdout, cmd.Stderr = io.Discard, &stderr
-	e.runs.Add(1)
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && ctx.Err() == nil {
-		return NixMessage(stderr.String(), dir), nil
+	_, _, err := e.nixInstantiate(ctx, dir, allowedPaths(dir), "--parse", filepath.Join(dir, filepath.FromSlash(file)))
+	var ee *evalError
+	if errors.As(err, &ee) {
+		return ee.message, nil
 	}
 	if err != nil {
 		return "", fmt.Errorf("parse %s: nix-instantiate: %w", file, err)
@@ -277,19 +317,27 @@ func (e *Evaluator) oneCase(ctx context.Context, dir, file string, c Case, messa
 
 // run is one nix-instantiate.
 func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases []Case, withDeps bool) (map[string][]Result, error) {
-	req := request{Dir: dir, Files: files, WithDeps: withDeps, Cases: cases}
-	if e.NixpkgsLib != "" {
-		req.NixpkgsLib = &e.NixpkgsLib
-	}
-	data, err := json.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
 	tmp, err := os.CreateTemp("", "crff-eval-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("evaluate package files: %w", err)
 	}
 	defer os.Remove(tmp.Name())
+	// The stand-in, its lib, the request, the package files, the
+	// checkout's lib/ and the .version its lib/.version links to (read
+	// by lib.version): nothing else is readable.
+	allowed := allowedPaths(e.StandIn, filepath.Join(filepath.Dir(e.StandIn), "lib-standin.nix"), tmp.Name(), dir)
+	if e.NixpkgsLib != "" {
+		allowed = append(allowed, allowedPaths(e.NixpkgsLib, filepath.Join(filepath.Dir(e.NixpkgsLib), ".version"))...)
+	}
+	req := request{Dir: dir, Files: files, WithDeps: withDeps, Allowed: allowed, Cases: cases}
+	if e.NixpkgsLib != "" {
+		req.NixpkgsLib = &e.NixpkgsLib
+	}
+	data, err := json.Marshal(req)
+	if err != nil {
+		tmp.Close()
+		return nil, err
+	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
 		return nil, fmt.Errorf("evaluate package files: %w", err)
@@ -297,27 +345,19 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("evaluate package files: %w", err)
 	}
-	args := []string{"--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name()}
-	for _, o := range e.Options {
-		args = append(args, "--option", o[0], o[1])
-	}
-	var stdout, stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	e.runs.Add(1)
-	err = cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && ctx.Err() == nil {
-		return nil, &evalError{message: NixMessage(stderr.String(), dir)}
+	stdout, stderr, err := e.nixInstantiate(ctx, dir, allowed, "--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name())
+	var ee *evalError
+	if errors.As(err, &ee) {
+		return nil, err
 	}
 	if err != nil {
-		return nil, fmt.Errorf("evaluate package files in %s: nix-instantiate: %w", dir, err)
+		return nil, fmt.Errorf("evaluate package files in %s: %w", dir, err)
 	}
-	if e.Log != nil && stderr.Len() > 0 {
-		e.Log.Write(stderr.Bytes())
+	if e.Log != nil && len(stderr) > 0 {
+		e.Log.Write(stderr)
 	}
 	var raw map[string][]rawResult
-	if err := json.Unmarshal(stdout.Bytes(), &raw); err != nil {
+	if err := json.Unmarshal(stdout, &raw); err != nil {
 		return nil, fmt.Errorf("evaluate package files in %s: reading nix-instantiate's output: %w", dir, err)
 	}
 	out := make(map[string][]Result, len(raw))

@@ -1,0 +1,176 @@
+package pkgeval
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The bounds of one nix-instantiate when the Evaluator sets none: far above
+// what real package files take (the 75 files of Nixpkgs × 3 cases: 0.1 s
+// and about 0.5 GiB of address space), low enough that a runaway file is
+// stopped within minutes and without taking the machine's memory.
+const (
+	DefaultTimeout   = 2 * time.Minute
+	DefaultMaxMemory = 4 << 30
+)
+
+// restrictedOptions come after the user's --option values, so that they
+// win. Restricted mode: no path outside the -I entries, no URI
+// (allowed-uris is empty), no <...> but those entries (nix-path is empty,
+// NIX_PATH is not passed). pure-eval stays off: nix-instantiate 2.8 drops
+// the -I entries in pure mode, so it could not read the stand-in itself;
+// what pure mode adds (no getEnv, currentTime, currentSystem, unlocked
+// fetches) the stand-in's guarded builtins refuse.
+var restrictedOptions = [][2]string{
+	{"restrict-eval", "true"},
+	{"pure-eval", "false"},
+	{"allowed-uris", ""},
+	{"nix-path", ""},
+	{"allow-import-from-derivation", "false"},
+	{"allow-unsafe-native-code-during-evaluation", "false"},
+}
+
+// keptEnv are the environment variables nix-instantiate gets: where the
+// store and Nix's configuration are. Everything else (NIX_PATH, secrets)
+// is left out; builtins.getEnv is refused anyway.
+var keptEnv = []string{"HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_CONFIG_DIRS", "XDG_CACHE_HOME",
+	"NIX_REMOTE", "NIX_STORE_DIR", "NIX_STATE_DIR", "NIX_LOG_DIR", "NIX_CONF_DIR", "NIX_USER_CONF_FILES", "NIX_DAEMON_SOCKET_PATH"}
+
+func sandboxEnv() []string {
+	var env []string
+	for _, name := range keptEnv {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	return env
+}
+
+// boundScript sets the memory bound and replaces itself with
+// nix-instantiate (same process, so the bound and the process group hold
+// for it). Go cannot set a child's rlimit before exec; the shell can.
+const boundScript = `ulimit -v "$1" 2>/dev/null || { echo "crff-bound: ulimit -v $1 failed" >&2; exit 125; }; shift; exec "$@"`
+
+// errNoBound: the shell could not set the memory bound; nothing is
+// evaluated without it.
+var errNoBound = errors.New("cannot bound nix-instantiate's memory (/bin/sh's ulimit -v failed)")
+
+// boundError is an evaluation stopped by its time or memory bound.
+func boundError(message string) *evalError { return &evalError{message: message, bound: true} }
+
+// allowedPaths are the -I entries of a run: the paths given, each also
+// with its symlinks resolved (restricted mode checks both).
+func allowedPaths(paths ...string) []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		if p != "" && !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			continue
+		}
+		add(abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			add(real)
+		}
+	}
+	return out
+}
+
+// nixInstantiate runs one nix-instantiate with args, reading only
+// allowed, within the evaluator's time and memory bounds, in a process
+// group of its own that is killed as a whole when the time is up or ctx
+// ends. A failed evaluation is an *evalError (bound set when a bound
+// stopped it); an ended ctx is ctx's error.
+func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []string, args ...string) (stdout, stderr []byte, err error) {
+	nix, err := exec.LookPath("nix-instantiate")
+	if err != nil {
+		return nil, nil, err
+	}
+	timeout, maxMemory := e.bounds()
+	for _, o := range e.Options {
+		args = append(args, "--option", o[0], o[1])
+	}
+	for _, o := range restrictedOptions {
+		args = append(args, "--option", o[0], o[1])
+	}
+	for _, p := range allowed {
+		args = append(args, "-I", p)
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	kib := strconv.FormatInt((maxMemory+1023)/1024, 10)
+	cmd := exec.CommandContext(runCtx, "/bin/sh", append([]string{"-c", boundScript, "crff-eval", kib, nix}, args...)...)
+	cmd.Env = sandboxEnv()
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// Should anything of the group survive and hold the pipes.
+	cmd.WaitDelay = 10 * time.Second
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	e.runs.Add(1)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return nil, nil, ctx.Err()
+	case runCtx.Err() != nil:
+		e.timedOut.Add(1)
+		return nil, nil, boundError(fmt.Sprintf("error: evaluation stopped after %s, its time bound", timeout))
+	case errors.As(err, &exit) && exit.ExitCode() == 125 && strings.HasPrefix(errOut.String(), "crff-bound:"):
+		return nil, nil, errNoBound
+	case errors.As(err, &exit):
+		msg := NixMessage(errOut.String(), dir)
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return nil, nil, boundError(fmt.Sprintf("error: nix-instantiate ended by %s (memory bound %s): %s", ws.Signal(), humanBytes(maxMemory), msg))
+		}
+		if strings.Contains(errOut.String(), "out of memory") || strings.Contains(errOut.String(), "std::bad_alloc") {
+			return nil, nil, boundError(fmt.Sprintf("%s (memory bound %s)", msg, humanBytes(maxMemory)))
+		}
+		return nil, nil, &evalError{message: msg}
+	case err != nil:
+		return nil, nil, fmt.Errorf("nix-instantiate: %w", err)
+	}
+	return out.Bytes(), errOut.Bytes(), nil
+}
+
+func (e *Evaluator) bounds() (time.Duration, int64) {
+	timeout, maxMemory := e.Timeout, e.MaxMemory
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	if maxMemory <= 0 {
+		maxMemory = DefaultMaxMemory
+	}
+	return timeout, maxMemory
+}
+
+// humanBytes writes n in the largest binary unit that divides it.
+func humanBytes(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + " " + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
