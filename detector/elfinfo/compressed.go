@@ -176,7 +176,7 @@ func checkNameTable(data []byte, limit uint64) error {
 		bo = binary.BigEndian
 	}
 	idx := int(bo.Uint16(data[field:]))
-	if idx == 0 {
+	if idx == 0 || !maybeCompressed(data, bo, idx) {
 		return nil
 	}
 	head := bytes.Clone(data[:64])
@@ -202,6 +202,36 @@ func checkNameTable(data []byte, limit uint64) error {
 		return fmt.Errorf("section name table: %w", err)
 	}
 	return nil
+}
+
+// maybeCompressed reads the flags of section header idx straight from
+// the table, as NewFile will: false when they lack SHF_COMPRESSED, the
+// case of every real file, which then needs no second parse. Anything
+// unusual (extended numbering, a table out of the file) is left to the
+// full check.
+func maybeCompressed(data []byte, bo binary.ByteOrder, idx int) bool {
+	is64 := elf.Class(data[elf.EI_CLASS]) == elf.ELFCLASS64
+	var shoff uint64
+	var shentsize, flagSize int
+	if is64 {
+		shoff, shentsize, flagSize = bo.Uint64(data[0x28:]), int(bo.Uint16(data[0x3A:])), 8
+	} else {
+		shoff, shentsize, flagSize = uint64(bo.Uint32(data[0x20:])), int(bo.Uint16(data[0x2E:])), 4
+	}
+	if idx >= int(elf.SHN_LORESERVE) || shentsize < 8+flagSize || shoff > uint64(len(data)) {
+		return true
+	}
+	at := shoff + uint64(idx)*uint64(shentsize) + 8 // sh_flags, after sh_name and sh_type
+	if at+uint64(flagSize) > uint64(len(data)) {
+		return true
+	}
+	var flags uint64
+	if is64 {
+		flags = bo.Uint64(data[at:])
+	} else {
+		flags = uint64(bo.Uint32(data[at:]))
+	}
+	return elf.SectionFlag(flags)&elf.SHF_COMPRESSED != 0
 }
 
 // overlay reads data with its first bytes replaced by head.

@@ -91,20 +91,22 @@ func TestCompressionBombs(t *testing.T) {
 			"section .nv_fatbin: compressed (COMPRESS_ZSTD) to be 1073741824 bytes"},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			spec := testelf.Spec{Soname: "libx.so.1", Needed: []string{"liby.so"},
-				Sections: []testelf.Section{{Name: ".nv_fatbin", Data: testfatbin.Container(img{SM: 80})}},
-				Compress: map[string]testelf.Compressed{tc.section: tc.c}}
-			data := testelf.Build(spec)
-			var err error
-			alloc := allocated(func() { _, err = elfinfo.Read(data) })
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%d-byte file: err = %v, want %q", len(data), err, tc.want)
-			}
-			if max := uint64(64*len(data) + 1<<20); alloc > max {
-				t.Errorf("%d-byte file: Read allocated %d bytes, want under %d", len(data), alloc, max)
-			}
-		})
+		for _, order := range []elf.Data{elf.ELFDATA2LSB, elf.ELFDATA2MSB} {
+			t.Run(fmt.Sprint(tc.name, order), func(t *testing.T) {
+				spec := testelf.Spec{Data: order, Soname: "libx.so.1", Needed: []string{"liby.so"},
+					Sections: []testelf.Section{{Name: ".nv_fatbin", Data: testfatbin.Container(img{SM: 80})}},
+					Compress: map[string]testelf.Compressed{tc.section: tc.c}}
+				data := testelf.Build(spec)
+				var err error
+				alloc := allocated(func() { _, err = elfinfo.Read(data) })
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("%d-byte file: err = %v, want %q", len(data), err, tc.want)
+				}
+				if max := uint64(64*len(data) + 1<<20); alloc > max {
+					t.Errorf("%d-byte file: Read allocated %d bytes, want under %d", len(data), alloc, max)
+				}
+			})
+		}
 	}
 }
 
