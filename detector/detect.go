@@ -63,6 +63,9 @@ func (t *tree) features() *features.Features {
 		Libraries:         t.libraries(),
 	}
 	f.LibLayout, f.CudaArchitectures, f.ProvidedLibs, f.NeededLibs = t.libGroups()
+	if t.detail.err != nil && t.err == nil {
+		t.err = t.detail.err
+	}
 	return f
 }
 
@@ -204,6 +207,9 @@ func (t *tree) libraries() []features.Library {
 			if fi.err != nil {
 				lib.Error = fi.err.Error()
 			}
+			if !t.detail.charge(detailBytes(&lib), rel) {
+				return out
+			}
 		case n.kind == kindFile:
 			lib.Kind = libOther
 		default:
@@ -212,6 +218,13 @@ func (t *tree) libraries() []features.Library {
 		out = append(out, lib)
 	}
 	return out
+}
+
+// detailBytes is what a library record repeats from its file's content
+// (its path is the tree's own).
+func detailBytes(lib *features.Library) int {
+	return len(lib.Soname) + stringsBytes(lib.Needed) + stringsBytes(lib.CudaArchitectures) + stringsBytes(lib.SASSArchitectures) +
+		stringsBytes(lib.PTXArchitectures) + fatbinGroupBytes*len(lib.FatbinEntries) + len(lib.Error)
 }
 
 func isStubPath(rel string) bool {
@@ -269,12 +282,15 @@ func (t *tree) libGroups() (layout string, archs, provided, needed features.Grou
 		return "files", features.Grouped{List: a}, features.Grouped{List: p}, features.Grouped{List: n}
 	}
 	archs.Groups, provided.Groups, needed.Groups = map[string][]string{}, map[string][]string{}, map[string][]string{}
-	add := func(key string, paths []string) {
+	add := func(key string, paths []string) bool {
 		a, p, n := collect(paths)
 		archs.Groups[key], provided.Groups[key], needed.Groups[key] = a, p, n
+		return t.detail.charge(3*len(key)+stringsBytes(a)+stringsBytes(p)+stringsBytes(n), "lib/"+key)
 	}
 	for _, d := range dirs {
-		add(path.Base(d), t.entries(d))
+		if !add(path.Base(d), t.entries(d)) {
+			break
+		}
 	}
 	layout = "subdirs"
 	if len(files) > 0 {

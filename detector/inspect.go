@@ -38,12 +38,13 @@ func (fi *fileInfo) describeDeviceCode(lib *features.Library) {
 	lib.CudaArchitectures = nonNil(fi.archs)
 	lib.SASSArchitectures = fatbin.ArchsOfKind(fi.images, fatbin.KindCubin)
 	lib.PTXArchitectures = fatbin.ArchsOfKind(fi.images, fatbin.KindPTX)
-	lib.FatbinEntries = fatbinEntries(fi.images)
+	lib.FatbinEntries, lib.FatbinEntriesOmitted = fatbinEntries(fi.images)
 }
 
 // fatbinEntries groups entries by header shape, ordered by kind, SM,
-// flags and header size.
-func fatbinEntries(images []fatbin.Entry) []features.FatbinEntry {
+// flags and header size. Past MaxFatbinGroups groups (a fatbin whose
+// entries each carry other flags), the rest are counted, not listed.
+func fatbinEntries(images []fatbin.Entry) (groups []features.FatbinEntry, omitted int) {
 	counts := map[features.FatbinEntry]int{}
 	for _, e := range images {
 		counts[features.FatbinEntry{Kind: int(e.Kind), SM: e.SM, Flags: e.Flags, HeaderSize: e.HeaderSize}]++
@@ -65,7 +66,13 @@ func fatbinEntries(images []fatbin.Entry) []features.FatbinEntry {
 		}
 		return a.HeaderSize < b.HeaderSize
 	})
-	return out
+	if len(out) > MaxFatbinGroups {
+		for _, g := range out[MaxFatbinGroups:] {
+			omitted += g.Count
+		}
+		out = out[:MaxFatbinGroups:MaxFatbinGroups]
+	}
+	return out, omitted
 }
 
 // isLibraryName matches the names the detector records as libraries:

@@ -40,10 +40,28 @@ type tree struct {
 	fs          *symlink.Tree[*node]
 	targetBytes int   // of all symlink targets, to size the budget
 	err         error // the first lookup that ran out of budget
+	// contentBytes are the bytes of names, symlink targets and files
+	// (a hard-linked file once): what the detail budget is sized by.
+	contentBytes int
+	linked       map[fileID]*node // the first node of each hard-linked file
+	detail       detailBudget
 }
 
 func newTree() *tree {
-	return &tree{nodes: map[string]*node{}, fs: symlink.New[*node]()}
+	return &tree{nodes: map[string]*node{}, fs: symlink.New[*node](), linked: map[fileID]*node{}}
+}
+
+// addContent counts a file's bytes towards contentBytes, unless it is a
+// hard link to a file read before: that file's node is returned.
+func (t *tree) addContent(it walkItem) *node {
+	if it.id != (fileID{}) {
+		if first := t.linked[it.id]; first != nil {
+			return first
+		}
+		t.linked[it.id] = t.nodes[it.rel]
+	}
+	t.contentBytes += int(it.size)
+	return nil
 }
 
 // add records n at rel; the walk adds a directory before its entries.
@@ -66,6 +84,7 @@ func (t *tree) add(rel string, n *node) error {
 	n.fs = t.fs.Add(parent.fs, name, kind, n.target)
 	n.fs.Data = n
 	t.targetBytes += len(n.target)
+	t.contentBytes += len(name) + len(n.target)
 	return nil
 }
 
@@ -73,6 +92,7 @@ func (t *tree) add(rel string, n *node) error {
 // a few times and each symlink once, so this stops only hostile trees.
 func (t *tree) setBudget() {
 	t.fs.Budget = 1<<22 + 64*(len(t.nodes)+t.targetBytes)
+	t.detail.limit = DetailBase + t.contentBytes
 }
 
 // lookup follows symlinks, as the kernel would, and returns the node rel

@@ -46,8 +46,12 @@ type walkItem struct {
 	children  []string // directory, sorted
 	data      []byte   // content of a small file
 	buf       *[]byte  // the ring buffer holding data, to give back
+	id        fileID   // device and inode of a file with more than one link
 	err       error
 }
+
+// fileID names a file with hard links: its device and inode.
+type fileID struct{ dev, ino uint64 }
 
 // scan walks root once, feeding every node to the NAR hasher and every
 // file to the /usr/ search and the ELF reader. With a known NAR hash
@@ -131,7 +135,14 @@ func (c *consumer) consume(items <-chan walkItem, free chan<- *[]byte) error {
 			if err := c.t.add(it.rel, n); err != nil {
 				return err
 			}
-			err := c.file(it, n)
+			// A hard link to a file read before shares what the ELF
+			// reader found there (it is hashed again: the NAR holds
+			// every link's bytes).
+			first := c.t.addContent(it)
+			err := c.file(it, n, first == nil)
+			if first != nil {
+				n.file = first.file
+			}
 			if it.buf != nil {
 				free <- it.buf
 			}
@@ -147,9 +158,9 @@ func (c *consumer) consume(items <-chan walkItem, free chan<- *[]byte) error {
 // already; a large one is read here a piece at a time, and mapped (from the
 // same open file) only if it is an ELF file or a static archive, whose
 // headers the ELF reader jumps between.
-func (c *consumer) file(it walkItem, n *node) error {
+func (c *consumer) file(it walkItem, n *node, inspectIt bool) error {
 	if it.data != nil || it.size == 0 {
-		return c.inMemory(it, n, it.data)
+		return c.inMemory(it, n, it.data, inspectIt)
 	}
 	f, err := openFile(it.abs)
 	if err != nil {
@@ -157,10 +168,10 @@ func (c *consumer) file(it walkItem, n *node) error {
 	}
 	defer f.Close()
 	if strings.HasSuffix(it.rel, ".pc") { // findUsr reads it line by line
-		return withMapped(f, it, func(data []byte) error { return c.inMemory(it, n, data) })
+		return withMapped(f, it, func(data []byte) error { return c.inMemory(it, n, data, inspectIt) })
 	}
 	head, err := c.stream(f, it, n)
-	if err != nil {
+	if err != nil || !inspectIt {
 		return err
 	}
 	if !elfinfo.IsELF(head) && !elfinfo.IsArchive(head) {
@@ -173,8 +184,9 @@ func (c *consumer) file(it walkItem, n *node) error {
 	})
 }
 
-// inMemory hashes, searches and inspects a file whose content is in data.
-func (c *consumer) inMemory(it walkItem, n *node, data []byte) (err error) {
+// inMemory hashes, searches and (inspectIt) inspects a file whose content
+// is in data.
+func (c *consumer) inMemory(it walkItem, n *node, data []byte, inspectIt bool) (err error) {
 	if strings.HasSuffix(it.rel, ".pc") {
 		if err := c.h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
 			return err
@@ -183,7 +195,9 @@ func (c *consumer) inMemory(it walkItem, n *node, data []byte) (err error) {
 	} else if n.usr, err = hashAndFindUsr(c.h, narPath(it.raw), n.exec, data); err != nil {
 		return err
 	}
-	n.file = inspect(it.rel, data)
+	if inspectIt {
+		n.file = inspect(it.rel, data)
+	}
 	return nil
 }
 
@@ -338,6 +352,9 @@ func (r *reader) walk(abs, rel, raw string) bool {
 		return true
 	case mode.IsRegular():
 		it := walkItem{rel: rel, raw: raw, abs: abs, kind: kindFile, exec: mode&0o111 != 0, size: fi.Size()}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+			it.id = fileID{dev: uint64(st.Dev), ino: st.Ino}
+		}
 		if it.size > 0 && it.size <= smallFile {
 			buf := r.buffer()
 			if buf == nil {

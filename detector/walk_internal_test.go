@@ -39,7 +39,7 @@ func TestShrunkFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &consumer{t: newTree(), h: h, buf: make([]byte, readPiece)}
-	err = c.file(walkItem{rel: "libbig.so", raw: "libbig.so", abs: p, kind: kindFile, size: size}, &node{kind: kindFile})
+	err = c.file(walkItem{rel: "libbig.so", raw: "libbig.so", abs: p, kind: kindFile, size: size}, &node{kind: kindFile}, true)
 	if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), fmt.Sprintf("%d of %d bytes", size/4, size)) {
 		t.Fatalf("err = %v, want the file named with %d of %d bytes", err, size/4, size)
 	}

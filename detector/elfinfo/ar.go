@@ -3,6 +3,7 @@ package elfinfo
 import (
 	"bytes"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -33,7 +34,7 @@ func Members(data []byte) ([]Member, error) {
 		return nil, fmt.Errorf("not a static archive")
 	}
 	var members []Member
-	var longNames []byte
+	var longNames *longNameTable
 	off := len(ArMagic)
 	for off < len(data) {
 		if len(data)-off < arHeaderSize {
@@ -60,7 +61,7 @@ func Members(data []byte) ([]Member, error) {
 		case name == "/" || name == "/SYM64/" || strings.HasPrefix(name, "__.SYMDEF"):
 			// symbol table
 		case name == "//":
-			longNames = body
+			longNames = newLongNameTable(body)
 		case strings.HasPrefix(name, "#1/"): // BSD: name stored before the data
 			n, err := strconv.Atoi(name[3:])
 			if err != nil || n < 0 || n > len(body) {
@@ -69,14 +70,11 @@ func Members(data []byte) ([]Member, error) {
 			members = append(members, Member{Name: strings.TrimRight(string(body[:n]), "\x00"), Data: body[n:]})
 		case strings.HasPrefix(name, "/"): // GNU: offset into the long-name table
 			n, err := strconv.Atoi(name[1:])
-			if err != nil || n < 0 || n >= len(longNames) {
+			long, ok := longNames.name(n)
+			if err != nil || !ok {
 				return members, fmt.Errorf("archive member at offset %d: bad long-name reference %q", off, name)
 			}
-			long := longNames[n:]
-			if end := bytes.Index(long, []byte("/\n")); end >= 0 {
-				long = long[:end]
-			}
-			members = append(members, Member{Name: string(long), Data: body})
+			members = append(members, Member{Name: long, Data: body})
 		default:
 			members = append(members, Member{Name: strings.TrimSuffix(name, "/"), Data: body})
 		}
@@ -86,6 +84,46 @@ func Members(data []byte) ([]Member, error) {
 		}
 	}
 	return members, nil
+}
+
+// longNameTable is the GNU long-name table ("//"): names, each ended by
+// "/\n" (or "\n"), that members name by their offset. It is converted to
+// a string once and every member's name is a substring of it, and the
+// name ends are found by one pass over the table: reading the names of
+// all members costs time and memory linear in the archive, even when
+// thousands of members point at one unterminated name.
+type longNameTable struct {
+	text string
+	ends []int // offsets of the '\n' bytes, ascending
+}
+
+func newLongNameTable(body []byte) *longNameTable {
+	t := &longNameTable{text: string(body)}
+	for i := 0; i < len(body); {
+		j := bytes.IndexByte(body[i:], '\n')
+		if j < 0 {
+			break
+		}
+		t.ends = append(t.ends, i+j)
+		i += j + 1
+	}
+	return t
+}
+
+// name is the name at offset off: up to the next newline, without the
+// '/' before it (binutils' reading), or to the end of the table.
+func (t *longNameTable) name(off int) (string, bool) {
+	if t == nil || off < 0 || off >= len(t.text) {
+		return "", false
+	}
+	end := len(t.text)
+	if i := sort.SearchInts(t.ends, off); i < len(t.ends) {
+		end = t.ends[i]
+		if end > off && t.text[end-1] == '/' {
+			end--
+		}
+	}
+	return t.text[off:end], true
 }
 
 func isZeroOrNewline(b []byte) bool {

@@ -225,10 +225,29 @@ func FuzzRead(f *testing.F) {
 	fat := testfatbin.Container(img{SM: 80}, img{SM: 90, PTX: true, Compress: true})
 	f.Add(testelf.Build(testelf.Spec{Soname: "libx.so.1", Needed: []string{"liby.so"}, Sections: []testelf.Section{{Name: ".nv_fatbin", Data: fat}}}))
 	f.Add(testelf.Build(testelf.Spec{Class: elf.ELFCLASS32, Data: elf.ELFDATA2MSB, Soname: "libx.so.1"}))
+	for _, typ := range []elf.CompressionType{elf.COMPRESS_ZLIB, elf.COMPRESS_ZSTD} {
+		f.Add(testelf.Build(testelf.Spec{Soname: "libx.so.1", Needed: []string{"liby.so"}, Sections: []testelf.Section{{Name: ".nv_fatbin", Data: fat}},
+			Compress: map[string]testelf.Compressed{".dynstr": {Type: typ}, ".dynamic": {Type: typ}, ".shstrtab": {Type: typ}, ".nv_fatbin": {Type: typ}}}))
+	}
+	f.Add(testelf.Build(testelf.Spec{DynStr: []byte("aaaaaaaa\x00"), DynamicEntries: [][2]uint64{{uint64(elf.DT_NEEDED), 1}, {uint64(elf.DT_NEEDED), 2}, {uint64(elf.DT_SONAME), 3}}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		info, err := elfinfo.Read(data)
 		if err == nil && info == nil {
 			t.Fatal("nil info without error")
+		}
+		if info == nil {
+			return
+		}
+		// What is kept comes from sections of at most the inflate bound.
+		kept := len(info.Soname)
+		for _, n := range info.Needed {
+			kept += len(n)
+		}
+		if limit := max(elfinfo.MinInflate, elfinfo.MaxInflateRatio*len(data)); kept > limit {
+			t.Fatalf("kept %d bytes of names from a %d-byte file", kept, len(data))
+		}
+		if len(info.Needed) > elfinfo.MaxNeeded {
+			t.Fatalf("%d DT_NEEDED kept", len(info.Needed))
 		}
 	})
 }
@@ -236,11 +255,17 @@ func FuzzRead(f *testing.F) {
 func FuzzMembers(f *testing.F) {
 	a := testelf.Build(testelf.Spec{Type: elf.ET_REL, NoDynamic: true})
 	f.Add(testelf.Archive(map[string][]byte{"x.o": a, "a_very_long_object_name_indeed.o": a}, []string{"x.o", "a_very_long_object_name_indeed.o"}))
+	f.Add([]byte("!<arch>\n//                                              8         `\nlong/\nab/0              0           0     0     644     0         `\n/3              0           0     0     644     0         `\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		members, _ := elfinfo.Members(data)
 		total := 0
 		for _, m := range members {
 			total += len(m.Data)
+			// A name is part of the archive: a long name a substring
+			// of its table, never a copy of the rest of it.
+			if len(m.Name) > len(data) || !strings.Contains(string(data), m.Name) && !strings.Contains(string(data), m.Name+"/") {
+				t.Fatalf("member name %q is not in the archive", m.Name)
+			}
 		}
 		if total > len(data) {
 			t.Fatalf("members hold %d bytes of a %d-byte archive", total, len(data))

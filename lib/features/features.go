@@ -65,7 +65,10 @@ type Library struct {
 	// count: raw kind, SM and flags, kept so flags not understood yet
 	// (family targets, sm_100f) can be read later.
 	FatbinEntries []FatbinEntry `json:"fatbinEntries"`
-	Stub          bool          `json:"stub"`
+	// FatbinEntriesOmitted counts the entries of the groups past the
+	// first 256 (detector.MaxFatbinGroups), which are not listed.
+	FatbinEntriesOmitted int  `json:"fatbinEntriesOmitted,omitempty"`
+	Stub                 bool `json:"stub"`
 	// Error says why the file could not be fully read; detection goes on.
 	Error string `json:"error,omitempty"`
 }

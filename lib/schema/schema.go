@@ -113,8 +113,9 @@ func Feature(format string) (map[string]any, error) {
 			"headerSize": obj{"type": "integer", "minimum": 64},
 			"count":      obj{"type": "integer", "minimum": 1},
 		}, "kind", "sm", "flags", "headerSize", "count")},
-		"stub":  obj{"type": "boolean"},
-		"error": str(),
+		"fatbinEntriesOmitted": obj{"type": "integer", "minimum": 1},
+		"stub":                 obj{"type": "boolean"},
+		"error":                str(),
 	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")
 	detect := closed(obj{
 		"outputs":                closed(outputs, features.OutputNames...),
