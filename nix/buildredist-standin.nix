@@ -71,7 +71,10 @@ let
     builtins = guardedBuiltins;
     getEnv = _: refuse "read the environment (builtins.getEnv)";
     currentTime = refuse "read the time (builtins.currentTime)";
-    currentSystem = refuse "read the evaluating machine's system (builtins.currentSystem); the case's is stdenv.hostPlatform.system";
+    currentSystem = refuse (
+      "read the evaluating machine's system (builtins.currentSystem); "
+      + "the case's is stdenv.hostPlatform.system"
+    );
     fetchurl = fetching "fetchurl";
     fetchTarball = fetching "fetchTarball";
     fetchGit = fetching "fetchGit";
