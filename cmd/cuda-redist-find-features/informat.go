@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/schema"
 )
 
@@ -36,6 +37,12 @@ func readFormat(path, format string, lenient bool, v any) error {
 		return err
 	}
 	wanted := fmt.Sprintf("want %s (print-feature-schema --format %s)", formatNames[format], format)
+	if err := jsoncheck.Check(data); err != nil {
+		if errors.Is(err, jsoncheck.ErrSyntax) {
+			return fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
@@ -60,10 +67,7 @@ func readFormat(path, format string, lenient bool, v any) error {
 }
 
 func decodeInto(path string, data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return jsoncheck.Unmarshal(path, data, v)
 }
 
 // validationSummary is the schema's complaints on one line, without the
