@@ -92,7 +92,7 @@ func TestUsrAcrossPieces(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "data.bin"), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			tr, sum, err := scan(root, "")
+			tr, sum, err := scan(root, Options{}.withDefaults())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestLargeFilesInspectedLikeSmall(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tr, _, err := scan(root, "")
+		tr, _, err := scan(root, Options{}.withDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
