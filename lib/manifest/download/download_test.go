@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // indexPage lists n manifest versions, newest first (the order costs a
@@ -65,4 +67,29 @@ func BenchmarkVersions(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzListedVersions: whatever a server sends, each version found is
+// linked in the page, appears once, and the list is sorted.
+func FuzzListedVersions(f *testing.F) {
+	f.Add([]byte(indexPage(50)))
+	f.Add([]byte(`<a href="redistrib_1.2.3.json"><a href='./redistrib_1.2.3.4.json'><a href="redistrib_99999999999999999999.0.0.json">`))
+	f.Fuzz(func(t *testing.T, page []byte) {
+		got := listedVersions(page)
+		seen := map[string]bool{}
+		for _, v := range got {
+			if seen[v] {
+				t.Fatalf("%s listed twice", v)
+			}
+			seen[v] = true
+			if !strings.Contains(string(page), "redistrib_"+v+".json") {
+				t.Fatalf("%s is not linked in the page", v)
+			}
+		}
+		sorted := append([]string(nil), got...)
+		manifest.SortVersions(sorted)
+		if strings.Join(sorted, " ") != strings.Join(got, " ") {
+			t.Fatalf("not sorted: %v", got)
+		}
+	})
 }
