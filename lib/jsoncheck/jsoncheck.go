@@ -42,10 +42,17 @@ func (e *Error) Error() string {
 	}
 	where := "top level"
 	if len(e.Path) > 0 {
-		where = "at " + strings.Join(quoteAll(e.Path), ".")
+		where = "at " + strings.Join(quoteAll(e.Path[:min(len(e.Path), shownKeys)]), ".")
+		if more := len(e.Path) - shownKeys; more > 0 {
+			where += fmt.Sprintf(" and %d keys deeper", more)
+		}
 	}
 	return where + ": " + e.Message()
 }
+
+// shownKeys is how much of a path an error shows: enough to find the
+// place, short however deep the refused nesting is.
+const shownKeys = 4
 
 // Message is the error without the path: for callers that name the place
 // in their own terms (the manifest names packages and platforms).
@@ -62,6 +69,9 @@ func (e *Error) Unwrap() error { return e.Kind }
 func quoteAll(keys []string) []string {
 	out := make([]string, len(keys))
 	for i, k := range keys {
+		if len(k) > 64 {
+			k = k[:64] + "..."
+		}
 		out[i] = fmt.Sprintf("%q", k)
 	}
 	return out

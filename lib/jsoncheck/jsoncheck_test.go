@@ -40,6 +40,8 @@ func TestRefuses(t *testing.T) {
 		{`{"p":{"q":[{"x":1,"x":1}]}}`, ErrDuplicate, `at "p"."q": duplicate key "x"`},
 		{deep, ErrDepth, "top level: nested too deeply: more than 64 arrays and objects inside each other (byte 65)"},
 		{`{"a":` + deep[:MaxDepth] + `{"b":1}`, ErrDepth, `at "a": nested too deeply`},
+		{strings.Repeat(`{"`+strings.Repeat("k", 100)+`":`, 100), ErrDepth, `at "` + strings.Repeat("k", 64) + `...".`},
+		{strings.Repeat(`{"k":`, 100), ErrDepth, `at "k"."k"."k"."k" and 60 keys deeper: nested too deeply`},
 	} {
 		err := Check([]byte(c.in))
 		if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {

@@ -360,6 +360,10 @@ func CheckJSON(source string, data []byte) error {
 func describePath(path []string) string {
 	var b strings.Builder
 	for i, k := range path {
+		if i == 4 { // deeper than any manifest goes: say how much deeper
+			fmt.Fprintf(&b, "and %d keys deeper: ", len(path)-i)
+			break
+		}
 		switch i {
 		case 0:
 			fmt.Fprintf(&b, "package %s: ", k)
