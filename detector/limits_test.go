@@ -45,7 +45,7 @@ func TestHardLinkTreeBounded(t *testing.T) {
 	root := linkTree(t, 1<<20, 2000)
 	for _, narHash := range []string{"", "sha256-47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="} {
 		_, err := detector.DetectWith(root, detector.Options{MaxBytes: 1 << 30, NarHash: narHash})
-		if !errors.Is(err, detector.ErrLimit) || !strings.Contains(err.Error(), "would take the tree past 1073741824 bytes of file content, 1073741824 read already") {
+		if !errors.Is(err, detector.ErrLimit) || !strings.Contains(err.Error(), "would take the tree past 1073741824 bytes of file content, 1073741824 counted before it") {
 			t.Errorf("NarHash %q: %v, want a refusal at exactly 1 GiB", narHash, err)
 		}
 	}
@@ -68,7 +68,7 @@ func TestHugeSparseFileRefusedUnread(t *testing.T) {
 	}
 	f.Close()
 	_, err = detector.Detect(root)
-	if !errors.Is(err, detector.ErrLimit) || !strings.Contains(err.Error(), "huge: limit exceeded: its 1099511627776 bytes") || !strings.Contains(err.Error(), ", 0 read already") {
+	if !errors.Is(err, detector.ErrLimit) || !strings.Contains(err.Error(), "huge: limit exceeded: its 1099511627776 bytes") || !strings.Contains(err.Error(), ", 0 counted before it") {
 		t.Errorf("Detect of a 1 TiB file: %v", err)
 	}
 }

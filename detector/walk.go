@@ -60,6 +60,9 @@ type fileID struct{ dev, ino uint64 }
 // walk stops at the first node past opts.MaxEntries and the first file
 // past opts.MaxBytes, before reading it.
 func scan(root string, opts Options) (*tree, string, error) {
+	if err := sizeUp(root, opts); err != nil {
+		return nil, "", err
+	}
 	narHash := opts.NarHash
 	t := newTree()
 	var h *narhash.NarHasher
@@ -98,6 +101,44 @@ func scan(root string, opts Options) (*tree, string, error) {
 		return nil, "", err
 	}
 	return t, sum, nil
+}
+
+// sizeUp measures the tree from its directories and lstat alone and
+// refuses it when it is past a bound, before a byte of it is read: a tree
+// of 2,000 hard links to one 100 MiB file costs 2,000 lstat calls here,
+// not 64 GiB of hashing up to the bound. The walk counts again as it
+// reads, so a tree that grows in between is still refused.
+func sizeUp(root string, opts Options) error {
+	r := &reader{maxBytes: opts.MaxBytes, maxEntries: opts.MaxEntries, entries: -1}
+	var visit func(abs string) error
+	visit = func(abs string) error {
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			return err
+		}
+		size := int64(0)
+		if fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		if err := r.count(abs, size); err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return nil
+		}
+		names, err := readDirNames(abs)
+		if err != nil {
+			return err
+		}
+		sort.Strings(names) // so a refusal names the file the walk would reach
+		for _, name := range names {
+			if err := visit(abs + "/" + name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return visit(root)
 }
 
 func narPath(rel string) string { return "/" + rel }
@@ -301,7 +342,7 @@ func (r *reader) count(abs string, size int64) error {
 		return fmt.Errorf("%s: %w: the tree has more than %d files, directories and symlinks (--max-entries)", abs, ErrLimit, r.maxEntries)
 	}
 	if size > r.maxBytes-r.bytes {
-		return fmt.Errorf("%s: %w: its %d bytes would take the tree past %d bytes of file content, %d read already (hard-linked files count once per name, as the NAR holds them; --max-bytes)",
+		return fmt.Errorf("%s: %w: its %d bytes would take the tree past %d bytes of file content, %d counted before it (hard-linked files count once per name, as the NAR holds them; --max-bytes)",
 			abs, ErrLimit, size, r.maxBytes, r.bytes)
 	}
 	r.bytes += size
