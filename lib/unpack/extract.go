@@ -165,7 +165,7 @@ const pathMax = 4096
 func (x *extractor) countInode() error {
 	x.count++
 	if x.count > x.opts.MaxEntries {
-		return fmt.Errorf("%w: archive has more than %d entries (files, directories and links, implicit parent directories included; --max-entries)", ErrLimit, x.opts.MaxEntries)
+		return fmt.Errorf("%w: archive has more than %d entries (files, directories and links, implicit parent directories and headers that create nothing included; --max-entries)", ErrLimit, x.opts.MaxEntries)
 	}
 	return nil
 }
