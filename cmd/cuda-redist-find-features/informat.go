@@ -37,15 +37,9 @@ func readFormat(path, format string, lenient bool, v any) error {
 		return err
 	}
 	wanted := fmt.Sprintf("want %s (print-feature-schema --format %s)", formatNames[format], format)
-	if err := jsoncheck.Check(data); err != nil {
-		if errors.Is(err, jsoncheck.ErrSyntax) {
-			return fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
-		}
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := parseJSON(path, data, wanted)
 	if err != nil {
-		return fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
+		return err
 	}
 	if verr := schema.Validate(format, doc); verr != nil {
 		if _, ok := verr.(*jsonschema.ValidationError); !ok {
@@ -64,6 +58,23 @@ func readFormat(path, format string, lenient bool, v any) error {
 		return fmt.Errorf("%s: not %s: %v; %s", path, formatNames[format], validationSummary(verr), wanted)
 	}
 	return decodeInto(path, data, v)
+}
+
+// parseJSON checks data as every JSON reader does (lib/jsoncheck) and
+// parses it into the values the schemas validate; what is not JSON at all
+// is told with the format wanted.
+func parseJSON(path string, data []byte, wanted string) (any, error) {
+	err := jsoncheck.Check(data)
+	if err != nil && !errors.Is(err, jsoncheck.ErrSyntax) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if err == nil {
+		var doc any
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(data)); err == nil {
+			return doc, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
 }
 
 func decodeInto(path string, data []byte, v any) error {
