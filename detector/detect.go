@@ -25,6 +25,31 @@ type Options struct {
 	// The walk then hashes nothing and reads files only for what it
 	// detects. Empty: the walk computes it.
 	NarHash string
+	// MaxBytes bounds the file content the walk reads and hashes (0:
+	// DefaultMaxBytes). A hard-linked file counts once per name, as the
+	// NAR holds it.
+	MaxBytes int64
+	// MaxEntries bounds the files, directories and symlinks the walk
+	// visits (0: DefaultMaxEntries).
+	MaxEntries int
+}
+
+// The walk's bounds default to unpack's: any tree unpack writes is
+// detected, and a tree made some other way (hard links to one large file,
+// say) costs at most what unpack would have allowed before it is refused.
+const (
+	DefaultMaxBytes   int64 = 64 << 30
+	DefaultMaxEntries       = 1_000_000
+)
+
+func (o Options) withDefaults() Options {
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	return o
 }
 
 // Detect walks the unpacked tree at root and returns its features.
@@ -34,7 +59,7 @@ func Detect(root string) (*features.Features, error) {
 
 // DetectWith is Detect with options.
 func DetectWith(root string, opts Options) (*features.Features, error) {
-	t, narHash, err := scan(root, opts.NarHash)
+	t, narHash, err := scan(root, opts.withDefaults())
 	if err != nil {
 		return nil, fmt.Errorf("detect %s: %w", root, err)
 	}

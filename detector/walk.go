@@ -1,6 +1,7 @@
 package detector
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -55,8 +56,14 @@ type fileID struct{ dev, ino uint64 }
 
 // scan walks root once, feeding every node to the NAR hasher and every
 // file to the /usr/ search and the ELF reader. With a known NAR hash
-// (narHash not empty), nothing is hashed and Sum is that hash.
-func scan(root, narHash string) (*tree, string, error) {
+// (opts.NarHash not empty), nothing is hashed and Sum is that hash. The
+// walk stops at the first node past opts.MaxEntries and the first file
+// past opts.MaxBytes, before reading it.
+func scan(root string, opts Options) (*tree, string, error) {
+	if err := sizeUp(root, opts); err != nil {
+		return nil, "", err
+	}
+	narHash := opts.NarHash
 	t := newTree()
 	var h *narhash.NarHasher
 	var err error
@@ -74,7 +81,8 @@ func scan(root, narHash string) (*tree, string, error) {
 	// tree more than the walk (the allocation set off a collection).
 	free := make(chan *[]byte, readAheadBuffers)
 	stop := make(chan struct{})
-	r := &reader{items: items, free: free, stop: stop}
+	r := &reader{items: items, free: free, stop: stop, maxBytes: opts.MaxBytes, maxEntries: opts.MaxEntries,
+		entries: -1} // the root is not an entry, as unpack counts them
 	go func() {
 		defer close(items)
 		r.walk(root, "", "")
@@ -93,6 +101,44 @@ func scan(root, narHash string) (*tree, string, error) {
 		return nil, "", err
 	}
 	return t, sum, nil
+}
+
+// sizeUp measures the tree from its directories and lstat alone and
+// refuses it when it is past a bound, before a byte of it is read: a tree
+// of 2,000 hard links to one 100 MiB file costs 2,000 lstat calls here,
+// not 64 GiB of hashing up to the bound. The walk counts again as it
+// reads, so a tree that grows in between is still refused.
+func sizeUp(root string, opts Options) error {
+	r := &reader{maxBytes: opts.MaxBytes, maxEntries: opts.MaxEntries, entries: -1}
+	var visit func(abs string) error
+	visit = func(abs string) error {
+		fi, err := os.Lstat(abs)
+		if err != nil {
+			return err
+		}
+		size := int64(0)
+		if fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
+		if err := r.count(abs, size); err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return nil
+		}
+		names, err := readDirNames(abs)
+		if err != nil {
+			return err
+		}
+		sort.Strings(names) // so a refusal names the file the walk would reach
+		for _, name := range names {
+			if err := visit(abs + "/" + name); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return visit(root)
 }
 
 func narPath(rel string) string { return "/" + rel }
@@ -279,6 +325,28 @@ type reader struct {
 	free  <-chan *[]byte
 	made  int // read-ahead buffers made so far
 	stop  <-chan struct{}
+	// What the walk has visited, and its bounds.
+	bytes, maxBytes int64
+	entries         int
+	maxEntries      int
+}
+
+// ErrLimit is wrapped by the walk's refusals for exceeding a bound of Options.
+var ErrLimit = errors.New("limit exceeded")
+
+// count charges one node, and a file's size, to the bounds before the
+// node is read.
+func (r *reader) count(abs string, size int64) error {
+	r.entries++
+	if r.entries > r.maxEntries {
+		return fmt.Errorf("%s: %w: the tree has more than %d files, directories and symlinks (--max-entries)", abs, ErrLimit, r.maxEntries)
+	}
+	if size > r.maxBytes-r.bytes {
+		return fmt.Errorf("%s: %w: its %d bytes would take the tree past %d bytes of file content, %d counted before it (hard-linked files count once per name, as the NAR holds them; --max-bytes)",
+			abs, ErrLimit, size, r.maxBytes, r.bytes)
+	}
+	r.bytes += size
+	return nil
 }
 
 // buffer returns a free read-ahead buffer, a new one while fewer than
@@ -321,6 +389,13 @@ func (r *reader) fail(err error) bool {
 func (r *reader) walk(abs, rel, raw string) bool {
 	fi, err := os.Lstat(abs)
 	if err != nil {
+		return r.fail(err)
+	}
+	size := int64(0)
+	if fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	if err := r.count(abs, size); err != nil {
 		return r.fail(err)
 	}
 	switch mode := fi.Mode(); {

@@ -92,7 +92,7 @@ func TestUsrAcrossPieces(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(root, "data.bin"), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			tr, sum, err := scan(root, "")
+			tr, sum, err := scan(root, Options{}.withDefaults())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestLargeFilesInspectedLikeSmall(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		tr, _, err := scan(root, "")
+		tr, _, err := scan(root, Options{}.withDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -140,6 +140,44 @@ func TestLargeFilesInspectedLikeSmall(t *testing.T) {
 		}
 		if k := tr.nodes["libscript.so"].file.kind; k != libLinkerScript {
 			t.Errorf("size %d: linker script read as %s", size, k)
+		}
+	}
+}
+
+// TestWalkCountsAsItReads: the walk holds the bounds itself, so a tree
+// that grows after sizeUp measured it is still refused, at the node that
+// crosses the bound and before reading it.
+func TestWalkCountsAsItReads(t *testing.T) {
+	root := t.TempDir()
+	for i := range 3 {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("f%d", i)), make([]byte, 1000), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{MaxBytes: 2500, MaxEntries: 10}, "f2: limit exceeded: its 1000 bytes would take the tree past 2500 bytes of file content, 2000 counted before it"},
+		{Options{MaxBytes: 1 << 20, MaxEntries: 2}, "f2: limit exceeded: the tree has more than 2 files"},
+	} {
+		items := make(chan walkItem, 10)
+		r := &reader{items: items, free: make(chan *[]byte, readAheadBuffers), stop: make(chan struct{}),
+			maxBytes: c.opts.MaxBytes, maxEntries: c.opts.MaxEntries, entries: -1}
+		go func() {
+			defer close(items)
+			r.walk(root, "", "")
+		}()
+		var last walkItem
+		var files int
+		for it := range items {
+			if it.kind == kindFile {
+				files++
+			}
+			last = it
+		}
+		if last.err == nil || !strings.Contains(last.err.Error(), c.want) || files != 2 {
+			t.Errorf("%+v: %d files sent, then %v; want 2 and %q", c.opts, files, last.err, c.want)
 		}
 	}
 }

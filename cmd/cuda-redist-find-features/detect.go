@@ -19,11 +19,13 @@ func detectCommand() command {
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
+			maxBytes := fs.Int64("max-bytes", detector.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
+			maxEntries := fs.Int("max-entries", detector.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
 			return func(args []string) error {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				opts := detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar}
+				opts := detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
 				if *attrsFile != "" && !*fromNix {
 					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
 				}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/schema"
 )
 
@@ -36,9 +37,9 @@ func readFormat(path, format string, lenient bool, v any) error {
 		return err
 	}
 	wanted := fmt.Sprintf("want %s (print-feature-schema --format %s)", formatNames[format], format)
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
+	doc, err := parseJSON(path, data, wanted)
 	if err != nil {
-		return fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
+		return err
 	}
 	if verr := schema.Validate(format, doc); verr != nil {
 		if _, ok := verr.(*jsonschema.ValidationError); !ok {
@@ -59,11 +60,25 @@ func readFormat(path, format string, lenient bool, v any) error {
 	return decodeInto(path, data, v)
 }
 
-func decodeInto(path string, data []byte, v any) error {
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+// parseJSON checks data as every JSON reader does (lib/jsoncheck) and
+// parses it into the values the schemas validate; what is not JSON at all
+// is told with the format wanted.
+func parseJSON(path string, data []byte, wanted string) (any, error) {
+	err := jsoncheck.Check(data)
+	if err != nil && !errors.Is(err, jsoncheck.ErrSyntax) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return nil
+	if err == nil {
+		var doc any
+		if doc, err = jsonschema.UnmarshalJSON(bytes.NewReader(data)); err == nil {
+			return doc, nil
+		}
+	}
+	return nil, fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
+}
+
+func decodeInto(path string, data []byte, v any) error {
+	return jsoncheck.Unmarshal(path, data, v)
 }
 
 // validationSummary is the schema's complaints on one line, without the

@@ -1,7 +1,6 @@
 package aggregate
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
@@ -141,8 +141,8 @@ func MergeIndexFiles(paths []string) ([]byte, error) {
 			return nil, err
 		}
 		var idx features.Index
-		if err := json.Unmarshal(data, &idx); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
+		if err := jsoncheck.Unmarshal(p, data, &idx); err != nil {
+			return nil, err
 		}
 		indexes = append(indexes, idx)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 
 	"github.com/nix-community/go-nix/pkg/nixhash"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // AttrsPath finds the structured-attributes file. Nix 2.8 sets
@@ -41,8 +43,8 @@ func Load(path string, v any) (string, error) {
 	if err != nil {
 		return path, fmt.Errorf("structured attributes: %w", err)
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return path, fmt.Errorf("structured attributes %s: %w", path, err)
+	if err := jsoncheck.Unmarshal("structured attributes "+path, data, v); err != nil {
+		return path, err
 	}
 	return path, nil
 }

@@ -1,11 +1,11 @@
 package features
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // ReadFeatures loads a detection result written by `detect`.
@@ -21,8 +21,8 @@ func ReadFeatures(path string) (*Features, error) {
 // errors) by other means, e.g. from a remote store.
 func DecodeFeatures(path string, data []byte) (*Features, error) {
 	var f Features
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("features %s: %w", path, err)
+	if err := jsoncheck.Unmarshal("features "+path, data, &f); err != nil {
+		return nil, err
 	}
 	if f.Outputs == nil || f.NarHash == "" {
 		return nil, fmt.Errorf("features %s: no outputs or narHash: not a detect result", path)

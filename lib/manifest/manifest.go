@@ -1,18 +1,18 @@
 package manifest
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 //go:embed keys.json
@@ -339,56 +339,19 @@ func ConventionalPath(pkg, platform, version, variant string) string {
 	return fmt.Sprintf("%s/%s/%s-%s-%s-archive.%s", pkg, platform, pkg, platform, v, ext)
 }
 
-// CheckJSON fails unless data is exactly one JSON value in which no
-// object repeats a key. gjson reads the first of two equal keys and Nix's
-// builtins.fromJSON the last, so a manifest with duplicates would be two
-// different manifests to the two sides: it is refused, naming where.
+// CheckJSON fails unless data is exactly one JSON value, nested at most
+// jsoncheck.MaxDepth deep, in which no object repeats a key. gjson reads
+// the first of two equal keys and Nix's builtins.fromJSON the last, so a
+// manifest with duplicates would be two different manifests to the two
+// sides: it is refused, naming where.
 func CheckJSON(source string, data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := checkValue(dec, nil); err != nil {
-		return fmt.Errorf("manifest %s: %w", source, err)
+	err := jsoncheck.Check(data)
+	var e *jsoncheck.Error
+	if errors.As(err, &e) && e.Kind != jsoncheck.ErrSyntax {
+		return fmt.Errorf("manifest %s: %s%w", source, describePath(e.Path), errors.New(e.Message()))
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return fmt.Errorf("manifest %s: not valid JSON: data after the top-level value", source)
-	}
-	return nil
-}
-
-// checkValue reads one value from dec; path is the keys leading to it.
-func checkValue(dec *json.Decoder, path []string) error {
-	tok, err := dec.Token()
 	if err != nil {
-		return fmt.Errorf("not valid JSON: %w", err)
-	}
-	switch tok {
-	case json.Delim('{'):
-		seen := map[string]bool{}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return fmt.Errorf("not valid JSON: %w", err)
-			}
-			key, _ := kt.(string)
-			if seen[key] {
-				return fmt.Errorf("%sduplicate key %q", describePath(path), key)
-			}
-			seen[key] = true
-			if err := checkValue(dec, append(path[:len(path):len(path)], key)); err != nil {
-				return err
-			}
-		}
-	case json.Delim('['):
-		for dec.More() {
-			if err := checkValue(dec, path); err != nil {
-				return err
-			}
-		}
-	default:
-		return nil
-	}
-	if _, err := dec.Token(); err != nil { // the closing delimiter
-		return fmt.Errorf("not valid JSON: %w", err)
+		return fmt.Errorf("manifest %s: %w", source, err)
 	}
 	return nil
 }
@@ -397,6 +360,10 @@ func checkValue(dec *json.Decoder, path []string) error {
 func describePath(path []string) string {
 	var b strings.Builder
 	for i, k := range path {
+		if i == 4 { // deeper than any manifest goes: say how much deeper
+			fmt.Fprintf(&b, "and %d keys deeper: ", len(path)-i)
+			break
+		}
 		switch i {
 		case 0:
 			fmt.Fprintf(&b, "package %s: ", k)

@@ -66,6 +66,7 @@ func TestParseErrors(t *testing.T) {
 		{"duplicate package", `{"p":{"version":"1"},"p":{"version":"2"}}`, `top level: duplicate key "p"`},
 		{"duplicate platform", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a","sha256":"` + h + `"},"linux-x86_64":{"relative_path":"b","sha256":"` + h + `"}}}`, `package p: duplicate key "linux-x86_64"`},
 		{"duplicate leaf key", `{"p":{"version":"1","linux-x86_64":{"cuda12":{"relative_path":"a","sha256":"` + h + `","sha256":"` + h + `"}}}}`, `package p: platform linux-x86_64: variant cuda12: duplicate key "sha256"`},
+		{"deep nesting", strings.Repeat(`{"p":`, 100), "manifest m.json: package p: platform p: variant p: key p: and 60 keys deeper: nested too deeply: more than 64 arrays and objects inside each other (byte 321)"},
 		{"trailing data", `{"p":{"version":"1"}} {}`, "data after the top-level value"},
 		{"absolute path", `{"p":{"version":"1","linux-x86_64":{"relative_path":"/etc/x","sha256":"` + h + `"}}}`, `package p: platform linux-x86_64: relative_path "/etc/x" leaves the base URL`},
 		{"dot component", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a/./x","sha256":"` + h + `"}}}`, `relative_path "a/./x" is unsafe`},

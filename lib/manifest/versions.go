@@ -80,16 +80,32 @@ func (f Filter) Match(s string) (bool, error) {
 	return true, nil
 }
 
-// SortVersions orders version strings numerically.
+// SortVersions orders version strings numerically (a string that is not
+// a version by its bytes). Each is parsed once, not once per comparison:
+// an index page may list hundreds of thousands.
 func SortVersions(vs []string) {
-	sort.SliceStable(vs, func(i, j int) bool {
-		a, errA := version.NewVersion(vs[i])
-		b, errB := version.NewVersion(vs[j])
-		if errA != nil || errB != nil {
-			return vs[i] < vs[j]
+	type parsed struct {
+		s string
+		v *version.Version // nil: not a version
+	}
+	ps := make([]parsed, len(vs))
+	for i, s := range vs {
+		v, err := version.NewVersion(s)
+		if err != nil {
+			v = nil
 		}
-		return a.LessThan(b)
+		ps[i] = parsed{s, v}
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		a, b := ps[i], ps[j]
+		if a.v == nil || b.v == nil {
+			return a.s < b.s
+		}
+		return a.v.LessThan(b.v)
 	})
+	for i, p := range ps {
+		vs[i] = p.s
+	}
 }
 
 // LocalManifest is a manifest file found in a directory.

@@ -12,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // Runner runs Nix commands.
@@ -229,8 +231,8 @@ func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (
 		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)
 	}
 	var res cliResult
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
+	if err := jsoncheck.Unmarshal("evaluate the pipeline: nix-instantiate's output", out.Bytes(), &res); err != nil {
+		return nil, err
 	}
 	if len(res.Manifests) != len(ms) {
 		return nil, fmt.Errorf("evaluate the pipeline: %d manifests in, %d out", len(ms), len(res.Manifests))

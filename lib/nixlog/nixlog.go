@@ -1,8 +1,9 @@
 package nixlog
 
 import (
-	"encoding/json"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // Activity and result types of Nix's logger (src/libutil/logging.hh).
@@ -31,7 +32,7 @@ func Parse(line string) (ev Event, ok bool) {
 	if !found {
 		return Event{}, false
 	}
-	if err := json.Unmarshal([]byte(rest), &ev); err != nil {
+	if err := jsoncheck.Unmarshal("", []byte(rest), &ev); err != nil {
 		return Event{}, false
 	}
 	return ev, true

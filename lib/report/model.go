@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // Report is the model of one report: the releases read, newest last, and
@@ -134,10 +134,7 @@ func readJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
+	return jsoncheck.Unmarshal(path, data, v)
 }
 
 // Build makes the report of aggregates of one redist. The changes compare

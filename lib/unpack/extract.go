@@ -43,6 +43,7 @@ type entry struct {
 type meta struct {
 	kind entryKind
 	exec bool
+	size int64 // of a regular file: what a hard link to it adds to the NAR
 }
 
 type node = symlink.Node[meta]
@@ -158,11 +159,13 @@ func cleanName(name string) (string, error) {
 // pathMax is Linux's PATH_MAX: longer paths cannot be written by name.
 const pathMax = 4096
 
-// countInode charges one created inode (or repeated header) to MaxEntries.
+// countInode charges one created inode (or a header that creates nothing:
+// a repeat, the root, a global header) to MaxEntries. It runs before the
+// entry is written, so the archive is refused at the first entry too many.
 func (x *extractor) countInode() error {
 	x.count++
 	if x.count > x.opts.MaxEntries {
-		return fmt.Errorf("%w: archive has more than %d entries (files, directories and links, implicit parent directories included; --max-entries)", ErrLimit, x.opts.MaxEntries)
+		return fmt.Errorf("%w: archive has more than %d entries (files, directories and links, implicit parent directories and headers that create nothing included; --max-entries)", ErrLimit, x.opts.MaxEntries)
 	}
 	return nil
 }
@@ -181,7 +184,9 @@ func (x *extractor) addEntry(e entry) error {
 	}
 	if rel == "" {
 		if e.kind == kindDir {
-			return nil // the archive's own root ("./")
+			// The archive's own root ("./"): creates nothing, but a
+			// million of them cost work, so each counts like a repeat.
+			return x.countInode()
 		}
 		return fmt.Errorf("a %s cannot be the archive root", e.kind)
 	}
@@ -343,7 +348,7 @@ func (x *extractor) addFile(parent, prev *node, rel, name string, e entry) error
 	}
 	// Recorded even on failure, so that nothing written goes unnoticed.
 	nd := x.tree.Add(parent, name, symlink.File, "")
-	nd.Data = meta{kind: kindRegular, exec: e.exec}
+	nd.Data = meta{kind: kindRegular, exec: e.exec, size: n}
 	if err != nil {
 		return err
 	}
@@ -459,6 +464,13 @@ func (x *extractor) addHardlink(parent, prev *node, rel, name, linkname string) 
 	if prev != nil {
 		return fmt.Errorf("duplicate entry: a hard link where a %s was", prev.Data.kind)
 	}
+	// A hard link costs no disk, but the NAR of the tree (what Nix hashes,
+	// what detect reads) holds the file's bytes once per link: they count
+	// as a copy would.
+	if s.Data.size > x.opts.MaxBytes-x.stats.Bytes {
+		return fmt.Errorf("%w of %d bytes (--max-bytes, --max-ratio): a hard link to %q counts its %d bytes again, %d are counted already",
+			errTooLarge, x.opts.MaxBytes, linkname, s.Data.size, x.stats.Bytes)
+	}
 	if err := x.countInode(); err != nil {
 		return err
 	}
@@ -468,6 +480,7 @@ func (x *extractor) addHardlink(parent, prev *node, rel, name, linkname string) 
 	n := x.tree.Add(parent, name, symlink.File, "")
 	n.Data = s.Data
 	x.stats.Files++
+	x.stats.Bytes += s.Data.size
 	return nil
 }
 

@@ -19,6 +19,8 @@ func FuzzUnpack(f *testing.F) {
 	f.Add(testarchive.TarXz([]E{F("t/a", "x"), L("t/up", "../..")}))
 	f.Add(testarchive.Zip([]E{F("t/a", "x"), L("t/l", "../../etc")}))
 	f.Add(testarchive.TarXzBlocks([]E{F("t/a", strings.Repeat("x", 3000)), F("t/b", strings.Repeat("y", 3000))}, 1024))
+	f.Add(testarchive.Tar(linkBomb(100, 3)))
+	f.Add(testarchive.Tar([]E{D("./"), D("./"), F("t/a", "x")}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parent := t.TempDir()
 		src := filepath.Join(t.TempDir(), "in")

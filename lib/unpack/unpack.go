@@ -44,7 +44,8 @@ var ErrLimit = errors.New("limit exceeded")
 
 // Options tune Unpack. The zero value means the defaults.
 type Options struct {
-	// MaxBytes is the most file content, in bytes, the archive may inflate to.
+	// MaxBytes is the most file content, in bytes, the archive may inflate
+	// to; a hard link counts its file's bytes again, as the NAR holds them.
 	MaxBytes int64
 	// MaxRatio bounds the content to this many times the archive's size
 	// (but never below MinRatioBound); negative disables the bound.
@@ -97,7 +98,9 @@ type Stats struct {
 	Files    int
 	Dirs     int
 	Symlinks int
-	Bytes    int64
+	// Bytes is the file content of the tree as its NAR holds it: a
+	// hard-linked file counts once per name.
+	Bytes int64
 	// StrippedTopLevel is the name of the single top-level directory whose
 	// content became the root, or "" when the archive itself is the root.
 	StrippedTopLevel string
@@ -286,7 +289,10 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 			e.kind = kindHardlink
 		case tar.TypeXGlobalHeader:
 			// `git archive` writes one (the commit id); GNU tar
-			// extracts nothing for it either.
+			// extracts nothing for it either. It counts as an entry.
+			if err := x.countInode(); err != nil {
+				return fmt.Errorf("entry %q: %w", hdr.Name, err)
+			}
 			continue
 		case tar.TypeChar, tar.TypeBlock:
 			return fmt.Errorf("entry %q: device nodes are not allowed", hdr.Name)
@@ -317,6 +323,11 @@ func (x *extractor) extractZip(f io.ReaderAt, size int64) error {
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		return fmt.Errorf("read zip directory: %w", err)
 	}
+	// The central directory lists every entry up front: one too many is
+	// refused before anything is written.
+	if err := x.checkZipEntries(zr.File); err != nil {
+		return err
+	}
 	if err := checkZipOverlap(zr.File); err != nil {
 		return err
 	}
@@ -341,6 +352,17 @@ func (x *extractor) extractZip(f io.ReaderAt, size int64) error {
 		if err := x.addZipEntry(zf, e); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkZipEntries refuses a zip whose central directory lists more entries
+// than MaxEntries allows, counting as the extraction would (the root "./"
+// too), before the first is written. Implicit parent directories can
+// only add to the count, which the extraction still checks as it goes.
+func (x *extractor) checkZipEntries(files []*zip.File) error {
+	if len(files) > x.opts.MaxEntries {
+		return fmt.Errorf("%w: the zip's central directory lists %d entries, more than %d (--max-entries)", ErrLimit, len(files), x.opts.MaxEntries)
 	}
 	return nil
 }

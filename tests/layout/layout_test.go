@@ -22,6 +22,7 @@ const module = "github.com/nix-cuda/cuda-redist-find-features"
 var stage = map[string]int{
 	// Shared helpers that know nothing of the pipeline.
 	"lib/atomicfile":   0,
+	"lib/jsoncheck":    0,
 	"lib/symlink":      0,
 	"lib/builderattrs": 0,
 	// 1: NVIDIA's manifests.

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // Case is one platform, CUDA version and manifest to evaluate the files for.
@@ -357,8 +359,8 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 		e.Log.Write(stderr)
 	}
 	var raw map[string][]rawResult
-	if err := json.Unmarshal(stdout, &raw); err != nil {
-		return nil, fmt.Errorf("evaluate package files in %s: reading nix-instantiate's output: %w", dir, err)
+	if err := jsoncheck.Unmarshal("nix-instantiate's output", stdout, &raw); err != nil {
+		return nil, fmt.Errorf("evaluate package files in %s: %w", dir, err)
 	}
 	out := make(map[string][]Result, len(raw))
 	for file, rs := range raw {

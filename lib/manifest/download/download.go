@@ -28,16 +28,22 @@ func Versions(ctx context.Context, client *http.Client, baseURL string) ([]strin
 	if err != nil {
 		return nil, err
 	}
+	return listedVersions(body), nil
+}
+
+// listedVersions are the versions of the manifest links in an index page,
+// each once, sorted.
+func listedVersions(body []byte) []string {
 	seen := map[string]bool{}
 	var versions []string
-	for _, m := range manifestLink.FindAllStringSubmatch(string(body), -1) {
-		if !seen[m[1]] {
-			seen[m[1]] = true
-			versions = append(versions, m[1])
+	for _, m := range manifestLink.FindAllSubmatch(body, -1) {
+		if v := string(m[1]); !seen[v] {
+			seen[v] = true
+			versions = append(versions, v)
 		}
 	}
 	manifest.SortVersions(versions)
-	return versions, nil
+	return versions
 }
 
 func get(ctx context.Context, client *http.Client, url string) ([]byte, error) {

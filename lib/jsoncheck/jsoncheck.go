@@ -1,0 +1,204 @@
+package jsoncheck
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// MaxDepth bounds how deeply arrays and objects nest. The deepest real
+// files nest 10 arrays and objects (an index.json; a detail.json 9, a
+// merged index 9, a manifest 4: TestRealFilesFarFromTheLimit measures
+// them); 64 is far from every one and far below what costs a decoder
+// anything.
+const MaxDepth = 64
+
+// The kinds of refusal, for errors.Is.
+var (
+	ErrSyntax    = errors.New("not valid JSON")
+	ErrDepth     = errors.New("nested too deeply")
+	ErrDuplicate = errors.New("duplicate key")
+)
+
+// Error says what was refused and where.
+type Error struct {
+	// Kind is ErrSyntax, ErrDepth or ErrDuplicate.
+	Kind error
+	// Path holds the object keys that lead to the place (array elements
+	// add none, so the path of a deep array stays short).
+	Path []string
+	// Offset is the byte of the input the scan had reached.
+	Offset int64
+	// Detail says more: the repeated key, the limit, the syntax error.
+	Detail string
+}
+
+func (e *Error) Error() string {
+	if e.Kind == ErrSyntax { // the offset says where; the path may not be one yet
+		return e.Message()
+	}
+	where := "top level"
+	if len(e.Path) > 0 {
+		where = "at " + strings.Join(quoteAll(e.Path[:min(len(e.Path), shownKeys)]), ".")
+		if more := len(e.Path) - shownKeys; more > 0 {
+			where += fmt.Sprintf(" and %d keys deeper", more)
+		}
+	}
+	return where + ": " + e.Message()
+}
+
+// shownKeys is how much of a path an error shows: enough to find the
+// place, short however deep the refused nesting is.
+const shownKeys = 4
+
+// Message is the error without the path: for callers that name the place
+// in their own terms (the manifest names packages and platforms).
+func (e *Error) Message() string {
+	sep := ": "
+	if e.Kind == ErrDuplicate {
+		sep = " "
+	}
+	return fmt.Sprintf("%s%s%s (byte %d)", e.Kind, sep, e.Detail, e.Offset)
+}
+
+func (e *Error) Unwrap() error { return e.Kind }
+
+func quoteAll(keys []string) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		if len(k) > 64 {
+			k = k[:64] + "..."
+		}
+		out[i] = fmt.Sprintf("%q", k)
+	}
+	return out
+}
+
+// frame is one open array or object.
+type frame struct {
+	object  bool
+	wantKey bool   // an object's next token is a key or its end
+	key     string // the object's current key
+	// keys seen in an object: a list while it is short, then a set.
+	few  []string
+	many map[string]struct{}
+}
+
+// see records key and reports whether the object had it already.
+func (f *frame) see(key string) bool {
+	if f.many != nil {
+		if _, ok := f.many[key]; ok {
+			return true
+		}
+		f.many[key] = struct{}{}
+		return false
+	}
+	for _, k := range f.few {
+		if k == key {
+			return true
+		}
+	}
+	f.few = append(f.few, key)
+	if len(f.few) > 16 {
+		f.many = make(map[string]struct{}, 2*len(f.few))
+		for _, k := range f.few {
+			f.many[k] = struct{}{}
+		}
+		f.few = nil
+	}
+	return false
+}
+
+// Check refuses data unless it is exactly one JSON value, nested at most
+// MaxDepth deep, in which no object repeats a key. A repeated key is
+// refused because decoders disagree on it (Go's encoding/json and Nix's
+// builtins.fromJSON keep the last, gjson the first), so one file would
+// read as two different documents.
+func Check(data []byte) error {
+	return CheckDepth(data, MaxDepth)
+}
+
+// CheckDepth is Check with another depth limit.
+func CheckDepth(data []byte, maxDepth int) error {
+	return scan(bytes.NewReader(data), maxDepth)
+}
+
+func scan(r io.Reader, maxDepth int) error {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var stack []frame
+	done := false // the top-level value is complete
+	fail := func(kind error, format string, args ...any) error {
+		var path []string
+		for _, f := range stack {
+			if f.object && !f.wantKey {
+				path = append(path, f.key)
+			}
+		}
+		return &Error{Kind: kind, Path: path, Offset: dec.InputOffset(), Detail: fmt.Sprintf(format, args...)}
+	}
+	valueDone := func() {
+		if len(stack) == 0 {
+			done = true
+		} else if top := &stack[len(stack)-1]; top.object {
+			top.wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			if !done {
+				return fail(ErrSyntax, "no JSON value")
+			}
+			return nil
+		}
+		if err != nil {
+			return fail(ErrSyntax, "%v", err)
+		}
+		if done {
+			return fail(ErrSyntax, "data after the top-level value")
+		}
+		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
+			top := &stack[n-1]
+			if tok == json.Delim('}') {
+				stack = stack[:n-1]
+				valueDone()
+				continue
+			}
+			key, _ := tok.(string)
+			if top.see(key) {
+				return fail(ErrDuplicate, "%q", key)
+			}
+			top.key, top.wantKey = key, false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			if len(stack) >= maxDepth {
+				return fail(ErrDepth, "more than %d arrays and objects inside each other", maxDepth)
+			}
+			obj := tok == json.Delim('{')
+			stack = append(stack, frame{object: obj, wantKey: obj})
+		case json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			valueDone()
+		default:
+			valueDone()
+		}
+	}
+}
+
+// Unmarshal checks data and then decodes it into v with encoding/json.
+// Errors name source.
+func Unmarshal(source string, data []byte, v any) error {
+	if err := Check(data); err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w", source, err)
+	}
+	return nil
+}

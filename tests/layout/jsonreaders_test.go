@@ -1,0 +1,142 @@
+package layout_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
+)
+
+// decoders are the calls that turn JSON text into values: package
+// selector and function name.
+var decoders = map[string][]string{
+	"json":       {"Unmarshal", "NewDecoder"},
+	"jsonschema": {"UnmarshalJSON"},
+	"gjson":      {"Parse", "ParseBytes", "Get", "GetBytes", "GetMany", "GetManyBytes"},
+}
+
+// unguarded are the functions that decode JSON without lib/jsoncheck in
+// the same function, each with the reason that is safe. A new reader must
+// call jsoncheck (Check or Unmarshal) first, or be argued for here.
+var unguarded = map[string]string{
+	"lib/manifest/manifest.go: Parse":            "gjson reads data CheckJSON (jsoncheck) passed, a few lines up",
+	"lib/manifest/manifest.go: init":             "keys.json is embedded in the binary",
+	"lib/manifest/versions.go: BaseURL":          "base-urls.json is embedded in the binary",
+	"lib/features/encode.go: Encode":             "decodes what json.Marshal just wrote",
+	"lib/features/features.go: UnmarshalJSON":    "a part of a document its reader checked whole",
+	"lib/builderattrs/attrs.go: NarHashOf":       "parts of the attributes Load checked whole",
+	"lib/buildredist/pkgeval/pkgeval.go: result": "a part of the output Evaluate checked whole",
+	"lib/schema/identify.go: toJSONValue":        "the package's own schema documents, marshalled a line up",
+}
+
+// TestEveryJSONReaderIsGuarded finds every call that decodes JSON in the
+// program (tests aside) and wants lib/jsoncheck called in the same
+// function, or the function listed in unguarded with its reason: so no
+// reader of hostile input can skip the depth and duplicate-key check.
+func TestEveryJSONReaderIsGuarded(t *testing.T) {
+	root := testenv.RepoRoot()
+	found := map[string]bool{}
+	n := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(root, p)
+		if d.IsDir() {
+			if r == "vendor" || r == "tests" || r == "scripts" || r == "lib/jsoncheck" || strings.HasPrefix(d.Name(), ".") && r != "." {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, body := funcOf(decl)
+			if body == nil {
+				continue
+			}
+			decodes, guarded := false, false
+			ast.Inspect(body, func(x ast.Node) bool {
+				call, ok := x.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				pkg, ok := sel.X.(*ast.Ident)
+				if !ok {
+					return true
+				}
+				if pkg.Name == "jsoncheck" {
+					guarded = true
+				}
+				for _, name := range decoders[pkg.Name] {
+					if sel.Sel.Name == name {
+						decodes = true
+					}
+				}
+				return true
+			})
+			if !decodes {
+				continue
+			}
+			n++
+			key := r + ": " + fn
+			found[key] = true
+			_, listed := unguarded[key]
+			switch {
+			case guarded && listed:
+				t.Errorf("%s calls jsoncheck: take it off the unguarded list", key)
+			case !guarded && !listed:
+				t.Errorf("%s decodes JSON without lib/jsoncheck: call jsoncheck.Unmarshal (or Check first), or list it in unguarded with the reason it is safe", key)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stale []string
+	for k := range unguarded {
+		if !found[k] {
+			stale = append(stale, k)
+		}
+	}
+	sort.Strings(stale)
+	for _, k := range stale {
+		t.Errorf("unguarded lists %s, which decodes no JSON (any more)", k)
+	}
+	if n < 5 {
+		t.Fatalf("found only %d functions that decode JSON: the search is broken", n)
+	}
+}
+
+// funcOf names a function declaration (package-level variables
+// initialised by a function literal are "init").
+func funcOf(decl ast.Decl) (string, ast.Node) {
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if d.Body == nil { // an assembly function
+			return "", nil
+		}
+		return d.Name.Name, d.Body
+	case *ast.GenDecl:
+		if d.Tok == token.VAR {
+			return "init", d
+		}
+	}
+	return "", nil
+}
