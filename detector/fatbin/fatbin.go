@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 )
 
 const (
@@ -449,46 +450,7 @@ func UnknownKinds(entries []Entry) []Kind {
 	return out
 }
 
-// SortArchs orders architecture names by SM number, then from the most to
-// the least portable target of that number: generic, family (f), specific
-// (a): sm_90, sm_90a, sm_100, sm_100f, sm_100a, sm_103f. Other suffixes
-// follow, alphabetically (docs/compatibility.md).
-func SortArchs(archs []string) {
-	sort.SliceStable(archs, func(i, j int) bool { return ArchLess(archs[i], archs[j]) })
-}
-
-// ArchLess is SortArchs' order.
-func ArchLess(a, b string) bool {
-	na, sa := splitArch(a)
-	nb, sb := splitArch(b)
-	if na != nb {
-		return na < nb
-	}
-	if ra, rb := suffixRank(sa), suffixRank(sb); ra != rb {
-		return ra < rb
-	}
-	return sa < sb
-}
-
-// suffixRank orders suffixes: none, f, a, anything else.
-func suffixRank(s string) int {
-	switch s {
-	case "":
-		return 0
-	case "f":
-		return 1
-	case "a":
-		return 2
-	}
-	return 3
-}
-
-func splitArch(a string) (int, string) {
-	s := strings.TrimPrefix(a, "sm_")
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	n, _ := strconv.Atoi(s[:i])
-	return n, s[i:]
-}
+// SortArchs orders architecture names by SM number, then generic, family
+// (f), specific (a): sm_90, sm_90a, sm_100, sm_100f, sm_100a
+// (capability.Less, docs/compatibility.md).
+func SortArchs(archs []string) { capability.Sort(archs) }

@@ -335,7 +335,7 @@ func TestUnknownKindNotFatal(t *testing.T) {
 func TestSortArchs(t *testing.T) {
 	got := []string{"sm_100", "sm_90a", "sm_100a", "sm_52", "sm_100f", "sm_90", "sm_103f", "sm_120", "sm_100x", "sm_121a"}
 	fatbin.SortArchs(got)
-	want := []string{"sm_52", "sm_90", "sm_90a", "sm_100", "sm_100f", "sm_100a", "sm_100x", "sm_103f", "sm_120", "sm_121a"}
+	want := []string{"sm_52", "sm_90", "sm_90a", "sm_100", "sm_100f", "sm_100a", "sm_103f", "sm_120", "sm_121a", "sm_100x"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("SortArchs (-want +got):\n%s", diff)
 	}
