@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Support is how a GPU can run a library's device code.
@@ -207,4 +208,28 @@ func rank(k Kind) int {
 func Sort(names []string) []string {
 	sort.SliceStable(names, func(i, j int) bool { return Less(names[i], names[j]) })
 	return names
+}
+
+// Where says in words on which GPUs code for t runs: as SASS, or (ptx)
+// JIT-compiled from PTX. For report titles and legends.
+func (t Target) Where(ptx bool) string {
+	own := t.Capability()
+	switch t.Kind {
+	case Specific:
+		return "architecture-specific: " + own.String() + " only"
+	case Family:
+		members, ok := families[t.SM]
+		if !ok {
+			return fmt.Sprintf("family-specific: its family (%s and later %d.x)", own, own.Major)
+		}
+		names := make([]string, len(members))
+		for i, m := range members {
+			names[i] = m.String()
+		}
+		return "family-specific: " + strings.Join(names, ", ")
+	}
+	if ptx {
+		return own.String() + " and every later GPU"
+	}
+	return fmt.Sprintf("%s and later %d.x", own, own.Major)
 }

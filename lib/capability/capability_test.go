@@ -104,3 +104,27 @@ func TestParseTargetRoundTrip(t *testing.T) {
 		t.Errorf("sm_103's capability: %v", c)
 	}
 }
+
+func TestWhere(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		ptx    bool
+		want   string
+	}{
+		{"sm_90", false, "9.0 and later 9.x"},
+		{"sm_90", true, "9.0 and every later GPU"},
+		{"sm_90a", false, "architecture-specific: 9.0 only"},
+		{"sm_120a", true, "architecture-specific: 12.0 only"},
+		{"sm_100f", false, "family-specific: 10.0, 10.3"},
+		{"sm_120f", true, "family-specific: 12.0, 12.1"},
+		{"sm_130f", false, "family-specific: its family (13.0 and later 13.x)"},
+	} {
+		tg, err := ParseTarget(tc.target)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tg.Where(tc.ptx); got != tc.want {
+			t.Errorf("%s.Where(%v) = %q, want %q", tc.target, tc.ptx, got, tc.want)
+		}
+	}
+}
