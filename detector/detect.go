@@ -249,7 +249,7 @@ func (t *tree) libraries() []features.Library {
 // (its path is the tree's own).
 func detailBytes(lib *features.Library) int {
 	return len(lib.Soname) + stringsBytes(lib.Needed) + stringsBytes(lib.CudaArchitectures) + stringsBytes(lib.SASSArchitectures) +
-		stringsBytes(lib.PTXArchitectures) + fatbinGroupBytes*len(lib.FatbinEntries) + len(lib.Error)
+		stringsBytes(lib.PTXArchitectures) + fatbinGroupBytes*len(lib.FatbinEntries) + stringsBytes(lib.FatbinWarnings) + len(lib.Error)
 }
 
 func isStubPath(rel string) bool {

@@ -198,11 +198,13 @@ func TestLibGroups(t *testing.T) {
 
 func TestLibraries(t *testing.T) {
 	a := sharedLib("liba.so.1", []string{"libc.so.6"}, 86)
-	// CUDA 13-shaped device code: SASS sm_90 and sm_100a (two entries of
-	// one shape), PTX sm_100a, a listed kind 0x10 and an unlisted 0x40.
+	// CUDA 13-shaped device code: SASS sm_90, sm_100a (two entries of
+	// one shape) and sm_120f, PTX sm_100a, a listed kind 0x10 and an
+	// unlisted 0x40, both warned about.
 	cuda13 := testelf.Build(testelf.Spec{Soname: "libcuda13.so.13", Sections: []testelf.Section{{Name: ".nv_fatbin", Data: testfatbin.Section(
 		testfatbin.Container(img{SM: 90, ZSTD: true}, img{SM: 100, ZSTD: true, Specific: true, HeaderSize: 112}, img{SM: 100, PTX: true, Specific: true, ZSTD: true, HeaderSize: 80}),
-		testfatbin.Container(img{SM: 100, ZSTD: true, Specific: true, HeaderSize: 112}, img{Kind: 0x10, SM: 103, HeaderSize: 112}, img{Kind: 0x40, SM: 110, HeaderSize: 80}),
+		testfatbin.Container(img{SM: 100, ZSTD: true, Specific: true, HeaderSize: 112}, img{Kind: 0x10, SM: 103, HeaderSize: 112}, img{Kind: 0x40, SM: 110, HeaderSize: 80},
+			img{SM: 120, ZSTD: true, Family: true, HeaderSize: 104}),
 	)}}})
 	obj := testelf.Build(testelf.Spec{Type: 1, NoDynamic: true, Sections: []testelf.Section{{Name: "__nv_relfatbin", Data: testfatbin.Container(img{SM: 75}, img{SM: 80, PTX: true, HeaderSize: 96})}}})
 	static := testelf.Archive(map[string][]byte{"a.o": obj}, []string{"a.o"})
@@ -227,13 +229,18 @@ func TestLibraries(t *testing.T) {
 		{Path: "lib/libbroken.so", Kind: "other", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries, Error: "malformed ELF"},
 		{Path: "lib/libc.so", Kind: "linkerScript", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries},
 		{Path: "lib/libcuda13.so.13", Kind: "shared", Soname: "libcuda13.so.13", Needed: none,
-			CudaArchitectures: []string{"sm_90", "sm_100a", "sm_103"}, SASSArchitectures: []string{"sm_90", "sm_100a"}, PTXArchitectures: []string{"sm_100a"},
+			CudaArchitectures: []string{"sm_90", "sm_100a", "sm_103", "sm_120f"}, SASSArchitectures: []string{"sm_90", "sm_100a", "sm_120f"}, PTXArchitectures: []string{"sm_100a"},
 			FatbinEntries: []features.FatbinEntry{
 				entry(1, 100, 0x108011, 80, 1),
 				entry(2, 90, 0x8011, 64, 1),
-				entry(2, 100, 0x108011, 112, 2),
+				entry(2, 100, 0x1108011, 112, 2),
+				entry(2, 120, 0x1208011, 104, 1),
 				entry(0x10, 103, 0x11, 112, 1),
 				entry(0x40, 110, 0x11, 80, 1),
+			},
+			FatbinWarnings: []string{
+				"entry kind 0x10 not understood (its architecture counted in cudaArchitectures only, as cuobjdump 12.5 lists it): 1 entry",
+				"entry kind 0x40 not understood (not counted): 1 entry",
 			}},
 		{Path: "lib/libgone.so", Kind: "danglingSymlink", Needed: none, CudaArchitectures: none, SASSArchitectures: none, PTXArchitectures: none, FatbinEntries: noEntries},
 		{Path: "lib/libs_static.a", Kind: "static", Needed: none, CudaArchitectures: []string{"sm_75", "sm_80"}, SASSArchitectures: []string{"sm_75"}, PTXArchitectures: []string{"sm_80"},

@@ -39,6 +39,7 @@ func (fi *fileInfo) describeDeviceCode(lib *features.Library) {
 	lib.SASSArchitectures = fatbin.ArchsOfKind(fi.images, fatbin.KindCubin)
 	lib.PTXArchitectures = fatbin.ArchsOfKind(fi.images, fatbin.KindPTX)
 	lib.FatbinEntries, lib.FatbinEntriesOmitted = fatbinEntries(fi.images)
+	lib.FatbinWarnings = fatbin.Anomalies(fi.images)
 }
 
 // fatbinEntries groups entries by header shape, ordered by kind, SM,

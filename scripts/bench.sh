@@ -8,6 +8,8 @@
 #      before) vs upstream's way: nix flake prefetch of the archive (fresh
 #      fetcher cache, store path deleted), then cuobjdump and
 #      patchelf --print-soname/--print-needed on its libraries
+#   5. detect vs cuobjdump 13.4 --list-elf on CUDA 13's libcublasLt.so.13
+#      (551 MB, 5,666 fatbin entries; the wheel from fetch-real-cuda.sh)
 #   4. nix eval of the drvPath of the pipeline over the bundled manifests
 #      vs a minimal baseline (scripts/bench/eval-baseline.nix); then, from
 #      scripts/eval-bench.sh, the same over the bundled set and over the
@@ -149,6 +151,18 @@ for lib in curand cufft; do
   upstream_clean
 done
 
+# detect against cuobjdump on CUDA 13's largest library, alone in a tree
+# (a hard link when the cache shares the file system, else a copy).
+# detect also NAR-hashes the tree; cuobjdump only lists.
+lt="$real/cuda-13/root/nvidia/cu13/lib/libcublasLt.so.13"
+ltdir="$cache/cublaslt"
+if [ ! -f "$ltdir/lib/libcublasLt.so.13" ]; then
+  mkdir -p "$ltdir/lib"
+  ln "$lt" "$ltdir/lib/" 2>/dev/null || cp "$lt" "$ltdir/lib/"
+fi
+measure detect_lt "$bin" detect "$ltdir"
+measure lelf_lt "$real/cuda-13/root/nvidia/cu13/bin/cuobjdump" --list-elf "$ltdir/lib/libcublasLt.so.13"
+
 # Evaluation over the bundled manifests.
 evalexpr='(import ./default.nix { detector = '"$bin"'; system = "x86_64-linux"; }).features.index.drvPath'
 baseexpr='(import ./scripts/bench/eval-baseline.nix { detector = '"$bin"'; }).drvPath'
@@ -178,6 +192,8 @@ $(row "libcurand cold, upstream: nix flake prefetch + cuobjdump + patchelf" upst
 $(row "libcurand cold, ours: nix-build fetch + unpack + detect" cold_curand upstream_curand)
 $(row "libcufft cold, upstream: nix flake prefetch + cuobjdump + patchelf" upstream_cufft)
 $(row "libcufft cold, ours: nix-build fetch + unpack + detect" cold_cufft upstream_cufft)
+$(row "libcublasLt.so.13 (CUDA 13): cuobjdump 13.4 --list-elf (peak RSS ${rss_lelf_lt} KB)" lelf_lt)
+$(row "libcublasLt.so.13 (CUDA 13): detect, NAR hash included (peak RSS ${rss_detect_lt} KB)" detect_lt lelf_lt)
 $(row "nix eval, minimal baseline (scripts/bench/eval-baseline.nix; per run, of 10 in a row)" evalbase)
 $(row "nix eval, pipeline (default.nix features.index; per run, of 10 in a row)" eval evalbase)
 

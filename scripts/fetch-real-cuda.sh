@@ -5,12 +5,21 @@
 #                                       /usr/bin/cuobjdump 11.8 (the oracle)
 #   DEST/cuda-12.5/root, .../debs       CUDA 12.5 (experimental): libraries
 #                                       and cuobjdump, ptxas, fatbinary 12.5
-# Used by the real-binary tests and the benchmarks.
+#   DEST/cuda-13/root, .../wheels       CUDA 13 as NVIDIA's Python wheels:
+#                                       libraries (root/nvidia/cu13/lib),
+#                                       cuobjdump 13.4 and nvcc 13.5 with
+#                                       cicc, ptxas, fatbinary and headers
+#                                       (root/nvidia/cu13/bin, include, nvvm)
+# Used by the real-binary tests and the benchmarks. A download that fails
+# fails the script; a tree is marked complete (.complete) only when all
+# of it is there.
 #
 # apt runs with a configuration of its own under DEST/apt-<suite> (sources,
 # lists, cache; no dpkg status): the machine's apt sources and state are
 # neither read nor changed. The mirror is the one of the machine's Debian
 # sources. Downloads (.deb sizes): 11.8 about 230 MB, 12.5 about 150 MB.
+# The wheels come through pip's ordinary client (pip download --no-deps,
+# pinned versions; a wheel is a zip): about 900 MB, 1.4 GB unpacked.
 set -euo pipefail
 dest=${1:?usage: fetch-real-cuda.sh DEST}
 
@@ -19,6 +28,14 @@ cuda118=(nvidia-cuda-toolkit libnvjpeg11 libcufft10 libcufftw10 libnppc11 libcur
 # are small ones with device code (libnvjpeg, two NPP parts), host-only
 # ones with a stray sm_52 cubin (libnppc, libcufftw), and libcublas.
 cuda125=(nvidia-cuda-toolkit libcublas12 libnvjpeg12 libnppicc12 libnppitc12 libnppc12 libcufftw11 libcudart12)
+
+# Pinned wheels: cuobjdump 13.4 (the oracle), nvcc 13.5 and what it runs
+# (cicc in nvidia-nvvm, headers in nvidia-cuda-crt and -runtime), and the
+# libraries compared with cuobjdump.
+cuda13=(nvidia-cuda-cuobjdump==13.4.92 nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37
+  nvidia-cuda-crt==13.5.37 nvidia-cuda-runtime==13.5.37 nvidia-cuda-nvrtc==13.5.37
+  nvidia-nvjitlink==13.5.37 nvidia-cublas==13.10.0.20 nvidia-cufft==12.4.0.43
+  nvidia-curand==10.4.4.72)
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
@@ -55,6 +72,26 @@ fetch() {
   touch "$out/.complete"
 }
 
+# fetch_wheels OUT REQUIREMENT...: pip-download the pinned wheels into
+# OUT/wheels and unpack them into OUT/root.
+fetch_wheels() {
+  local out=$1 w
+  shift
+  if [ -f "$out/.complete" ]; then
+    return 0
+  fi
+  mkdir -p "$out/wheels"
+  for w in "$@"; do
+    pip3 download --no-deps --disable-pip-version-check -q -d "$out/wheels" "$w"
+  done
+  rm -rf "$out/root"
+  for w in "$out"/wheels/*.whl; do
+    unzip -qo "$w" -d "$out/root"
+  done
+  touch "$out/.complete"
+}
+
 # The 11.8 tree keeps its place (DEST/root) and its marker (DEST/.complete).
 fetch bookworm "$dest" "${cuda118[@]}"
 fetch experimental "$dest/cuda-12.5" "${cuda125[@]}"
+fetch_wheels "$dest/cuda-13" "${cuda13[@]}"

@@ -2,6 +2,7 @@
 # Install, from Debian's packages, what the tests and the sample need and
 # this machine lacks: Nix (nix-bin), patchelf (an oracle), bzip2 and xz
 # (fixtures, benchmarks), gcc and binutils (toolchain-built fixtures),
+# g++ (nvcc 13.5's host compiler), pip and unzip (CUDA 13 wheels),
 # a static busybox (the shell of the offline nixpkgs stand-in's builds),
 # OpenSSH's server and client (the remote-builder test runs its own
 # sshd on 127.0.0.1 with its own configuration and keys), and
@@ -13,6 +14,9 @@ command -v patchelf >/dev/null || need+=(patchelf)
 command -v bzip2 >/dev/null || need+=(bzip2)
 command -v xz >/dev/null || need+=(xz-utils)
 command -v gcc >/dev/null || need+=(gcc)
+command -v g++ >/dev/null || need+=(g++)
+command -v pip3 >/dev/null || need+=(python3-pip)
+command -v unzip >/dev/null || need+=(unzip)
 command -v objcopy >/dev/null || need+=(binutils)
 command -v git >/dev/null || need+=(git)
 command -v bc >/dev/null || need+=(bc)

@@ -3,10 +3,12 @@
 # (the Nix files' style is a Go test, tests/nixstyle), and every Go
 # test, including the real Nix builds (sandboxed, offline) and the checks
 # against real NVIDIA binaries from Debian's non-free CUDA 11.8 and 12.5 packages
+# and NVIDIA's CUDA 13 wheels (cuobjdump 13.4, nvcc 13.5 and libraries),
 # with cuobjdump and patchelf as oracles. Installs what it needs on Debian.
 #
-# CRFF_REAL_CUDA=skip leaves out the real-binary tests (they download ~370 MB:
-# CUDA 11.8 and 12.5 packages, cached in tests/.cache/real-cuda). Every
+# CRFF_REAL_CUDA=skip leaves out the real-binary tests (they download ~1.3 GB:
+# CUDA 11.8 and 12.5 packages, 370 MB, and CUDA 13 wheels, 900 MB, cached in
+# tests/.cache/real-cuda). Every
 # other skip is a failure here (CRFF_REQUIRE_ALL), and the run ends with the
 # list of skipped tests and their reasons.
 set -euo pipefail

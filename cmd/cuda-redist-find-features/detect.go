@@ -43,9 +43,20 @@ func detectCommand() command {
 				if err != nil {
 					return err
 				}
+				warnFatbin(e, f)
 				e.log.Info("detected", "dir", args[0], "narHash", f.NarHash, "libraries", len(f.Libraries))
 				return writeResult(e, *out, data)
 			}
 		},
+	}
+}
+
+// warnFatbin logs, per library, what in its fatbin entries the detector
+// did not understand (the same lines are in its fatbinWarnings).
+func warnFatbin(e *env, f *features.Features) {
+	for _, lib := range f.Libraries {
+		for _, w := range lib.FatbinWarnings {
+			e.log.Warn("fatbin: "+w, "library", lib.Path)
+		}
 	}
 }

@@ -62,13 +62,18 @@ type Library struct {
 	// JIT-compile for GPUs newer than every SASS architecture.
 	PTXArchitectures []string `json:"ptxArchitectures"`
 	// FatbinEntries are the distinct fatbin entry headers with their
-	// count: raw kind, SM and flags, kept so flags not understood yet
-	// (family targets, sm_100f) can be read later.
+	// count: raw kind, SM and flags, kept so that bits not understood
+	// yet can be read later without detecting again.
 	FatbinEntries []FatbinEntry `json:"fatbinEntries"`
 	// FatbinEntriesOmitted counts the entries of the groups past the
 	// first 256 (detector.MaxFatbinGroups), which are not listed.
-	FatbinEntriesOmitted int  `json:"fatbinEntriesOmitted,omitempty"`
-	Stub                 bool `json:"stub"`
+	FatbinEntriesOmitted int `json:"fatbinEntriesOmitted,omitempty"`
+	// FatbinWarnings name what in the fatbin entries the detector does
+	// not understand (an entry kind, a flag bit, a header size), with the
+	// number of entries concerned; fatbinEntries shows them raw. Absent
+	// when everything was understood.
+	FatbinWarnings []string `json:"fatbinWarnings,omitempty"`
+	Stub           bool     `json:"stub"`
 	// Error says why the file could not be fully read; detection goes on.
 	Error string `json:"error,omitempty"`
 }

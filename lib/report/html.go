@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
@@ -51,7 +52,65 @@ type variantOutputs struct {
 type matrix struct {
 	Platform string
 	Archs    []string
-	Rows     []matrixRow
+	// Groups and Heads are the two header rows when a target carries an
+	// a or f suffix: the SM numbers, each over its generic, family and
+	// specific columns, then one short label per column. Without
+	// suffixes, Heads alone (Groups nil) names each column.
+	Groups []archGroup
+	Heads  []archHead
+	Rows   []matrixRow
+}
+
+type archGroup struct {
+	Name string
+	Span int
+}
+
+// archHead is one column's header: Label is what shows (the target name,
+// or under a group "sm", "f", "a"), Title where its code runs.
+type archHead struct {
+	Label, Class, Title string
+}
+
+// archHeads builds the header rows for the architectures (sorted by
+// capability.Less, so one SM's targets are adjacent).
+func archHeads(archs []string) ([]archGroup, []archHead) {
+	suffixed := false
+	var groups []archGroup
+	heads := make([]archHead, len(archs))
+	for i, arch := range archs {
+		t, err := capability.ParseTarget(arch)
+		heads[i] = archHead{Label: arch, Class: "arch"}
+		if err != nil {
+			groups = append(groups, archGroup{Name: arch, Span: 1})
+			continue
+		}
+		heads[i].Title = fmt.Sprintf("%s: SASS runs on %s; PTX JIT-compiles for %s", arch, t.Where(false), t.Where(true))
+		base := capability.Target{SM: t.SM}.String()
+		if n := len(groups); n > 0 && groups[n-1].Name == base {
+			groups[n-1].Span++
+		} else {
+			groups = append(groups, archGroup{Name: base, Span: 1})
+		}
+		switch t.Kind {
+		case capability.Family:
+			suffixed = true
+			heads[i].Class += " fam"
+		case capability.Specific:
+			suffixed = true
+			heads[i].Class += " spec"
+		}
+	}
+	if !suffixed {
+		return nil, heads
+	}
+	for i, arch := range archs {
+		if t, err := capability.ParseTarget(arch); err == nil {
+			heads[i].Label = map[capability.Kind]string{capability.Generic: "sm", capability.Family: "f", capability.Specific: "a"}[t.Kind]
+			heads[i].Class += " sub"
+		}
+	}
+	return groups, heads
 }
 
 type matrixRow struct {
@@ -126,6 +185,7 @@ func buildMatrices(rel Release) []matrix {
 	var out []matrix
 	for _, platform := range rel.Platforms {
 		m := matrix{Platform: platform, Archs: rel.Architectures}
+		m.Groups, m.Heads = archHeads(rel.Architectures)
 		for _, p := range rel.Packages {
 			for _, a := range p.Archives {
 				if a.Platform != platform || len(a.SASS)+len(a.PTX) == 0 {
@@ -137,19 +197,37 @@ func buildMatrices(rel Release) []matrix {
 				}
 				row := matrixRow{Label: label}
 				sass, ptx := set(a.SASS), set(a.PTX)
-				for _, arch := range rel.Architectures {
-					c := matrixCell{ID: cellID(rel.Version, platform, p.Name, a.Variant, arch), Arch: arch, Class: "none"}
-					var kinds []string
+				for i, arch := range rel.Architectures {
+					c := matrixCell{ID: cellID(rel.Version, platform, p.Name, a.Variant, arch), Arch: arch}
+					t, terr := capability.ParseTarget(arch)
+					var kinds, classes []string
 					if sass[arch] {
-						kinds = append(kinds, "SASS")
+						kind := "SASS"
+						if terr == nil {
+							kind += " (runs on " + t.Where(false) + ")"
+						}
+						kinds, classes = append(kinds, kind), append(classes, "sass")
 						c.Text = "S"
-						c.Class = "sass"
 					}
 					if ptx[arch] {
-						kinds = append(kinds, "PTX")
+						kind := "PTX"
+						if terr == nil {
+							kind += " (JIT for " + t.Where(true) + ")"
+						}
+						kinds, classes = append(kinds, kind), append(classes, "ptx")
 						c.Text += "P"
-						c.Class = strings.TrimPrefix(c.Class+" ptx", "none ")
 					}
+					if len(classes) == 0 {
+						classes = append(classes, "none")
+					}
+					// The column's kind (fam, spec) shades empty cells too,
+					// so a family or specific column reads as one.
+					for _, k := range []string{"fam", "spec"} {
+						if strings.Contains(m.Heads[i].Class, k) {
+							classes = append(classes, k)
+						}
+					}
+					c.Class = strings.Join(classes, " ")
 					if arch == a.TopPTX {
 						c.Class += " top"
 						c.Text += "+"

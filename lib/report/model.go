@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
@@ -51,8 +52,9 @@ type Archive struct {
 	// SASS and PTX are unions over the archive's libraries, oldest first.
 	SASS []string `json:"sass"`
 	PTX  []string `json:"ptx"`
-	// TopPTX is the newest PTX architecture: what lets GPUs newer than
-	// every SASS architecture JIT-compile the code ("" without PTX).
+	// TopPTX is the newest generic PTX architecture: what lets GPUs newer
+	// than every SASS architecture JIT-compile the code ("" without one;
+	// family and specific PTX do not count, docs/compatibility.md).
 	TopPTX   string   `json:"topPtx"`
 	Provides []string `json:"provides"`
 	Needs    []string `json:"needs"`
@@ -248,9 +250,7 @@ func buildArchive(platform, variant string, e features.DetailEntry) Archive {
 	}
 	arc.SASS = sortArchs(sortedKeys(sass))
 	arc.PTX = sortArchs(sortedKeys(ptx))
-	if len(arc.PTX) > 0 {
-		arc.TopPTX = arc.PTX[len(arc.PTX)-1]
-	}
+	arc.TopPTX = topPTX(arc.PTX)
 	arc.Provides = sortedKeys(provides)
 	arc.Needs = sortedKeys(needs)
 	return arc
@@ -333,30 +333,20 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-var archRE = regexp.MustCompile(`^(?:sm|compute)_([0-9]+)([a-z]?)$`)
+// sortArchs sorts architecture names in place, oldest first and, for one
+// SM, generic before family (f) before specific (a): capability.Less.
+func sortArchs(archs []string) []string { return capability.Sort(archs) }
 
-// archKey orders architectures by number, then "" before "a" before "f".
-// Names that are not sm_<n>[suffix] sort last, alphabetically.
-func archKey(s string) (int, string) {
-	m := archRE.FindStringSubmatch(s)
-	if m == nil {
-		return 1 << 30, s
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n, m[2]
-}
-
-// sortArchs sorts architecture names oldest first, in place.
-func sortArchs(archs []string) []string {
-	sort.SliceStable(archs, func(i, j int) bool {
-		ni, si := archKey(archs[i])
-		nj, sj := archKey(archs[j])
-		if ni != nj {
-			return ni < nj
+// topPTX is the newest generic PTX target: the one GPUs newer than every
+// SASS target can JIT-compile. Family and specific PTX (sm_120f, sm_90a)
+// serve only their own family or GPU, so they never are.
+func topPTX(ptx []string) string {
+	for i := len(ptx) - 1; i >= 0; i-- {
+		if t, err := capability.ParseTarget(ptx[i]); err == nil && t.Kind == capability.Generic {
+			return ptx[i]
 		}
-		return si < sj
-	})
-	return archs
+	}
+	return ""
 }
 
 // CompareVersions orders dotted versions numerically part by part

@@ -251,7 +251,7 @@ func TestBuildErrors(t *testing.T) {
 
 func TestArchOrderAndSystemLibs(t *testing.T) {
 	got := sortArchs([]string{"sm_121f", "sm_100f", "sm_90a", "sm_100", "sm_100a", "sm_52", "sm_90", "sm_121"})
-	want := []string{"sm_52", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_121", "sm_121f"}
+	want := []string{"sm_52", "sm_90", "sm_90a", "sm_100", "sm_100f", "sm_100a", "sm_121", "sm_121f"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sortArchs: %v", got)
 	}
@@ -315,5 +315,54 @@ func TestSampleJSONGolden(t *testing.T) {
 	var back Report
 	if err := json.Unmarshal(b.Bytes(), &back); err != nil || !reflect.DeepEqual(&back, r) {
 		t.Errorf("report.json does not read back as the model: %v", err)
+	}
+}
+
+// TestFamilyAndSpecificColumns: with an f or a target, the matrix groups
+// each SM's columns under its number, labels them sm, f, a, says in the
+// header title where each runs, and shades the family and specific
+// columns; the newest PTX marked is the newest generic one.
+func TestFamilyAndSpecificColumns(t *testing.T) {
+	arc := Archive{Platform: "linux-x86_64", Variant: "None", SASS: []string{"sm_90", "sm_90a", "sm_100f", "sm_120f"}, PTX: []string{"sm_90", "sm_120f"}}
+	arc.TopPTX = topPTX(arc.PTX)
+	if arc.TopPTX != "sm_90" {
+		t.Errorf("topPTX(%v) = %q, want sm_90: a family PTX serves only its family", arc.PTX, arc.TopPTX)
+	}
+	rel := Release{Version: "13.0.0", Platforms: []string{"linux-x86_64"}, Architectures: []string{"sm_90", "sm_90a", "sm_100f", "sm_120f"},
+		Packages: []Package{{Name: "libcublas", Archives: []Archive{arc}}}}
+	ms := buildMatrices(rel)
+	if len(ms) != 1 {
+		t.Fatalf("%d matrices", len(ms))
+	}
+	m := ms[0]
+	if want := []archGroup{{"sm_90", 2}, {"sm_100", 1}, {"sm_120", 1}}; !reflect.DeepEqual(m.Groups, want) {
+		t.Errorf("groups %v, want %v", m.Groups, want)
+	}
+	var labels, classes []string
+	for _, h := range m.Heads {
+		labels, classes = append(labels, h.Label), append(classes, h.Class)
+	}
+	if want := []string{"sm", "a", "f", "f"}; !reflect.DeepEqual(labels, want) {
+		t.Errorf("labels %v, want %v", labels, want)
+	}
+	if want := []string{"arch sub", "arch spec sub", "arch fam sub", "arch fam sub"}; !reflect.DeepEqual(classes, want) {
+		t.Errorf("classes %v, want %v", classes, want)
+	}
+	if h := m.Heads[2].Title; h != "sm_100f: SASS runs on family-specific: 10.0, 10.3; PTX JIT-compiles for family-specific: 10.0, 10.3" {
+		t.Errorf("sm_100f title %q", h)
+	}
+	var cells []string
+	for _, c := range m.Rows[0].Cells {
+		cells = append(cells, c.Class+"="+c.Text)
+	}
+	if want := []string{"sass ptx top=SP+", "sass spec=S", "sass fam=S", "sass ptx fam=SP"}; !reflect.DeepEqual(cells, want) {
+		t.Errorf("cells %v, want %v", cells, want)
+	}
+	if got := m.Rows[0].Cells[3].Title; !strings.Contains(got, "SASS (runs on family-specific: 12.0, 12.1), PTX (JIT for family-specific: 12.0, 12.1)") {
+		t.Errorf("sm_120f cell title %q", got)
+	}
+	// Without suffixes, one header row of target names, as before.
+	if g, h := archHeads([]string{"sm_80", "sm_90"}); g != nil || h[1].Label != "sm_90" || h[1].Class != "arch" {
+		t.Errorf("plain targets: groups %v, heads %v", g, h)
 	}
 }

@@ -19,6 +19,11 @@ table.cov td{text-align:center;min-width:2.2em;font-family:ui-monospace,monospac
 table.cov th.arch{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:12px;padding:3px 1px}
 td.sass{background:#9fd49f}td.ptx{background:#9fc3ea}td.sass.ptx{background:#7fc7b7}
 td.top{outline:2px solid #d35400;outline-offset:-2px;font-weight:bold}
+table.cov th.smgroup{text-align:center;font-weight:normal;font-size:12px}
+table.cov th.sub{writing-mode:horizontal-tb;transform:none;text-align:center}
+table.cov .fam{border-left:2px dashed #b8860b}table.cov th.fam{background:#fdf2c9}
+table.cov .spec{border-left:2px solid #8e44ad}table.cov th.spec{background:#ead7f3}
+table.cov td.none.fam{background:#fdfaf0}table.cov td.none.spec{background:#f8f2fb}
 .legend span{display:inline-block;padding:0 .5em;margin-right:.5em;border:1px solid #ccc}
 .added{color:#1a7f37}.removed{color:#c0392b}
 svg text{font-family:ui-monospace,monospace;font-size:12px}
@@ -59,13 +64,17 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{end}}
 </table>
 <h3>GPU coverage</h3>
-<p class="legend"><span style="background:#9fd49f">S</span>SASS (runs as is) <span style="background:#9fc3ea">P</span>PTX (JIT-compiled) <span style="background:#7fc7b7">SP</span>both <span style="outline:2px solid #d35400">+</span>newest PTX: what lets newer GPUs JIT</p>
+<p class="legend"><span style="background:#9fd49f">S</span>SASS (runs as is) <span style="background:#9fc3ea">P</span>PTX (JIT-compiled) <span style="background:#7fc7b7">SP</span>both <span style="outline:2px solid #d35400">+</span>newest PTX: what lets newer GPUs JIT<br>
+Columns: <span>sm</span>generic target sm_XY: SASS runs on X.Y and later X.x GPUs, PTX on every later GPU <span style="background:#fdf2c9;border-left:2px dashed #b8860b">f</span>family-specific sm_XYf: only the GPUs of its family (sm_100f: 10.0, 10.3; sm_120f: 12.0, 12.1) <span style="background:#ead7f3;border-left:2px solid #8e44ad">a</span>architecture-specific sm_XYa: only X.Y. Hover a header for its GPUs.</p>
 {{$v := .Version}}
 {{range .Matrices}}
 <div class="matrix" id="matrix-{{$v}}-{{.Platform}}">
 <h3>{{.Platform}}</h3>
 <table class="cov">
-<tr><th>package</th>{{range .Archs}}<th class="arch">{{.}}</th>{{end}}</tr>
+{{if .Groups}}<tr><th rowspan="2">package</th>{{range .Groups}}<th class="smgroup" colspan="{{.Span}}">{{.Name}}</th>{{end}}</tr>
+<tr>{{range .Heads}}<th class="{{.Class}}"{{with .Title}} title="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr>
+{{else}}<tr><th>package</th>{{range .Heads}}<th class="{{.Class}}"{{with .Title}} title="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr>
+{{end}}
 {{range .Rows}}<tr><th>{{.Label}}</th>{{range .Cells}}<td id="{{.ID}}" class="{{.Class}}" data-arch="{{.Arch}}"{{with .Title}} title="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}
 </table>

@@ -1,9 +1,14 @@
 package schema
 
+// ArchPattern matches a GPU target name as cuobjdump prints it: sm_ and
+// the SM number, then nothing (generic), f (family-specific, CUDA 12.9+)
+// or a (architecture-specific, CUDA 12.0+). docs/compatibility.md.
+const ArchPattern = `^sm_[0-9]+[af]?$`
+
 // report is the schema of report.json (lib/report's model), written by
 // `cuda-redist-find-features report`.
 func report() map[string]any {
-	arch := pattern(`^sm_[0-9]+[a-z]?$`)
+	arch := pattern(ArchPattern)
 	archList := obj{"type": "array", "items": arch}
 	archive := closed(obj{
 		"platform":     str(),

@@ -96,7 +96,7 @@ func Feature(format string) (map[string]any, error) {
 		legacyOutputs[name] = obj{"type": "boolean"}
 	}
 	grouped := obj{"oneOf": []any{strList(), mapOf(strList())}}
-	archList := obj{"type": "array", "items": pattern(`^sm_[0-9]+[a-z]?$`)}
+	archList := obj{"type": "array", "items": pattern(ArchPattern)}
 	nonNegative := obj{"type": "integer", "minimum": 0}
 	library := closed(obj{
 		"path":              str(),
@@ -114,6 +114,7 @@ func Feature(format string) (map[string]any, error) {
 			"count":      obj{"type": "integer", "minimum": 1},
 		}, "kind", "sm", "flags", "headerSize", "count")},
 		"fatbinEntriesOmitted": obj{"type": "integer", "minimum": 1},
+		"fatbinWarnings":       strList(),
 		"stub":                 obj{"type": "boolean"},
 		"error":                str(),
 	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")

@@ -3,7 +3,8 @@
 // architectures, patchelf for sonames and needed libraries, nix for the
 // NAR hash. It runs when CRFF_REAL_CUDA names a directory prepared by
 // scripts/fetch-real-cuda.sh (CUDA 11.8 in DIR/root, CUDA 12.5 in
-// DIR/cuda-12.5/root), and skips otherwise.
+// DIR/cuda-12.5/root, CUDA 13 wheels in DIR/cuda-13/root), and skips
+// otherwise.
 package realcuda
 
 import (
@@ -37,7 +38,10 @@ func realRoot(t *testing.T) (root, cuobjdump string) {
 	return root, cuobjdump
 }
 
-var archLine = regexp.MustCompile(`(?m)^(?:Fatbin (.+) code:\n=+\n)?arch = (\S+)$`)
+// archLine matches an `arch =` line and the `Fatbin ... code:` header of
+// its block; cuobjdump 13.4 indents the blocks of a concatenated entry's
+// inner cubins with a tab.
+var archLine = regexp.MustCompile(`(?m)^\t?(?:Fatbin (.+) code:\n\t?=+\n\t?)?arch = (\S+)$`)
 
 // listing is what `cuobjdump FILE` lists: the distinct architectures of
 // all entries, of the ELF (SASS) entries and of the PTX entries.
