@@ -144,3 +144,18 @@ func TestCoverageUsage(t *testing.T) {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
 	}
 }
+
+func TestCheckNixpkgsCapabilityUsage(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check-nixpkgs", "--require-capabilities", dir, dir}, "--require-capabilities needs --cuda-capabilities"},
+		{[]string{"check-nixpkgs", "--cuda-capabilities", "9.0,9.0", dir, dir}, "--cuda-capabilities: CUDA capabilities \"9.0,9.0\": 9.0 given twice"},
+	} {
+		if code, _, stderr := runCLI(tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %s; want usage error with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
