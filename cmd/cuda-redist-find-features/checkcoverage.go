@@ -38,11 +38,8 @@ func (f *capabilityFlags) parse(evalOnly bool, e *env) (capabilityCheck, error) 
 	case evalOnly:
 		e.log.Warn("--eval-only detects no archive: --cuda-capabilities is not checked")
 	}
-	caps, err := coverage.ParseList(*f.capabilities)
-	if err != nil {
-		return capabilityCheck{}, usageErrorf("--cuda-capabilities: %v", err)
-	}
-	return capabilityCheck{capabilities: caps, required: *f.require}, nil
+	caps, err := parseCapabilities(*f.capabilities)
+	return capabilityCheck{capabilities: caps, required: *f.require}, err
 }
 
 // add appends the coverage findings to the check's and puts them all in

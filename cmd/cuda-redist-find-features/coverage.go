@@ -50,15 +50,27 @@ func coverageOf(arg, caps string) (*coverage.Report, error) {
 	if caps == "" {
 		return nil, usageErrorf("coverage needs --cuda-capabilities (such as 8.9,9.0,10.0f,12.0a)")
 	}
-	list, err := coverage.ParseList(caps)
+	list, err := parseCapabilities(caps)
 	if err != nil {
-		return nil, usageErrorf("--cuda-capabilities: %v", err)
+		return nil, err
 	}
 	var detail features.Detail
 	if err := readFormat(inputFile(arg, "detail.json"), "detail", true, &detail); err != nil {
 		return nil, err
 	}
 	return coverage.OfDetail(detail, list)
+}
+
+// parseCapabilities reads --cuda-capabilities ("" for none given).
+func parseCapabilities(caps string) ([]coverage.Capability, error) {
+	if caps == "" {
+		return nil, nil
+	}
+	list, err := coverage.ParseList(caps)
+	if err != nil {
+		return nil, usageErrorf("--cuda-capabilities: %v", err)
+	}
+	return list, nil
 }
 
 // requireCoverage is the error (exit 1) for gaps when they are required

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // A detail.json as an aggregate writes it, cut down to the libraries: the
@@ -156,6 +157,56 @@ func TestCheckNixpkgsCapabilityUsage(t *testing.T) {
 	} {
 		if code, _, stderr := runCLI(tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %s; want usage error with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestCoverageMatchesSchemas: coverage --json on the sample's aggregates
+// (the detector's own results) is what print-feature-schema --format
+// coverage describes, and report --cuda-capabilities writes a report.json
+// valid against the report schema, with the capability tables in its
+// report.html.
+func TestCoverageMatchesSchemas(t *testing.T) {
+	sample := filepath.Join("..", "..", "tests", "golden", "sample")
+	s := compileSchema(t, "print-feature-schema", "--format", "coverage")
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		out := filepath.Join(t.TempDir(), "coverage.json")
+		if code, _, stderr := runCLI("coverage", "--json", "--cuda-capabilities", "7.5,9.0a,10.0f", "--out", out, filepath.Join(sample, v)); code != exitOK {
+			t.Fatalf("coverage %s: exit %d: %s", v, code, stderr)
+		}
+		if err := validateFile(t, s, out); err != nil {
+			t.Errorf("coverage --json %s against its schema: %v", v, err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	if code, _, stderr := runCLI("report", "--cuda-capabilities", "7.5,9.0a", "--out", out, filepath.Join(sample, "1.0.0"), filepath.Join(sample, "2.0.0")); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	if err := validateFile(t, compileSchema(t, "print-feature-schema", "--format", "report"), filepath.Join(out, "report.json")); err != nil {
+		t.Errorf("report.json with coverage against its schema: %v", err)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil || !strings.Contains(string(html), `<td id="cap/2.0.0/linux-x86_64/libdemo_variant/cuda11/9.0a" class="none"`) {
+		t.Errorf("report.html lacks libdemo_variant cuda11's none for 9.0a (%v)", err)
+	}
+	if code, _, stderr := runCLI("report", "--cuda-capabilities", "9", "--out", out, filepath.Join(sample, "1.0.0")); code != exitUsage || !strings.Contains(stderr, `CUDA capability "9"`) {
+		t.Errorf("report --cuda-capabilities 9: exit %d, %s", code, stderr)
+	}
+}
+
+func TestCoverageSchemaCanFail(t *testing.T) {
+	s := compileSchema(t, "print-feature-schema", "--format", "coverage")
+	for _, doc := range []string{
+		`{"capabilities": ["9.0"], "archives": [], "none": [{"package": "p", "platform": "x", "variant": "None", "library": "l", "capability": "sm_90", "sass": [], "ptx": []}]}`,
+		`{"capabilities": ["9.0"], "archives": [{"package": "p", "platform": "x", "variant": "None", "coverage": {"9.0": "maybe"}, "libraries": []}], "none": []}`,
+		`{"capabilities": [], "archives": [], "none": []}`,
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Validate(v) == nil {
+			t.Errorf("the coverage schema accepted %s", doc)
 		}
 	}
 }
