@@ -89,7 +89,7 @@ func capabilityRow(version string, a coverage.Archive, caps []string) capRow {
 		var libs []string
 		for _, l := range a.Libraries {
 			cell := l.Coverage[c]
-			libs = append(libs, fmt.Sprintf("%s: %s %s", l.Path, cell.Support, strings.Join(cell.Targets, " ")))
+			libs = append(libs, strings.TrimSpace(fmt.Sprintf("%s: %s %s", l.Path, cell.Support, strings.Join(cell.Targets, " "))))
 		}
 		row.Cells = append(row.Cells, capCell{
 			ID:    strings.Join([]string{"cap", version, a.Platform, a.Package, a.Variant, c}, "/"),
@@ -117,7 +117,7 @@ const capabilitiesSource = `{{with .CapabilityMatrices}}
 </div>
 {{end}}
 {{with $.Coverage.None}}<p>Libraries that get nothing:</p>
-<ul class="capgaps" id="capgaps-{{$.Version}}">{{range .}}<li><code>{{.Package}}</code> {{.Platform}} {{.Variant}} <code>{{.Library}}</code>: {{.Capability}} (SASS {{join .SASS " "}}; PTX {{join .PTX " "}})</li>
+<ul class="capgaps" id="capgaps-{{$.Version}}">{{range .}}<li><code>{{.Package}}</code> {{.Platform}} {{.Variant}} <code>{{.Library}}</code>: {{.Capability}} (SASS {{with .SASS}}{{join . " "}}{{else}}none{{end}}; PTX {{with .PTX}}{{join . " "}}{{else}}none{{end}})</li>
 {{end}}</ul>{{end}}
 {{end}}`
 
