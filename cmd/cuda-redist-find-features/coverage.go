@@ -15,7 +15,7 @@ import (
 // capabilitiesFlagUsage is the --cuda-capabilities help of every command
 // that takes it.
 const capabilitiesFlagUsage = "Nixpkgs' cudaCapabilities, comma-separated (8.9,9.0,10.0f,12.0a); X.Y, X.Yf and X.Ya each name the GPU of " +
-	"compute capability X.Y (docs/compatibility.md)"
+	"compute capability X.Y (docs/coverage.md)"
 
 func coverageCommand() command {
 	return command{
