@@ -186,3 +186,29 @@ func TestOfDetail(t *testing.T) {
 		t.Errorf("capabilities: %s", diff)
 	}
 }
+
+// FuzzParseList: any input gives a list or an error, never a panic, and a
+// list's names are the trimmed entries, each parsing back alone.
+func FuzzParseList(f *testing.F) {
+	for _, s := range []string{"8.9,9.0,10.0f,12.0a", " 7.5 ", "", ",", "10.0af", "999.9a,1.0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		caps, err := ParseList(s)
+		if err != nil {
+			return
+		}
+		parts := strings.Split(s, ",")
+		if len(caps) != len(parts) {
+			t.Fatalf("ParseList(%q): %d entries from %d parts", s, len(caps), len(parts))
+		}
+		for i, c := range caps {
+			if c.Name != strings.TrimSpace(parts[i]) {
+				t.Errorf("entry %d: name %q, part %q", i, c.Name, parts[i])
+			}
+			if again, err := Parse(c.Name); err != nil || again != c {
+				t.Errorf("Parse(%q) = %+v, %v; want %+v", c.Name, again, err, c)
+			}
+		}
+	})
+}
