@@ -53,6 +53,7 @@ type checkFlags struct {
 	evalTimeout                        *time.Duration
 	evalMaxMemory                      byteSize
 	nf                                 *nixFlags
+	cf                                 *capabilityFlags
 }
 
 func addCheckFlags(fs *flag.FlagSet) *checkFlags {
@@ -69,6 +70,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.evalMaxMemory = pkgeval.DefaultMaxMemory
 	fs.Var(&cf.evalMaxMemory, "eval-max-memory", "address-space bound of each nix-instantiate that evaluates package files (KiB, MiB, GiB); a file that runs out of it is an ERROR")
 	cf.nf = addNixFlags(fs)
+	cf.cf = addCapabilityFlags(fs)
 	return cf
 }
 
@@ -81,10 +83,15 @@ func (cf *checkFlags) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	cov, err := cf.cf.parse(*cf.evalOnly, e)
+	if err != nil {
+		return err
+	}
 	c, err := cf.newRun(e)
 	if err != nil {
 		return err
 	}
+	c.coverage = cov
 	if err := c.addManifests(manifestDirs, cf.urls, flt); err != nil {
 		return err
 	}
@@ -171,6 +178,8 @@ type checkRun struct {
 	// evalOnly: evaluate the package files for the manifests' cases and
 	// report what does not evaluate; no archive is fetched or checked.
 	evalOnly bool
+	// coverage: the --cuda-capabilities to report gaps for.
+	coverage capabilityCheck
 }
 
 // addManifests adds the manifests of each directory that pass the filter,
@@ -225,7 +234,11 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	c.e.log.Info("evaluated package files", "files", len(files), "cases", len(plan.Cases), "nix-instantiate runs", c.eval.Runs())
-	return c.report(plan.Check(files, results))
+	findings, err := c.coverage.add(plan.Check(files, results), in.Archives)
+	if err != nil {
+		return err
+	}
+	return c.report(findings)
 }
 
 // detect fetches and detects every archive of the manifests with Nix; an

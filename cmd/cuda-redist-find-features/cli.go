@@ -60,7 +60,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), docsCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), coverageCommand(), docsCommand()}
 }
 
 // Groups of the top-level help, in this order.

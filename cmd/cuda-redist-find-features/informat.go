@@ -24,6 +24,7 @@ var formatNames = map[string]string{
 	"buildredist":         "a buildRedist.json",
 	"dependencies":        "print-dependencies --json output",
 	"finding":             "a check-nixpkgs --json finding",
+	"coverage":            "coverage --json output",
 }
 
 // readFormat decodes the JSON file at path into v after checking it is in

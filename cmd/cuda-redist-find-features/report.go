@@ -19,6 +19,7 @@ func reportCommand() command {
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			out := fs.String("out", "", "directory to write report.html and report.json into (required)")
 			against := fs.String("against", "", "compare the newest release with this version (default: the one before it among the inputs)")
+			caps := fs.String("cuda-capabilities", "", capabilitiesFlagUsage+": show, per release and platform, what their GPUs get from each package")
 			return func(args []string) error {
 				if len(args) == 0 {
 					return usageErrorf("report takes one or more FEATURES_DIR (aggregate directories)")
@@ -26,7 +27,7 @@ func reportCommand() command {
 				if *out == "" {
 					return usageErrorf("report needs --out DIR")
 				}
-				r, err := buildReport(args, *against)
+				r, err := buildReport(args, *against, *caps)
 				if err != nil {
 					return err
 				}
@@ -55,7 +56,11 @@ func reportCommand() command {
 	}
 }
 
-func buildReport(dirs []string, against string) (*report.Report, error) {
+func buildReport(dirs []string, against, caps string) (*report.Report, error) {
+	list, err := parseCapabilities(caps)
+	if err != nil {
+		return nil, err
+	}
 	var aggs []*report.Aggregate
 	for _, d := range dirs {
 		a, err := report.ReadAggregate(d)
@@ -64,7 +69,11 @@ func buildReport(dirs []string, against string) (*report.Report, error) {
 		}
 		aggs = append(aggs, a)
 	}
-	return report.Build(aggs, against)
+	r, err := report.Build(aggs, against)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.AddCoverage(aggs, list)
 }
 
 func releaseDiffCommand() command {

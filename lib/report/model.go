@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/coverage"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
@@ -20,6 +21,9 @@ type Report struct {
 	Redist   string    `json:"redist"`
 	Releases []Release `json:"releases"`
 	Changes  *Changes  `json:"changes,omitempty"`
+	// Capabilities are the Nixpkgs cudaCapabilities entries whose
+	// coverage each release shows (AddCoverage); none unless asked.
+	Capabilities []string `json:"capabilities,omitempty"`
 }
 
 // Release is one manifest's packages.
@@ -31,6 +35,9 @@ type Release struct {
 	Architectures []string  `json:"architectures"`
 	Packages      []Package `json:"packages"`
 	Graph         Graph     `json:"graph"`
+	// Coverage is what the GPUs of Report.Capabilities get from each
+	// archive and library (AddCoverage).
+	Coverage *coverage.Report `json:"coverage,omitempty"`
 }
 
 // Package is one package of a release.

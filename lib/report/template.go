@@ -81,6 +81,7 @@ Columns: <span>sm</span>generic target sm_XY: SASS runs on X.Y and later X.x GPU
 </div>
 {{else}}<p>No GPU code in this release.</p>
 {{end}}
+{{template "capabilities" .}}
 <h3>Soname dependencies</h3>
 <p>An arrow from A to B: A needs a soname B provides (grey: provided by no package of this release). System libraries (libc, libm, libdl, libpthread, librt, libstdc++, libgcc_s, ld-linux, libcuda.so.1) are left out.</p>
 {{if .Layout.Boxes}}<div class="graph" id="graph-{{.Version}}">

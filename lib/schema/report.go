@@ -38,6 +38,7 @@ func report() map[string]any {
 		"architectures": archList,
 		"packages":      obj{"type": "array", "items": ref("package")},
 		"graph":         graph,
+		"coverage":      coverageReport(),
 	}, "version", "platforms", "architectures", "packages", "graph")
 	boolean := obj{"type": "boolean"}
 	archiveChange := closed(obj{
@@ -58,9 +59,10 @@ func report() map[string]any {
 		"archives":        obj{"type": "array", "items": ref("archiveChange")},
 	}, "old", "new", "packagesAdded", "packagesRemoved", "archives")
 	doc := closed(obj{
-		"redist":   str(),
-		"releases": obj{"type": "array", "items": ref("release"), "minItems": 1},
-		"changes":  changes,
+		"redist":       str(),
+		"releases":     obj{"type": "array", "items": ref("release"), "minItems": 1},
+		"changes":      changes,
+		"capabilities": obj{"type": "array", "items": pattern(capabilityPattern), "minItems": 1, "uniqueItems": true},
 	}, "redist", "releases")
 	doc["$schema"] = draft
 	doc["$id"] = baseID + "report.json"

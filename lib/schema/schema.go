@@ -80,7 +80,7 @@ func Manifest() map[string]any {
 }
 
 // Formats are the names Feature accepts.
-var Formats = []string{"legacy", "index", "detect", "detail", "report", "buildredist", "dependencies", "finding"}
+var Formats = []string{"legacy", "index", "detect", "detail", "report", "buildredist", "dependencies", "finding", "coverage"}
 
 // Feature is the schema of one output format.
 func Feature(format string) (map[string]any, error) {
@@ -234,6 +234,12 @@ func Feature(format string) (map[string]any, error) {
 			"file":     str(),
 			"path":     str(),
 		}, "level", "kind", "message") {
+			doc[k] = v
+		}
+	case "coverage":
+		doc["$id"] = baseID + "feature-coverage.json"
+		doc["title"] = "coverage --json: what the GPUs of Nixpkgs cudaCapabilities entries get from each archive and library"
+		for k, v := range coverageReport() {
 			doc[k] = v
 		}
 	default:

@@ -38,6 +38,7 @@ var stage = map[string]int{
 	"detector/elfinfo": 3,
 	"detector/fatbin":  3,
 	"detector/narhash": 3,
+	"lib/capability":   3, // what runs where, and the target order fatbin sorts by
 	"lib/buildredist":  3,
 	"lib/features":     3,
 	// 4: aggregate.
@@ -46,6 +47,7 @@ var stage = map[string]int{
 	// the check of Nixpkgs' package files.
 	"lib/report":                   5,
 	"lib/deps":                     5,
+	"lib/coverage":                 5,
 	"lib/schema":                   5,
 	"lib/buildredist/pkgeval":      5,
 	"lib/buildredist/nixpkgscheck": 5,

@@ -90,8 +90,11 @@ func (f Finding) Text() string {
 		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
 	}
 	line := fmt.Sprintf("%s %s %s %s %s: ", lvl, f.Package, f.Platform, f.Variant, f.Version)
-	if f.Kind == "fetchFailure" {
+	switch f.Kind {
+	case "fetchFailure":
 		return line + f.Message
+	case KindCapabilityNotCovered:
+		return line + f.Path + ": " + f.Message
 	}
 	if strings.HasSuffix(f.Kind, "Dependency") {
 		return line + f.Message + " [" + f.File + "]"
