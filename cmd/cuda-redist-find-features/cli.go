@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -57,6 +58,9 @@ type env struct {
 	quiet bool
 	// atExit run when the command returns (e.g. ending a status line).
 	atExit []func()
+	// ctx and stopSignals: see context().
+	ctx         context.Context
+	stopSignals func()
 }
 
 func commands() []command {
@@ -210,12 +214,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	e.stopContext()
 	if err == nil {
 		return exitOK
 	}
 	name := prog
 	if cmd != nil && cmd != root {
 		name = cmd.CommandPath()
+	}
+	if code, ok := e.reportInterrupted(stderr, name); ok {
+		return code
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", name, err)
 	var re *runError

@@ -7,7 +7,6 @@ import (
 	flag "github.com/spf13/pflag"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
@@ -60,9 +59,7 @@ func processCommand() command {
 				if err != nil {
 					return err
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-				defer stop()
-				return p.run(ctx)
+				return p.run(e.context())
 			}
 		},
 	}
@@ -251,6 +248,10 @@ func (p *processRun) writeResults(ctx context.Context, out *nixdriver.Outcome) (
 		problems = append(problems, err.Error())
 	}
 	for _, m := range out.Manifests {
+		if ctx.Err() != nil {
+			// Interrupted: the files written so far are complete.
+			return nil, context.Cause(ctx)
+		}
 		problem, err := p.writeManifest(ctx, out, m)
 		if err != nil {
 			return nil, err

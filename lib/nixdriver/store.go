@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 )
 
 // The remote-store mode (Runner.Store set, e.g. ssh-ng://builder): the
@@ -28,17 +30,17 @@ var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 // .drv that is not yet valid in URI, so the copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	copyArgs := append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store)
-	cp := exec.CommandContext(ctx, "nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
+	cp := exec.Command("nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
 	cp.Stdout, cp.Stderr = io.Discard, r.Stderr
-	if err := cp.Run(); err != nil {
+	if err := interrupt.Run(ctx, cp); err != nil {
 		return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
 	}
 	args := append(append([]string{}, nixCommand...), "build", "--store", r.Store, "--no-link")
 	args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), drvs...)
-	cmd := exec.CommandContext(ctx, "nix", args...)
+	cmd := exec.Command("nix", args...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = r.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return fmt.Errorf("nix build --store %s: %w", r.Store, err)
 	}
 	return nil
@@ -66,9 +68,9 @@ func (r *Runner) Valid(ctx context.Context, paths []string) (map[string]bool, er
 	}
 	args := append([]string{"--store", r.Store, "--check-validity", "--print-invalid"}, r.optionArgs()...)
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-store", append(args, ask...)...)
+	cmd := exec.Command("nix-store", append(args, ask...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return nil, fmt.Errorf("check paths in %s: %w: %s", r.Store, err, bytes.TrimSpace(errOut.Bytes()))
 	}
 	for _, p := range strings.Fields(out.String()) {
@@ -84,9 +86,9 @@ func (r *Runner) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	}
 	args := append(append([]string{}, nixCommand...), "store", "cat", "--store", r.Store, path)
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix", append(args, r.optionArgs()...)...)
+	cmd := exec.Command("nix", append(args, r.optionArgs()...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return nil, fmt.Errorf("read %s from %s: %w: %s", path, r.Store, err, bytes.TrimSpace(errOut.Bytes()))
 	}
 	return out.Bytes(), nil
