@@ -203,13 +203,9 @@ func (o *Outcome) rememberStore(ctx context.Context, targets []string) error {
 	if err != nil {
 		return err
 	}
-	o.closure, o.before = closure, map[string]bool{}
-	for _, path := range closure {
-		if _, err := os.Lstat(path); err == nil {
-			o.before[path] = true
-		}
-	}
-	return nil
+	o.closure = closure
+	o.before, err = o.runner.Valid(ctx, closure)
+	return err
 }
 
 // Close drops the run's GC roots.
