@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 )
@@ -52,7 +53,12 @@ type command struct {
 
 // env is what every command gets: where to write, and the logger.
 type env struct {
+	// stdout and stderr escape the control characters of what passes
+	// (see safetext): names from the input never reach a terminal or a
+	// commit message raw. terminal is stderr as it is, for the progress
+	// line's own control sequences (their names escaped by the writer).
 	stdout, stderr io.Writer
+	terminal       io.Writer
 	log            *slog.Logger
 	// quiet: errors only (no progress, no Nix build lines).
 	quiet bool
@@ -132,7 +138,7 @@ func newRootCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lv}))
+		e.log = newLogger(e.stderr, lv)
 		return nil
 	}
 	for _, c := range commands() {
@@ -210,7 +216,10 @@ func firstSentence(s string) string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, log: slog.New(slog.NewTextHandler(stderr, nil))}
+	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
+	defer safeErr.Flush()
+	defer safeOut.Flush()
+	e := &env{stdout: safeOut, stderr: safeErr, terminal: stderr, log: newLogger(safeErr, slog.LevelInfo)}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
@@ -222,10 +231,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd != nil && cmd != root {
 		name = cmd.CommandPath()
 	}
-	if code, ok := e.reportInterrupted(stderr, name); ok {
+	if code, ok := e.reportInterrupted(e.stderr, name); ok {
 		return code
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
 	var re *runError
 	if !errors.As(err, &re) || errors.Is(err, errUsage) {
 		// cobra's own errors (unknown commands and flags, bad values) and
@@ -237,6 +246,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return exitFail
+}
+
+// newLogger is the logger of every command: log/slog's text format,
+// which quotes a value holding a control character with strconv.Quote
+// (TestLogEscapes).
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // parseLevel accepts upstream's level names (Python logging's).

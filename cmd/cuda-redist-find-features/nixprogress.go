@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixlog"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 // nixProgress shows the progress of the Nix builds that nixlog.Tracker
@@ -114,10 +115,11 @@ func (p *nixProgress) eventLine(b nixlog.Build) {
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// print writes a line of Nix's above the status line.
+// print writes a line of Nix's above the status line, made safe (it can
+// name what the input named), Nix's colours kept.
 func (p *nixProgress) print(text string) {
 	p.clear()
-	fmt.Fprintln(p.w, strings.TrimRight(text, "\n"))
+	fmt.Fprintln(p.w, safetext.TextKeepingColours(strings.TrimRight(text, "\n")))
 }
 
 // clear takes the status line away.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	flag "github.com/spf13/pflag"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 // multiFlag collects a repeated flag.
@@ -138,19 +138,21 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		// Nix's own "building ..." lines; its errors still show. Copied
 		// through a pipe rather than handing Nix our stderr, so that a
 		// reader of stderr that went away cannot end Nix either (see
-		// stderrFor).
-		r.Stderr = struct{ io.Writer }{e.stderr}
+		// stderrFor), and line by line made safe, Nix's colours kept.
+		lw := safetext.NewLineWriter(e.terminal)
+		r.Stderr = lw
+		e.atExit = append(e.atExit, func() { lw.Flush() })
 		r.BuildArgs = append(r.BuildArgs, "--quiet")
-	case isTerminal(e.stderr):
+	case isTerminal(e.terminal):
 		// A status line from Nix's structured log.
-		p := newNixProgress(e.stderr)
+		p := newNixProgress(e.terminal)
 		r.Stderr = p
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
 		e.atExit = append(e.atExit, p.finish)
 	default:
 		// A log file or a pipe: one line per event, from the same log.
-		p := newNixEventLines(e.stderr)
+		p := newNixEventLines(e.terminal)
 		r.Stderr = p
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
