@@ -19,7 +19,8 @@ import (
 // reference generated from the same definitions (see docs.go).
 
 // Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3:
-// incomplete, see nixpkgscheck.ExitIncomplete).
+// incomplete, see nixpkgscheck.ExitIncomplete); 128 + the signal's number
+// when SIGINT or SIGTERM interrupted the run (see interrupted.go).
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -92,6 +93,13 @@ var commandGroups = []*cobra.Group{
 
 const prog = "cuda-redist-find-features"
 
+// rootLong is the top-level help, and the synopsis of docs/cli.md.
+const rootLong = `Find the features of NVIDIA CUDA redistributable archives: Nix outputs, GPU architectures, sonames and NAR hashes, as feature JSON for Nixpkgs.
+
+Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3: incomplete), 130 or 143 when SIGINT or SIGTERM interrupted process-manifests, check-nixpkgs or download-manifests. The signal is passed on to the Nix commands the run started (each runs in a process group of its own, so a terminal's Ctrl-C reaches them once, through the run), which stop their builds and remove their build directories; what still runs 10 seconds later, or at a second signal, is killed. The run then removes its temporary files and GC roots, writes no further result and says it was interrupted; result files are replaced atomically, never half-written.
+
+Names that come from the input (package names, versions, sonames, paths) reach the terminal with their control characters escaped as \uXXXX (ESC, CR, C1, DEL, bidirectional overrides and isolates; a byte that is not UTF-8 as \xNN): results on stdout (JSON included: it decodes to the same strings), messages and logs on stderr, and Nix's lines, whose colours stay. diff, whose text goes into commit messages, escapes newline and tab in names too. Files written with --out or beside the manifests are not escaped.`
+
 // runError marks an error a command returned (as opposed to one of cobra's
 // parsing errors, which are all usage errors).
 type runError struct{ err error }
@@ -105,7 +113,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:     prog,
 		Short:   "Find the features of NVIDIA CUDA redistributable archives.",
-		Long:    "Find the features of NVIDIA CUDA redistributable archives: Nix outputs, GPU architectures, sonames and NAR hashes, as feature JSON for Nixpkgs.",
+		Long:    rootLong,
 		Version: buildVersion(),
 		// Without a command: the help, as a usage error.
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -37,7 +37,8 @@ func processCommand() command {
 	return command{
 		name:    "process-manifests",
 		args:    "URL MANIFEST_DIR",
-		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each.",
+		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
+			"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := processFlags{filters: addFilterFlags(fs)}
 			pf.jobs = fs.IntP("max-jobs", "j", -1, "Nix's --max-jobs: builds run locally at once (-1: Nix's default; 0: none, everything on --builders; --no-parallel: 1)")
