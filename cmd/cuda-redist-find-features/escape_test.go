@@ -23,8 +23,7 @@ func safe(out string) bool { return safetext.Text(out) == out }
 
 // TestOutputEscapesNames: a hostile package name and soname reach stdout
 // escaped in a print-* table, and in its JSON escaped too but decoding
-// to the same names; a hostile file name in an error and in compare's
-// lines on stderr is escaped.
+// to the same names.
 func TestOutputEscapesNames(t *testing.T) {
 	detail := map[string]any{
 		hostile: map[string]any{"linux-x86_64": map[string]any{"None": map[string]any{"sha256": "", "relativePath": "", "features": map[string]any{
@@ -47,10 +46,14 @@ func TestOutputEscapesNames(t *testing.T) {
 	if code != 0 || !safe(stdout) || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 || rows[0].Package != hostile {
 		t.Errorf("--json: exit %d, rows %+v\n%q", code, rows, stdout)
 	}
+}
 
+// TestStderrEscapesNames: a hostile file name in an error message and in
+// compare's lines on stderr is escaped.
+func TestStderrEscapesNames(t *testing.T) {
 	// The name of a file that does not exist, in the error message.
-	missing := filepath.Join(dir, hostile+".json")
-	code, _, stderr = runCLI("print-dependencies", missing)
+	missing := filepath.Join(t.TempDir(), hostile+".json")
+	code, _, stderr := runCLI("print-dependencies", missing)
 	if code != exitFail || !safe(stderr) || !strings.Contains(stderr, `pwned\u0007`) {
 		t.Errorf("missing file: exit %d\n%q", code, stderr)
 	}
