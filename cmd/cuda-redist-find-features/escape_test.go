@@ -29,14 +29,8 @@ func TestOutputEscapesNames(t *testing.T) {
 		hostile: map[string]any{"linux-x86_64": map[string]any{"None": map[string]any{"sha256": "", "relativePath": "", "features": map[string]any{
 			"providedLibs": []string{"libfine.so.1"}, "neededLibs": []string{hostile + ".so"}}}}},
 	}
-	data, err := json.Marshal(detail)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "detail.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeJSON(t, filepath.Join(dir, "detail.json"), detail)
 	code, stdout, stderr := runCLI("print-dependencies", dir)
 	if code != 0 || !safe(stdout) || !strings.Contains(stdout, `lib\u001b]0;pwned\u0007x\u001b[2J\u000dy\u009b31m\u007f`) {
 		t.Errorf("table: exit %d, %s\n%q", code, stderr, stdout)
@@ -45,6 +39,17 @@ func TestOutputEscapesNames(t *testing.T) {
 	var rows []dependencyRow
 	if code != 0 || !safe(stdout) || json.Unmarshal([]byte(stdout), &rows) != nil || len(rows) != 1 || rows[0].Package != hostile {
 		t.Errorf("--json: exit %d, rows %+v\n%q", code, rows, stdout)
+	}
+}
+
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err == nil {
+		err = os.WriteFile(path, data, 0o644)
+	}
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -35,8 +35,8 @@ type processFlags struct {
 
 func processCommand() command {
 	return command{
-		name:    "process-manifests",
-		args:    "URL MANIFEST_DIR",
+		name: "process-manifests",
+		args: "URL MANIFEST_DIR",
 		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
 			"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
