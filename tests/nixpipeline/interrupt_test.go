@@ -29,20 +29,21 @@ func blockerBinary(t *testing.T, markerDir string) string {
 }
 
 // TestProcessManifestsInterrupted: SIGINT (to the run's process group, as
-// a terminal's Ctrl-C) and SIGTERM (to the run alone, as kill) while a
-// build is running: exit 130 or 143 with a message that says interrupted;
+// a terminal's Ctrl-C; the build sandboxed) and SIGTERM (to the run
+// alone, as kill; no sandbox) while a build is running: exit 130 or 143 with a message that says interrupted;
 // afterwards no process the run started is left (the builder included),
 // its TMPDIR is empty (no GC roots, no Nix build directory), no GC root
 // points into it, and no feature or index file, whole or half, was written.
 func TestProcessManifestsInterrupted(t *testing.T) {
 	requireNix(t)
 	for _, tc := range []struct {
-		sig   syscall.Signal
-		group bool
-		code  int
+		sig     syscall.Signal
+		group   bool
+		sandbox bool
+		code    int
 	}{
-		{syscall.SIGINT, true, 130},
-		{syscall.SIGTERM, false, 143},
+		{syscall.SIGINT, true, true, 130},
+		{syscall.SIGTERM, false, false, 143},
 	} {
 		t.Run(sigName(tc.sig), func(t *testing.T) {
 			markers, err := os.MkdirTemp("", "crff-markers-")
@@ -60,8 +61,11 @@ func TestProcessManifestsInterrupted(t *testing.T) {
 			index := filepath.Join(t.TempDir(), "index.json")
 			tmp := t.TempDir()
 			token := randomToken(t)
+			// Sandboxed, the builder sees the marker directory through
+			// extra-sandbox-paths (and its pid is the sandbox's own).
 			cmd := exec.Command(detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
-				"--redist-name", "sample", "--sandbox=false", "-j", "1", "--detector", blocker,
+				"--nix-option", "extra-sandbox-paths="+markers, "--sandbox="+strconv.FormatBool(tc.sandbox),
+				"--redist-name", "sample", "-j", "1", "--detector", blocker,
 				"--version", "1.0.0", "--index", index, "file://"+dir, dir)
 			cmd.Dir = repoRoot()
 			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CRFF_INTERRUPT_TEST="+token)
@@ -74,7 +78,12 @@ func TestProcessManifestsInterrupted(t *testing.T) {
 			}
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
+			started := time.Now()
 			builders := waitForBuilder(t, markers, exited, &stderr)
+			t.Logf("the builder started %v after the run", time.Since(started).Round(time.Millisecond))
+			if tc.sandbox {
+				builders = nil // pids in the sandbox's namespace: found by name
+			}
 			target := cmd.Process.Pid
 			if tc.group {
 				target = -target
@@ -82,7 +91,9 @@ func TestProcessManifestsInterrupted(t *testing.T) {
 			if err := syscall.Kill(target, tc.sig); err != nil {
 				t.Fatal(err)
 			}
+			signalled := time.Now()
 			err = <-exited
+			t.Logf("the run ended %v after the signal", time.Since(signalled).Round(time.Millisecond))
 			code := -1
 			if ee, ok := err.(*exec.ExitError); ok {
 				code = ee.ExitCode()
