@@ -28,6 +28,10 @@ type nixProgress struct {
 	t       *nixlog.Tracker
 	shown   bool
 	last    string // the status line shown last
+	// stopped reports whether the run was interrupted: a build that
+	// stops then was stopped, not done (the run's context is cancelled
+	// before Nix gets the signal).
+	stopped func() bool
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
@@ -95,6 +99,10 @@ var (
 // downloaded and where it ran.
 func (p *nixProgress) eventLine(b nixlog.Build) {
 	name := nixlog.Subject(b.Drv)
+	if !b.Failed && p.stopped != nil && p.stopped() {
+		fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", name, stageFailed[b.Stage])
+		return
+	}
 	if b.Failed {
 		fmt.Fprintf(p.w, "failed %s (%s)\n", name, stageFailed[b.Stage])
 		return

@@ -154,6 +154,8 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 	default:
 		// A log file or a pipe: one line per event, from the same log.
 		p := newNixEventLines(e.terminal)
+		ctx := e.context()
+		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)

@@ -28,95 +28,106 @@ func blockerBinary(t *testing.T, markerDir string) string {
 	return bin
 }
 
-// TestProcessManifestsInterrupted: SIGINT (to the run's process group, as
-// a terminal's Ctrl-C; the build sandboxed) and SIGTERM (to the run
-// alone, as kill; no sandbox) while a build is running: exit 130 or 143 with a message that says interrupted;
+// interruptCase is one interruption: of which command, by which signal
+// to the run's process group (as a terminal's Ctrl-C) or to the run
+// alone (as kill).
+type interruptCase struct {
+	command string
+	sig     syscall.Signal
+	group   bool
+	sandbox bool
+	code    int
+}
+
+// TestProcessManifestsInterrupted: SIGINT (to the run's process group;
+// the build sandboxed) and SIGTERM (to the run alone; no sandbox) while a
+// build is running: exit 130 or 143 with a message that says interrupted;
 // afterwards no process the run started is left (the builder included),
 // its TMPDIR is empty (no GC roots, no Nix build directory), no GC root
-// points into it, and no feature or index file, whole or half, was written.
+// points into it, and no feature or index file, whole or half, was
+// written. check-nixpkgs, interrupted alike, prints no finding.
 func TestProcessManifestsInterrupted(t *testing.T) {
 	requireNix(t)
-	for _, tc := range []struct {
-		sig     syscall.Signal
-		group   bool
-		sandbox bool
-		code    int
-	}{
-		{syscall.SIGINT, true, true, 130},
-		{syscall.SIGTERM, false, false, 143},
+	for _, tc := range []interruptCase{
+		{"process-manifests", syscall.SIGINT, true, true, 130},
+		{"process-manifests", syscall.SIGTERM, false, false, 143},
+		{"check-nixpkgs", syscall.SIGINT, false, true, 130},
 	} {
-		t.Run(sigName(tc.sig), func(t *testing.T) {
-			markers, err := os.MkdirTemp("", "crff-markers-")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer os.RemoveAll(markers)
-			// The builder runs as one of Nix's build users.
-			if err := os.Chmod(markers, 0o777); err != nil {
-				t.Fatal(err)
-			}
-			blocker := blockerBinary(t, markers)
-			dir := copySample(t)
-			before := listDir(t, dir)
-			index := filepath.Join(t.TempDir(), "index.json")
-			tmp := t.TempDir()
-			token := randomToken(t)
-			// Sandboxed, the builder sees the marker directory through
-			// extra-sandbox-paths (and its pid is the sandbox's own).
-			cmd := exec.Command(detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
-				"--nix-option", "extra-sandbox-paths="+markers, "--sandbox="+strconv.FormatBool(tc.sandbox),
-				"--redist-name", "sample", "-j", "1", "--detector", blocker,
-				"--version", "1.0.0", "--index", index, "file://"+dir, dir)
-			cmd.Dir = repoRoot()
-			cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CRFF_INTERRUPT_TEST="+token)
-			// A job of its own, as a shell starts it.
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			exited := make(chan error, 1)
-			go func() { exited <- cmd.Wait() }()
-			started := time.Now()
-			builders := waitForBuilder(t, markers, exited, &stderr)
-			t.Logf("the builder started %v after the run", time.Since(started).Round(time.Millisecond))
-			if tc.sandbox {
-				builders = nil // pids in the sandbox's namespace: found by name
-			}
-			target := cmd.Process.Pid
-			if tc.group {
-				target = -target
-			}
-			if err := syscall.Kill(target, tc.sig); err != nil {
-				t.Fatal(err)
-			}
-			signalled := time.Now()
-			err = <-exited
-			t.Logf("the run ended %v after the signal", time.Since(signalled).Round(time.Millisecond))
-			code := -1
-			if ee, ok := err.(*exec.ExitError); ok {
-				code = ee.ExitCode()
-			}
-			if code != tc.code {
-				t.Errorf("exit %d (%v), want %d\n%s", code, err, tc.code, stderr.String())
-			}
-			checkInterruptMessage(t, stderr.String(), sigName(tc.sig))
-			checkNothingRunning(t, token, builders)
-			if left := listDir(t, tmp); len(left) > 0 {
-				t.Errorf("TMPDIR keeps %v", left)
-			}
-			checkNoRootsInto(t, tmp)
-			if after := listDir(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
-				t.Errorf("the manifest directory changed:\nbefore %v\nafter  %v", before, after)
-			}
-			if _, err := os.Stat(index); err == nil {
-				t.Error("the index was written")
-			}
-			if stdout.Len() > 0 {
-				t.Errorf("stdout names results: %q", stdout.String())
-			}
-		})
+		t.Run(tc.command+"/"+sigName(tc.sig), func(t *testing.T) { interrupted(t, tc) })
+	}
+}
+
+func interrupted(t *testing.T, tc interruptCase) {
+	markers, err := os.MkdirTemp("", "crff-markers-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(markers)
+	// The builder runs as one of Nix's build users.
+	if err := os.Chmod(markers, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	blocker := blockerBinary(t, markers)
+	dir := copySample(t)
+	before := listDir(t, dir)
+	index := filepath.Join(t.TempDir(), "index.json")
+	tmp := t.TempDir()
+	token := randomToken(t)
+	// Sandboxed, the builder sees the marker directory through
+	// extra-sandbox-paths (and its pid is the sandbox's own).
+	args := []string{tc.command, "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + markers, "--detector", blocker, "--version", "1.0.0"}
+	if tc.command == "process-manifests" {
+		args = append(args, "--sandbox="+strconv.FormatBool(tc.sandbox), "--redist-name", "sample", "-j", "1", "--index", index, "file://"+dir, dir)
+	} else {
+		args = append(args, "--url", "file://"+dir, packagesDir(t, goodPackages), dir)
+	}
+	cmd := exec.Command(detectorBinary(t), args...)
+	cmd.Dir = repoRoot()
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CRFF_INTERRUPT_TEST="+token)
+	// A job of its own, as a shell starts it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	builders := waitForBuilder(t, markers, exited, &stderr)
+	if tc.sandbox {
+		builders = nil // pids in the sandbox's namespace: found by name
+	}
+	target := cmd.Process.Pid
+	if tc.group {
+		target = -target
+	}
+	if err := syscall.Kill(target, tc.sig); err != nil {
+		t.Fatal(err)
+	}
+	signalled := time.Now()
+	err = <-exited
+	t.Logf("the run ended %v after the signal; its stderr:\n%s", time.Since(signalled).Round(time.Millisecond), stderr.String())
+	code := -1
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != tc.code {
+		t.Errorf("exit %d (%v), want %d\n%s", code, err, tc.code, stderr.String())
+	}
+	checkInterruptMessage(t, stderr.String(), tc.command, sigName(tc.sig))
+	checkNothingRunning(t, token, builders)
+	if left := listDir(t, tmp); len(left) > 0 {
+		t.Errorf("TMPDIR keeps %v", left)
+	}
+	checkNoRootsInto(t, tmp)
+	if after := listDir(t, dir); strings.Join(after, " ") != strings.Join(before, " ") {
+		t.Errorf("the manifest directory changed:\nbefore %v\nafter  %v", before, after)
+	}
+	if _, err := os.Stat(index); err == nil {
+		t.Error("the index was written")
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout names results: %q", stdout.String())
 	}
 }
 
@@ -157,16 +168,22 @@ func markerPids(dir string) []int {
 }
 
 // checkInterruptMessage: the run's last words say interrupted by the
-// signal, and nothing says it failed.
-func checkInterruptMessage(t *testing.T, stderr, sig string) {
+// signal, nothing says it failed, and no build is said to be done.
+func checkInterruptMessage(t *testing.T, stderr, command, sig string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(stderr), "\n")
 	last := lines[len(lines)-1]
-	if !strings.Contains(last, "process-manifests: interrupted by "+sig) {
+	if !strings.Contains(last, command+": interrupted by "+sig) {
 		t.Errorf("last line %q does not say interrupted by %s:\n%s", last, sig, stderr)
 	}
 	if strings.Contains(strings.ToLower(stderr), "fail") {
 		t.Errorf("stderr speaks of failure:\n%s", stderr)
+	}
+	// Every unpack runs the blocker: none can have been done.
+	for _, l := range lines {
+		if strings.HasPrefix(l, "unpacked ") || strings.HasPrefix(l, "detected ") {
+			t.Errorf("a build stopped by the signal is reported done: %s", l)
+		}
 	}
 }
 
