@@ -128,3 +128,30 @@ func TestNotify(t *testing.T) {
 		t.Errorf("cause %v (%v), want SIGTERM, exit 143", context.Cause(ctx), ok)
 	}
 }
+
+// TestSecondSignalKillsAtOnce: a child that ignores the signal is killed
+// at the second one, not after Grace (an hour here: were the second
+// signal not heeded, the test would time out).
+func TestSecondSignalKillsAtOnce(t *testing.T) {
+	old := Grace
+	Grace = time.Hour
+	defer func() { Grace = old }()
+	ctx, stop := Notify(context.Background())
+	defer stop()
+	pid, errc := startShell(t, ctx, `trap '' INT; sleep 1000 & echo "ready $!"; wait; wait`)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	<-ctx.Done()
+	// Sent once the first was taken: two pending signals would be one.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	err := <-errc
+	if e, ok := err.(*Error); !ok || e.Signal != syscall.SIGINT {
+		t.Errorf("Run returned %v, want the interruption by SIGINT", err)
+	}
+	if !gone(pid) {
+		t.Errorf("the grandchild %d outlived the run", pid)
+	}
+}
