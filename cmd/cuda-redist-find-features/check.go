@@ -7,7 +7,6 @@ import (
 	"fmt"
 	flag "github.com/spf13/pflag"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -98,9 +97,7 @@ func (cf *checkFlags) run(e *env, args []string) error {
 	if len(c.manifests) == 0 {
 		return fmt.Errorf("no redistrib_<version>.json in %s matches %s", strings.Join(manifestDirs, ", "), cf.ff.describe())
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	return c.run(ctx, mustAbs(packagesDir))
+	return c.run(e.context(), mustAbs(packagesDir))
 }
 
 // newRun sets up the Nix runner and the package-file evaluator.
@@ -253,7 +250,9 @@ func (c *checkRun) detect(ctx context.Context, parsed map[string]*manifest.Manif
 		return nil, err
 	}
 	entries := plan.Entries()
-	if err := c.runner.RealiseEntries(ctx, plan); err != nil {
+	if err := c.runner.RealiseEntries(ctx, plan); ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	} else if err != nil {
 		c.e.log.Warn("some detections failed to build; they are reported apart", "error", err)
 	}
 	archives := make([]nixpkgscheck.Archive, 0, len(entries))

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
 )
@@ -17,7 +19,8 @@ import (
 // reference generated from the same definitions (see docs.go).
 
 // Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3:
-// incomplete, see nixpkgscheck.ExitIncomplete).
+// incomplete, see nixpkgscheck.ExitIncomplete); 128 + the signal's number
+// when SIGINT or SIGTERM interrupted the run (see interrupted.go).
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -51,12 +54,20 @@ type command struct {
 
 // env is what every command gets: where to write, and the logger.
 type env struct {
+	// stdout and stderr escape the control characters of what passes
+	// (see safetext): names from the input never reach a terminal or a
+	// commit message raw. terminal is stderr as it is, for the progress
+	// line's own control sequences (their names escaped by the writer).
 	stdout, stderr io.Writer
+	terminal       io.Writer
 	log            *slog.Logger
 	// quiet: errors only (no progress, no Nix build lines).
 	quiet bool
 	// atExit run when the command returns (e.g. ending a status line).
 	atExit []func()
+	// ctx and stopSignals: see context().
+	ctx         context.Context
+	stopSignals func()
 }
 
 func commands() []command {
@@ -82,6 +93,13 @@ var commandGroups = []*cobra.Group{
 
 const prog = "cuda-redist-find-features"
 
+// rootLong is the top-level help, and the synopsis of docs/cli.md.
+const rootLong = `Find the features of NVIDIA CUDA redistributable archives: Nix outputs, GPU architectures, sonames and NAR hashes, as feature JSON for Nixpkgs.
+
+Exit codes: 0 success, 1 failure, 2 usage error (check-nixpkgs adds 3: incomplete), 130 or 143 when SIGINT or SIGTERM interrupted process-manifests, check-nixpkgs or download-manifests. The signal is passed on to the Nix commands the run started (each runs in a process group of its own, so a terminal's Ctrl-C reaches them once, through the run), which stop their builds and remove their build directories; what still runs 10 seconds later, or at a second signal, is killed. The run then removes its temporary files and GC roots, writes no further result and says it was interrupted; result files are replaced atomically, never half-written.
+
+Names that come from the input (package names, versions, sonames, paths) reach the terminal with their control characters escaped as \uXXXX (ESC, CR, C1, DEL, bidirectional overrides and isolates; a byte that is not UTF-8 as \xNN): results on stdout (JSON included: it decodes to the same strings), messages and logs on stderr, and Nix's lines, whose colours stay. diff, whose text goes into commit messages, escapes newline and tab in names too. Files written with --out or beside the manifests are not escaped.`
+
 // runError marks an error a command returned (as opposed to one of cobra's
 // parsing errors, which are all usage errors).
 type runError struct{ err error }
@@ -95,7 +113,7 @@ func newRootCmd(e *env) *cobra.Command {
 	root := &cobra.Command{
 		Use:     prog,
 		Short:   "Find the features of NVIDIA CUDA redistributable archives.",
-		Long:    "Find the features of NVIDIA CUDA redistributable archives: Nix outputs, GPU architectures, sonames and NAR hashes, as feature JSON for Nixpkgs.",
+		Long:    rootLong,
 		Version: buildVersion(),
 		// Without a command: the help, as a usage error.
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -128,7 +146,7 @@ func newRootCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		e.log = slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: lv}))
+		e.log = newLogger(e.stderr, lv)
 		return nil
 	}
 	for _, c := range commands() {
@@ -206,10 +224,14 @@ func firstSentence(s string) string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	e := &env{stdout: stdout, stderr: stderr, log: slog.New(slog.NewTextHandler(stderr, nil))}
+	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
+	defer safeErr.Flush()
+	defer safeOut.Flush()
+	e := &env{stdout: safeOut, stderr: safeErr, terminal: stderr, log: newLogger(safeErr, slog.LevelInfo)}
 	root := newRootCmd(e)
 	root.SetArgs(args)
 	cmd, err := root.ExecuteC()
+	e.stopContext()
 	if err == nil {
 		return exitOK
 	}
@@ -217,7 +239,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd != nil && cmd != root {
 		name = cmd.CommandPath()
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	if code, ok := e.reportInterrupted(e.stderr, name); ok {
+		return code
+	}
+	fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
 	var re *runError
 	if !errors.As(err, &re) || errors.Is(err, errUsage) {
 		// cobra's own errors (unknown commands and flags, bad values) and
@@ -229,6 +254,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	return exitFail
+}
+
+// newLogger is the logger of every command: log/slog's text format,
+// which quotes a value holding a control character with strconv.Quote
+// (TestLogEscapes).
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 // parseLevel accepts upstream's level names (Python logging's).

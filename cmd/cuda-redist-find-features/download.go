@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	flag "github.com/spf13/pflag"
 	"net/http"
-	"os"
-	"os/signal"
 	"strings"
 	"time"
 
@@ -57,8 +54,7 @@ func (df *downloadFlags) run(e *env, args []string) error {
 		return err
 	}
 	url, dir := args[0], args[1]
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
+	ctx := e.context()
 	client := &http.Client{Timeout: *df.timeout}
 	listed, err := download.Versions(ctx, client, url)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixlog"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 // nixProgress shows the progress of the Nix builds that nixlog.Tracker
@@ -27,6 +28,10 @@ type nixProgress struct {
 	t       *nixlog.Tracker
 	shown   bool
 	last    string // the status line shown last
+	// stopped reports whether the run was interrupted: a build that
+	// stops then was stopped, not done (the run's context is cancelled
+	// before Nix gets the signal).
+	stopped func() bool
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
@@ -94,6 +99,10 @@ var (
 // downloaded and where it ran.
 func (p *nixProgress) eventLine(b nixlog.Build) {
 	name := nixlog.Subject(b.Drv)
+	if !b.Failed && p.stopped != nil && p.stopped() {
+		fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", name, stageFailed[b.Stage])
+		return
+	}
 	if b.Failed {
 		fmt.Fprintf(p.w, "failed %s (%s)\n", name, stageFailed[b.Stage])
 		return
@@ -114,10 +123,11 @@ func (p *nixProgress) eventLine(b nixlog.Build) {
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// print writes a line of Nix's above the status line.
+// print writes a line of Nix's above the status line, made safe (it can
+// name what the input named), Nix's colours kept.
 func (p *nixProgress) print(text string) {
 	p.clear()
-	fmt.Fprintln(p.w, strings.TrimRight(text, "\n"))
+	fmt.Fprintln(p.w, safetext.TextKeepingColours(strings.TrimRight(text, "\n")))
 }
 
 // clear takes the status line away.

@@ -5,15 +5,14 @@ import (
 	"errors"
 	"fmt"
 	flag "github.com/spf13/pflag"
-	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 // multiFlag collects a repeated flag.
@@ -36,9 +35,10 @@ type processFlags struct {
 
 func processCommand() command {
 	return command{
-		name:    "process-manifests",
-		args:    "URL MANIFEST_DIR",
-		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each.",
+		name: "process-manifests",
+		args: "URL MANIFEST_DIR",
+		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
+			"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := processFlags{filters: addFilterFlags(fs)}
 			pf.jobs = fs.IntP("max-jobs", "j", -1, "Nix's --max-jobs: builds run locally at once (-1: Nix's default; 0: none, everything on --builders; --no-parallel: 1)")
@@ -60,9 +60,7 @@ func processCommand() command {
 				if err != nil {
 					return err
 				}
-				ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-				defer stop()
-				return p.run(ctx)
+				return p.run(e.context())
 			}
 		},
 	}
@@ -141,19 +139,23 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		// Nix's own "building ..." lines; its errors still show. Copied
 		// through a pipe rather than handing Nix our stderr, so that a
 		// reader of stderr that went away cannot end Nix either (see
-		// stderrFor).
-		r.Stderr = struct{ io.Writer }{e.stderr}
+		// stderrFor), and line by line made safe, Nix's colours kept.
+		lw := safetext.NewLineWriter(e.terminal)
+		r.Stderr = lw
+		e.atExit = append(e.atExit, func() { lw.Flush() })
 		r.BuildArgs = append(r.BuildArgs, "--quiet")
-	case isTerminal(e.stderr):
+	case isTerminal(e.terminal):
 		// A status line from Nix's structured log.
-		p := newNixProgress(e.stderr)
+		p := newNixProgress(e.terminal)
 		r.Stderr = p
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
 		e.atExit = append(e.atExit, p.finish)
 	default:
 		// A log file or a pipe: one line per event, from the same log.
-		p := newNixEventLines(e.stderr)
+		p := newNixEventLines(e.terminal)
+		ctx := e.context()
+		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
@@ -251,6 +253,10 @@ func (p *processRun) writeResults(ctx context.Context, out *nixdriver.Outcome) (
 		problems = append(problems, err.Error())
 	}
 	for _, m := range out.Manifests {
+		if ctx.Err() != nil {
+			// Interrupted: the files written so far are complete.
+			return nil, context.Cause(ctx)
+		}
 		problem, err := p.writeManifest(ctx, out, m)
 		if err != nil {
 			return nil, err

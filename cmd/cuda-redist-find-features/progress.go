@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"sync"
 )
 
@@ -18,7 +20,7 @@ type progress struct {
 }
 
 func newProgress(e *env, what string, total int) *progress {
-	return &progress{e: e, what: what, total: total, tty: isTerminal(e.stderr) && !e.quiet}
+	return &progress{e: e, what: what, total: total, tty: isTerminal(e.terminal) && !e.quiet}
 }
 
 func (p *progress) done(item string, err error) {
@@ -33,7 +35,7 @@ func (p *progress) done(item string, err error) {
 		if err != nil {
 			status = "FAILED"
 		}
-		fmt.Fprintf(p.e.stderr, "\r\033[K%s [%d/%d, %d failed] %s %s", p.what, p.finished, p.total, p.failed, item, status)
+		fmt.Fprintf(p.e.terminal, "\r\033[K%s [%d/%d, %d failed] %s %s", p.what, p.finished, p.total, p.failed, safetext.Escape(item), status)
 		return
 	}
 	if err != nil {
@@ -45,6 +47,6 @@ func (p *progress) done(item string, err error) {
 
 func (p *progress) finish() {
 	if p.tty && p.finished > 0 {
-		fmt.Fprintln(p.e.stderr)
+		fmt.Fprintln(p.e.terminal)
 	}
 }

@@ -31,6 +31,8 @@ func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[st
 		return err
 	}
 	var files, want []string
+	var links symlinkedArchives
+	defer links.remove()
 	for _, m := range plan.Manifests {
 		base, ok := LocalBase(m.BaseURL)
 		if !ok {
@@ -58,6 +60,10 @@ func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[st
 				log.Warn("local archive does not match the manifest's sha256; its fetch will fail", "entry", e.ID(), "file", file, "sha256", sum, "manifest", a.SHA256)
 				continue
 			}
+			if file, err = links.regular(file); err != nil {
+				log.Warn("local archive cannot be added to the store; its fetch will fail", "entry", e.ID(), "error", err)
+				continue
+			}
 			files, want = append(files, file), append(want, e.Src)
 		}
 	}
@@ -73,6 +79,69 @@ func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[st
 	return nil
 }
 
+// symlinkedArchives stands in for local archives that are symlinks: Nix
+// 2.8 adds a symlink's own NAR, not its target's bytes, under the
+// file's hash (nix-store --add-fixed fails: "ca hash mismatch").
+type symlinkedArchives struct {
+	dir string // made at the first symlink that needs it
+}
+
+// regular returns a path to the bytes of file under file's base name
+// (the store path's name) that is no symlink: file itself; the symlink's
+// target when it has the same name; else a hard link to the target in a
+// temporary directory (a copy when the target is on another file
+// system).
+func (s *symlinkedArchives) regular(file string) (string, error) {
+	fi, err := os.Lstat(file)
+	if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		return file, err
+	}
+	target, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return "", err
+	}
+	if filepath.Base(target) == filepath.Base(file) {
+		return target, nil
+	}
+	if s.dir == "" {
+		if s.dir, err = os.MkdirTemp("", "crff-local-archives-"); err != nil {
+			return "", err
+		}
+	}
+	dir, err := os.MkdirTemp(s.dir, "")
+	if err != nil {
+		return "", err
+	}
+	named := filepath.Join(dir, filepath.Base(file))
+	if os.Link(target, named) == nil {
+		return named, nil
+	}
+	return named, copyFile(target, named)
+}
+
+func (s *symlinkedArchives) remove() {
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", src, err)
+	}
+	return out.Close()
+}
+
 // LocalBase is the directory of a file:// base URL on this machine.
 func LocalBase(url string) (string, bool) {
 	rest, ok := strings.CutPrefix(url, "file://")
@@ -84,12 +153,6 @@ func LocalBase(url string) (string, bool) {
 		return "", false
 	}
 	return rest, true
-}
-
-// Exists reports whether path is set and exists (a store path, say).
-func Exists(path string) bool {
-	_, err := os.Lstat(path)
-	return path != "" && err == nil
 }
 
 func sha256File(path string) (string, error) {

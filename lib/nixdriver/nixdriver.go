@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
@@ -225,9 +226,9 @@ func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (
 	args := append([]string{"--eval", "--strict", "--json", "--read-write-mode",
 		filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name()}, r.optionArgs()...)
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-instantiate", args...)
+	cmd := exec.Command("nix-instantiate", args...)
 	cmd.Stdout, cmd.Stderr = &out, r.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)
 	}
 	var res cliResult
@@ -274,10 +275,10 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 		args = append(args, "--no-gc-warning")
 	}
 	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
-	cmd := exec.CommandContext(ctx, "nix-store", args...)
+	cmd := exec.Command("nix-store", args...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = r.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return fmt.Errorf("nix-store --realise: %w", err)
 	}
 	return nil
@@ -300,7 +301,7 @@ func Closure(ctx context.Context, drvs []string) ([]string, error) {
 	if len(drvs) == 0 {
 		return nil, nil
 	}
-	req, err := exec.CommandContext(ctx, "nix-store", append([]string{"-qR"}, drvs...)...).Output()
+	req, err := interrupt.Output(ctx, exec.Command("nix-store", append([]string{"-qR"}, drvs...)...))
 	if err != nil {
 		return nil, fmt.Errorf("nix-store -qR: %w", err)
 	}
@@ -310,7 +311,7 @@ func Closure(ctx context.Context, drvs []string) ([]string, error) {
 			all = append(all, p)
 		}
 	}
-	outs, err := exec.CommandContext(ctx, "nix-store", append([]string{"-q", "--outputs"}, all...)...).Output()
+	outs, err := interrupt.Output(ctx, exec.Command("nix-store", append([]string{"-q", "--outputs"}, all...)...))
 	if err != nil {
 		return nil, fmt.Errorf("nix-store -q --outputs: %w", err)
 	}
@@ -329,9 +330,9 @@ func (r *Runner) AddFixed(ctx context.Context, files []string) ([]string, error)
 	if r.Store != "" {
 		args = append([]string{"--store", r.Store}, args...)
 	}
-	cmd := exec.CommandContext(ctx, "nix-store", append(append(args, files...), r.optionArgs()...)...)
+	cmd := exec.Command("nix-store", append(append(args, files...), r.optionArgs()...)...)
 	cmd.Stdout, cmd.Stderr = &out, r.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return nil, fmt.Errorf("nix-store --add-fixed: %w", err)
 	}
 	return strings.Fields(out.String()), nil
@@ -346,9 +347,9 @@ func Delete(ctx context.Context, paths []string) int {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		cmd := exec.CommandContext(ctx, "nix-store", "--delete", p)
+		cmd := exec.Command("nix-store", "--delete", p)
 		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		if cmd.Run() == nil {
+		if interrupt.Run(ctx, cmd) == nil {
 			deleted++
 		}
 	}

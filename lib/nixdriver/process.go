@@ -95,7 +95,13 @@ func (r *Runner) Process(ctx context.Context, ms []Manifest, opts ProcessOptions
 		return nil, err
 	}
 	r.RootDir = o.roots
-	if o.BuildErr = r.Realise(ctx, targets); o.BuildErr != nil {
+	o.BuildErr = r.Realise(ctx, targets)
+	if ctx.Err() != nil {
+		// Interrupted: nothing of the run is copied out.
+		o.Close()
+		return nil, context.Cause(ctx)
+	}
+	if o.BuildErr != nil {
 		opts.Log.Warn("some builds failed", "error", o.BuildErr)
 	}
 	if err := o.collect(ctx, plan, parsed); err != nil {
@@ -197,13 +203,9 @@ func (o *Outcome) rememberStore(ctx context.Context, targets []string) error {
 	if err != nil {
 		return err
 	}
-	o.closure, o.before = closure, map[string]bool{}
-	for _, path := range closure {
-		if _, err := os.Lstat(path); err == nil {
-			o.before[path] = true
-		}
-	}
-	return nil
+	o.closure = closure
+	o.before, err = o.runner.Valid(ctx, closure)
+	return err
 }
 
 // Close drops the run's GC roots.

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 )
 
 // The remote-store mode (Runner.Store set, e.g. ssh-ng://builder): the
@@ -28,53 +30,69 @@ var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 // .drv that is not yet valid in URI, so the copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	copyArgs := append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store)
-	cp := exec.CommandContext(ctx, "nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
+	cp := exec.Command("nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
 	cp.Stdout, cp.Stderr = io.Discard, r.Stderr
-	if err := cp.Run(); err != nil {
+	if err := interrupt.Run(ctx, cp); err != nil {
 		return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
 	}
 	args := append(append([]string{}, nixCommand...), "build", "--store", r.Store, "--no-link")
 	args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), drvs...)
-	cmd := exec.CommandContext(ctx, "nix", args...)
+	cmd := exec.Command("nix", args...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = r.Stderr
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return fmt.Errorf("nix build --store %s: %w", r.Store, err)
 	}
 	return nil
 }
 
 // Valid returns which of the store paths are valid in the build's store
-// (the local one, or r.Store: one `nix-store --check-validity
-// --print-invalid` for all of them, a single connection).
+// (the local one, or r.Store), as Nix's database says: a path can exist
+// on disk and still be invalid, the leftover of a fetch or build that
+// failed; Nix replaces it when it adds or builds the path again. One
+// `nix-store --check-validity --print-invalid` per validBatch paths.
 func (r *Runner) Valid(ctx context.Context, paths []string) (map[string]bool, error) {
 	valid := map[string]bool{}
 	var ask []string
 	for _, p := range paths {
-		if p == "" {
-			continue
+		if p != "" && !valid[p] {
+			valid[p] = true
+			ask = append(ask, p)
 		}
-		if r.Store == "" {
-			valid[p] = Exists(p)
-			continue
+	}
+	for len(ask) > 0 {
+		n := min(len(ask), validBatch)
+		invalid, err := r.invalid(ctx, ask[:n])
+		if err != nil {
+			return nil, err
 		}
-		valid[p] = true
-		ask = append(ask, p)
-	}
-	if len(ask) == 0 {
-		return valid, nil
-	}
-	args := append([]string{"--store", r.Store, "--check-validity", "--print-invalid"}, r.optionArgs()...)
-	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-store", append(args, ask...)...)
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("check paths in %s: %w: %s", r.Store, err, bytes.TrimSpace(errOut.Bytes()))
-	}
-	for _, p := range strings.Fields(out.String()) {
-		valid[p] = false
+		for _, p := range invalid {
+			valid[p] = false
+		}
+		ask = ask[n:]
 	}
 	return valid, nil
+}
+
+// validBatch keeps a command line of store paths well under the kernel's
+// limit on arguments.
+const validBatch = 2000
+
+// invalid lists those of the paths that are not valid.
+func (r *Runner) invalid(ctx context.Context, paths []string) ([]string, error) {
+	args := []string{"--check-validity", "--print-invalid"}
+	where := "the Nix store"
+	if r.Store != "" {
+		args = append([]string{"--store", r.Store}, args...)
+		where = r.Store
+	}
+	var out, errOut bytes.Buffer
+	cmd := exec.Command("nix-store", append(append(args, r.optionArgs()...), paths...)...)
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := interrupt.Run(ctx, cmd); err != nil {
+		return nil, fmt.Errorf("check paths in %s: %w: %s", where, err, bytes.TrimSpace(errOut.Bytes()))
+	}
+	return strings.Fields(out.String()), nil
 }
 
 // ReadFile reads a file of a store path from the build's store.
@@ -84,9 +102,9 @@ func (r *Runner) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	}
 	args := append(append([]string{}, nixCommand...), "store", "cat", "--store", r.Store, path)
 	var out, errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix", append(args, r.optionArgs()...)...)
+	cmd := exec.Command("nix", append(args, r.optionArgs()...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
+	if err := interrupt.Run(ctx, cmd); err != nil {
 		return nil, fmt.Errorf("read %s from %s: %w: %s", path, r.Store, err, bytes.TrimSpace(errOut.Bytes()))
 	}
 	return out.Bytes(), nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 // Changes is what changed from release Old to release New.
@@ -163,6 +165,9 @@ func (c *Changes) Empty() bool {
 // WriteText writes the changes as plain text for a commit message or a
 // pull request description.
 func (c *Changes) WriteText(w io.Writer, redist string) error {
+	// Every name escaped, newline included: a name cannot add a line
+	// (a trailer such as Signed-off-by, say) to a commit message.
+	c, redist = c.escaped(), safetext.Escape(redist)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s -> %s\n", redist, c.Old, c.New)
 	if c.Empty() {
@@ -222,4 +227,25 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// escaped is a copy of c with every name made safe (safetext.Escape).
+func (c *Changes) escaped() *Changes {
+	list := func(l []string) []string {
+		out := make([]string, len(l))
+		for i, s := range l {
+			out[i] = safetext.Escape(s)
+		}
+		return out
+	}
+	e := &Changes{Old: safetext.Escape(c.Old), New: safetext.Escape(c.New), PackagesAdded: list(c.PackagesAdded), PackagesRemoved: list(c.PackagesRemoved)}
+	for _, a := range c.Archives {
+		a.Package, a.Platform, a.Variant, a.Version = safetext.Escape(a.Package), safetext.Escape(a.Platform), safetext.Escape(a.Variant), safetext.Escape(a.Version)
+		a.OldNarHash, a.NewNarHash = safetext.Escape(a.OldNarHash), safetext.Escape(a.NewNarHash)
+		a.OutputsGained, a.OutputsLost = list(a.OutputsGained), list(a.OutputsLost)
+		a.SASSGained, a.SASSLost, a.PTXGained, a.PTXLost = list(a.SASSGained), list(a.SASSLost), list(a.PTXGained), list(a.PTXLost)
+		a.SonamesAdded, a.SonamesRemoved = list(a.SonamesAdded), list(a.SonamesRemoved)
+		e.Archives = append(e.Archives, a)
+	}
+	return e
 }

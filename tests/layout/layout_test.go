@@ -25,6 +25,8 @@ var stage = map[string]int{
 	"lib/jsoncheck":    0,
 	"lib/symlink":      0,
 	"lib/builderattrs": 0,
+	"lib/interrupt":    0,
+	"lib/safetext":     0,
 	// 1: NVIDIA's manifests.
 	"lib/manifest":          1,
 	"lib/manifest/download": 1,

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 )
 
 // The bounds of one nix-instantiate when the Evaluator sets none: far above
@@ -120,7 +122,14 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 	cmd := exec.CommandContext(runCtx, "/bin/sh", append([]string{"-c", boundScript, "crff-eval", kib, nix}, args...)...)
 	cmd.Env = sandboxEnv()
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.Cancel = func() error {
+		// Interrupted: the user's signal, which Nix handles by stopping
+		// (WaitDelay later, Go kills it). A bound reached: SIGKILL.
+		if ie, ok := interrupt.Cause(ctx); ok {
+			return syscall.Kill(-cmd.Process.Pid, ie.Signal)
+		}
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	// Should anything of the group survive and hold the pipes.
 	cmd.WaitDelay = 10 * time.Second
 	var out, errOut bytes.Buffer
