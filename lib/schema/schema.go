@@ -236,7 +236,7 @@ func Feature(format string) (map[string]any, error) {
 		doc["$id"] = baseID + "feature-finding.json"
 		doc["title"] = "check-nixpkgs --json: one finding per line"
 		for k, v := range closed(obj{
-			"level":    enumOf([]string{"error", "hint", "failure"}),
+			"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
 			"kind":     str(),
 			"package":  str(),
 			"platform": str(),

@@ -22,7 +22,8 @@ func TestBaseURL(t *testing.T) {
 		{"plain URL with = in its path", []string{"file:///a=b"}, "sample", true, "file:///a=b", false},
 		{"no REDIST= match through a path", []string{"file:///a=b"}, "file:///a", false,
 			ConventionalBase + "file:///a/redist", true},
-		{"unknown redist: NVIDIA's layout, guessed", nil, "cublasmp", false, ConventionalBase + "cublasmp/redist", true},
+		{"unknown redist: NVIDIA's layout, guessed", nil, "cufuture", false, ConventionalBase + "cufuture/redist", true},
+		{"a redist new in base-urls.json (cublasmp)", nil, "cublasmp", false, ConventionalBase + "cublasmp/redist", false},
 		{"the comment of base-urls.json is no redist", nil, "comment", true, ConventionalBase + "comment/redist", true},
 	}
 	for _, tc := range tests {
