@@ -334,7 +334,7 @@ func TestSchemasValidateRealFiles(t *testing.T) {
 		globs  []string
 		min    int
 	}{
-		{[]string{"print-manifest-schema"}, []string{filepath.Join(manifests, "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 21},
+		{[]string{"print-manifest-schema"}, []string{filepath.Join(manifests, "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 24},
 		{[]string{"print-feature-schema"}, []string{filepath.Join(data, "nvidia", "*", "feature_*.json"), filepath.Join(golden, "*", "feature_*.json")}, 10},
 		{[]string{"print-feature-schema", "--format", "index"}, []string{filepath.Join(data, "index", "package-info.json"), filepath.Join(golden, "*", "index.json"), filepath.Join(golden, "index.json")}, 4},
 		{[]string{"print-feature-schema", "--format", "detail"}, []string{filepath.Join(golden, "*", "detail.json")}, 2},
