@@ -263,6 +263,14 @@ func parsePlatform(where, pkg, platform string, v gjson.Result, variants []strin
 // leafFields is the archive of a platform value that may also hold
 // variants: the value without its variant-named members, as JSON.
 func leafFields(v gjson.Result) gjson.Result {
+	mixed := false
+	v.ForEach(func(key, _ gjson.Result) bool {
+		mixed = variantName.MatchString(key.String())
+		return !mixed
+	})
+	if !mixed {
+		return v // the usual archive: nothing to take out
+	}
 	fields := map[string]json.RawMessage{}
 	v.ForEach(func(key, value gjson.Result) bool {
 		if !variantName.MatchString(key.String()) {

@@ -92,6 +92,7 @@ func TestParseErrors(t *testing.T) {
 
 func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"p":{"version":"1","cuda_variant":["12"],"linux-x86_64":{"cuda12":{"relative_path":"x","sha256":"` + strings.Repeat("a", 64) + `"}}}}`))
+	f.Add([]byte(`{"p":{"version":"1","cuda_variant":["13","13.1"],"windows-arm64":{"relative_path":"a","sha256":"` + strings.Repeat("b", 64) + `","cuda13.1":{"relative_path":"x","sha256":"` + strings.Repeat("a", 64) + `"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := manifest.Parse("fuzz.json", data)
 		if err == nil {
