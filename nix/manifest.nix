@@ -53,7 +53,9 @@ let
     "version"
   ];
 
-  isVariantName = name: match "cuda[0-9]+" name != null;
+  # cuda12, and from CUDA 13.1's cuda_compat a major.minor version, cuda13.1
+  # (lib/manifest's variantName).
+  isVariantName = name: match "cuda[0-9]+(\\.[0-9]+)?" name != null;
 
   # The same expression as lib/manifest's SafeRelativePath: components of
   # the characters a store path name can hold, none starting with '.'.
@@ -144,13 +146,24 @@ let
             relativePath = leaf.relative_path;
             inherit (leaf) sha256;
           };
+          # Beside relative_path, the keys named like a variant are
+          # variants and the rest the archive without a variant (cuDNN
+          # 9.27's windows-arm64 holds both); without it, all are variants.
+          flat = hasAttr "relative_path" value;
+          variantKeys =
+            if !flat then
+              attrNames value
+            else if removeAttrs value keys.leaf == { } then
+              [ ]
+            else
+              filter isVariantName (attrNames value);
+          leaf = removeAttrs value variantKeys;
         in
         if !(isAttrs value) then
           throw "${pat}: not an object"
-        else if hasAttr "relative_path" value then
-          [ (entry null (if goodLeaf value then value else leafOf pat value)) ]
         else
-          map (
+          (if flat then [ (entry null (if goodLeaf leaf then leaf else leafOf pat leaf)) ] else [ ])
+          ++ map (
             variant:
             let
               v = value.${variant};
@@ -164,7 +177,7 @@ let
               throw "${vat}: is ${typeOf v}, not an object"
             else
               entry variant (if goodLeaf v then v else leafOf vat v)
-          ) (attrNames value);
+          ) variantKeys;
     in
     if (release.version or "") == "" then
       throw "${at}: no version"

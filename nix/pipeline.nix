@@ -46,7 +46,7 @@ let
     relativePath:
     let
       base = baseNameOf relativePath;
-      m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar|zip)" base;
+      m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar\\.zst|tzst|tar|zip)" base;
     in
     sanitize (if m == null then base else builtins.head m);
 
@@ -69,7 +69,7 @@ let
       substring 0 (l - 4) base
     else
       let
-        m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar|zip)" base;
+        m = match "(.*)\\.(tar\\.xz|tar\\.gz|tgz|tar\\.bz2|tbz2|tar\\.zst|tzst|tar|zip)" base;
       in
       if m == null then base else builtins.head m;
 

@@ -11,25 +11,38 @@ let
     sha256 = sha;
   };
   fails = expr: !(builtins.tryEval (builtins.deepSeq expr expr)).success;
-  bundled =
+  # Archives per manifest of dir/<redist>/redistrib_*.json, every entry
+  # forced (deepSeq), so that a check the walker makes lazily still fails.
+  countsIn =
+    dir:
     let
-      dir = ../manifests;
-      redists = builtins.attrNames (builtins.readDir dir);
+      redists = builtins.attrNames (
+        builtins.removeAttrs (builtins.readDir dir) [
+          "SOURCE.md"
+          "README.md"
+        ]
+      );
       files =
         r:
         builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (
           builtins.attrNames (builtins.readDir (dir + "/${r}"))
         );
+      count =
+        name: file:
+        let
+          es = entries {
+            inherit name;
+            manifest = builtins.fromJSON (builtins.readFile file);
+          };
+        in
+        builtins.deepSeq es (builtins.length es);
     in
     builtins.listToAttrs (
       builtins.concatMap (
         r:
         map (f: {
           name = "${r}/${f}";
-          value = builtins.length (entries {
-            name = "${r}/${f}";
-            manifest = builtins.fromJSON (builtins.readFile (dir + "/${r}/${f}"));
-          });
+          value = count "${r}/${f}" (dir + "/${r}/${f}");
         }) (files r)
       ) redists
     );
@@ -118,7 +131,57 @@ in
     # The Go parser wrote this file (TestGoldenEntryCounts): both sides
     # must find the same archives in every bundled manifest.
     name = "bundled manifests: same entry counts as the Go parser";
-    expr = bundled;
+    expr = countsIn ../manifests;
     expected = builtins.fromJSON (builtins.readFile (golden + "/entry-counts.json"));
+  }
+  {
+    # The same for every manifest Nixpkgs carries (TestEveryNixpkgsManifest
+    # holds the Go parser to an independent walk of the same files).
+    name = "Nixpkgs' 217 manifests: same entry counts as the Go parser";
+    expr = countsIn ../tests/testdata/nixpkgs-manifests;
+    expected = builtins.fromJSON (builtins.readFile (golden + "/nixpkgs-entry-counts.json"));
+  }
+  {
+    name = "major.minor variant (cuda_compat from CUDA 13.1)";
+    expr = map (e: e.variant) (entries {
+      name = "m";
+      manifest.p = {
+        version = "1";
+        cuda_variant = [ "13.1" ];
+        linux-x86_64 = { "cuda13.1" = leaf "a"; };
+      };
+    });
+    expected = [ "cuda13.1" ];
+  }
+  {
+    name = "an archive and a variant side by side (cuDNN 9.27 windows-arm64)";
+    expr = map (e: "${e.platform}/${toString e.variant}=${e.relativePath}") (entries {
+      name = "m";
+      manifest.p = {
+        version = "1";
+        cuda_variant = [ "13" ];
+        windows-arm64 = leaf "a.zip" // { md5 = "m"; cuda13 = leaf "b.zip"; };
+      };
+    });
+    expected = [
+      "windows-arm64/=a.zip"
+      "windows-arm64/cuda13=b.zip"
+    ];
+  }
+  {
+    name = "an unknown field beside a variant is an error";
+    expr = fails (entries {
+      name = "m";
+      manifest.p = { version = "1"; linux-x86_64 = leaf "a" // { url = "u"; cuda13 = leaf "b"; }; };
+    });
+    expected = true;
+  }
+  {
+    name = "a three-part variant is an error";
+    expr = fails (entries {
+      name = "m";
+      manifest.p = { version = "1"; linux-x86_64 = { "cuda13.1.2" = leaf "b"; }; };
+    });
+    expected = true;
   }
 ]

@@ -34,7 +34,7 @@ func checkNixpkgsCommand() command {
 		args: "[PACKAGES_DIR MANIFEST_DIR...]",
 		summary: "Compare the buildRedist calls of a Nixpkgs cuda-modules packages directory with what the archives of the manifests need " +
 			"(outputs, stubs hook, /usr/ references, library dependencies). Exit 0: no error; 1: a build would fail (or a file does not evaluate); " +
-			"2: usage; 3: no error found, but some archives could not be fetched, unpacked or detected.",
+			"2: usage; 3: no error found, but some manifests could not be read or some archives could not be fetched, unpacked or detected.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			cf := addCheckFlags(fs)
 			return func(args []string) error { return cf.run(e, args) }
@@ -204,14 +204,9 @@ func (c *checkRun) addManifests(dirs, urls []string, flt manifest.Filter) error 
 
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir}
-	parsed := map[string]*manifest.Manifest{}
-	for _, m := range c.manifests {
-		mf, err := manifest.ReadFile(m.Path)
-		if err != nil {
-			return err
-		}
-		parsed[m.Path] = mf
-		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf})
+	parsed := c.readManifests(&in)
+	if len(c.manifests) == 0 {
+		return fmt.Errorf("no manifest could be read: %w", refusedErrors(in.Refused))
 	}
 	files, err := pkgeval.Files(packagesDir)
 	if err != nil {
@@ -236,6 +231,35 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	return c.report(findings)
+}
+
+// readManifests parses the manifests: one that cannot be read is a
+// failure of the report (in.Refused) and is left out of c.manifests; the
+// others are checked all the same.
+func (c *checkRun) readManifests(in *nixpkgscheck.Input) map[string]*manifest.Manifest {
+	parsed := map[string]*manifest.Manifest{}
+	var good []nixdriver.Manifest
+	for _, m := range c.manifests {
+		mf, err := manifest.ReadFile(m.Path)
+		if err != nil {
+			c.e.log.Info("manifest refused; the others are still checked", "manifest", m.Path)
+			in.Refused = append(in.Refused, nixpkgscheck.Refused{Path: m.Path, Err: err})
+			continue
+		}
+		parsed[m.Path] = mf
+		good = append(good, m)
+		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf})
+	}
+	c.manifests = good
+	return parsed
+}
+
+func refusedErrors(rs []nixpkgscheck.Refused) error {
+	errs := make([]error, len(rs))
+	for i, r := range rs {
+		errs[i] = r.Err
+	}
+	return errors.Join(errs...)
 }
 
 // detect fetches and detects every archive of the manifests with Nix; an
@@ -280,7 +304,7 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 		}
 	}
 	n := nixpkgscheck.Count(findings)
-	c.e.log.Info("check-nixpkgs", "errors", n.Errors, "hints", n.Hints, "failures", n.Failures)
+	c.e.log.Info("check-nixpkgs", "errors", n.Errors, "warnings", n.Warnings, "hints", n.Hints, "failures", n.Failures, "refusedManifests", n.Refused)
 	code, err := n.Outcome()
 	if err != nil {
 		return &exitError{code: code, err: err}

@@ -334,7 +334,7 @@ func TestSchemasValidateRealFiles(t *testing.T) {
 		globs  []string
 		min    int
 	}{
-		{[]string{"print-manifest-schema"}, []string{filepath.Join(manifests, "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 21},
+		{[]string{"print-manifest-schema"}, []string{filepath.Join(manifests, "*", "redistrib_*.json"), filepath.Join("..", "..", "sample", "redistrib_*.json")}, 24},
 		{[]string{"print-feature-schema"}, []string{filepath.Join(data, "nvidia", "*", "feature_*.json"), filepath.Join(golden, "*", "feature_*.json")}, 10},
 		{[]string{"print-feature-schema", "--format", "index"}, []string{filepath.Join(data, "index", "package-info.json"), filepath.Join(golden, "*", "index.json"), filepath.Join(golden, "index.json")}, 4},
 		{[]string{"print-feature-schema", "--format", "detail"}, []string{filepath.Join(golden, "*", "detail.json")}, 2},
@@ -363,7 +363,7 @@ func TestSchemasValidateRealFiles(t *testing.T) {
 		`{"p": {"linux-x86_64": {"outputs": {"bin": true}}}}`:                                                                                                                           {"print-feature-schema"},
 		`{"libx": {"outputs": ["out"], "outputsByPlatform": {}, "nixExpression": "[ ]", "includeRemoveStubsFromRunpathHook": "yes", "allowFHSReferences": false, "fhsReferences": []}}`: {"print-feature-schema", "--format", "buildredist"},
 		`[{"package": "p", "platform": "linux-x86_64", "variant": "None", "needs": [{"soname": 3, "providers": []}], "unresolved": []}]`:                                                {"print-feature-schema", "--format", "dependencies"},
-		`{"level": "warning", "kind": "x", "message": "m"}`:                                                                                                                             {"print-feature-schema", "--format", "finding"},
+		`{"level": "notice", "kind": "x", "message": "m"}`:                                                                                                                              {"print-feature-schema", "--format", "finding"},
 		`{"r": {"1": {"p": {"releaseInfo": {"version": "1"}, "packages": {"linux-x86_64": {"None": {"feature": {"outputs": ["lib"]}, "narHash": "sha256-x", "sha256": "x"}}}}}}}`:       {"print-feature-schema", "--format", "index"},
 	}
 	for doc, args := range bad {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	flag "github.com/spf13/pflag"
 	"os"
@@ -27,7 +28,7 @@ func reportCommand() command {
 				if *out == "" {
 					return usageErrorf("report needs --out DIR")
 				}
-				r, err := buildReport(args, *against, *caps)
+				r, unread, err := buildReport(e, args, *against, *caps)
 				if err != nil {
 					return err
 				}
@@ -50,30 +51,46 @@ func reportCommand() command {
 				}
 				fmt.Fprintln(e.stdout, filepath.Join(*out, "report.html"))
 				fmt.Fprintln(e.stdout, filepath.Join(*out, "report.json"))
-				return nil
+				return unread
 			}
 		},
 	}
 }
 
-func buildReport(dirs []string, against, caps string) (*report.Report, error) {
+// buildReport reads the aggregate directories and builds the report of
+// those it can read. One it cannot is an error naming it, logged as it
+// is found and returned as unread, while the report covers the others;
+// err is set only when none can be read or the report cannot be built.
+func buildReport(e *env, dirs []string, against, caps string) (r *report.Report, unread, err error) {
 	list, err := parseCapabilities(caps)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var aggs []*report.Aggregate
+	var errs []error
 	for _, d := range dirs {
 		a, err := report.ReadAggregate(d)
 		if err != nil {
-			return nil, fmt.Errorf("aggregate %s: %w", d, err)
+			err = fmt.Errorf("aggregate %s: %w", d, err)
+			e.log.Error("aggregate not read; the report covers the others", "error", err)
+			errs = append(errs, err)
+			continue
 		}
 		aggs = append(aggs, a)
 	}
-	r, err := report.Build(aggs, against)
-	if err != nil {
-		return nil, err
+	if len(aggs) == 0 {
+		return nil, nil, errors.Join(errs...)
 	}
-	return r, r.AddCoverage(aggs, list)
+	if r, err = report.Build(aggs, against); err != nil {
+		return nil, nil, err
+	}
+	if err := r.AddCoverage(aggs, list); err != nil {
+		return nil, nil, err
+	}
+	if len(errs) > 0 {
+		unread = fmt.Errorf("report written without %d of %d aggregates: %w", len(errs), len(dirs), errors.Join(errs...))
+	}
+	return r, unread, nil
 }
 
 func releaseDiffCommand() command {

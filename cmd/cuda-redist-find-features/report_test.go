@@ -88,3 +88,30 @@ func TestReleaseDiffCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestReportGoesOnWithoutAnUnreadableAggregate: an aggregate directory
+// that cannot be read is one error naming it; the report of the others is
+// written all the same, and the exit code is 1.
+func TestReportGoesOnWithoutAnUnreadableAggregate(t *testing.T) {
+	sample := filepath.Join("..", "..", "tests", "golden", "sample")
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "index.json"), []byte(`{"sample": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "report")
+	code, stdout, stderr := runCLI("report", "--out", out, filepath.Join(sample, "2.0.0"), broken, filepath.Join(sample, "1.0.0"))
+	if code != exitFail {
+		t.Errorf("exit %d, want %d", code, exitFail)
+	}
+	if !strings.Contains(stderr, "aggregate "+broken+": ") || !strings.Contains(stderr, "report written without 1 of 3 aggregates") {
+		t.Errorf("stderr does not name the unread aggregate:\n%s", stderr)
+	}
+	got, err := os.ReadFile(filepath.Join(out, "report.json"))
+	want, _ := os.ReadFile(filepath.Join("..", "..", "lib", "report", "testdata", "sample-report.json"))
+	if err != nil || string(got) != string(want) {
+		t.Errorf("the report of the two readable aggregates differs from the golden (%v)", err)
+	}
+	if !strings.Contains(stdout, "report.json") {
+		t.Errorf("stdout %q", stdout)
+	}
+}

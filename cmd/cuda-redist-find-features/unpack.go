@@ -11,7 +11,7 @@ func unpackCommand() command {
 	return command{
 		name:    "unpack",
 		args:    "ARCHIVE OUTDIR",
-		summary: "Extract a .tar.xz, .tar.gz, .tar.bz2, .tar or .zip archive safely into OUTDIR.",
+		summary: "Extract a .tar.xz, .tar.gz, .tar.bz2, .tar.zst, .tar or .zip archive safely into OUTDIR.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			maxBytes := fs.Int64("max-bytes", unpack.DefaultMaxBytes, "refuse archives whose files inflate past this many bytes")
 			maxRatio := fs.Int64("max-ratio", unpack.DefaultMaxRatio, fmt.Sprintf("refuse archives whose files inflate past this many times the archive's size (never below %d MiB; -1: no ratio bound)", unpack.MinRatioBound>>20))

@@ -211,14 +211,15 @@ func condition(all, with []declKey) string {
 	if selects(func(k declKey) bool { return contains(platforms, k.platform) }) {
 		candidates = append(candidates, oneOf("backendStdenv.hostRedistSystem", platforms))
 	}
-	if !contains(majors, "None") && selects(func(k declKey) bool { return contains(majors, strings.TrimPrefix(k.variant, "cuda")) }) {
-		candidates = append(candidates, oneOf("cudaMajorVersion", majors))
+	if !contains(majors, "None") && sameVersionVar(majors) && selects(func(k declKey) bool { return contains(majors, strings.TrimPrefix(k.variant, "cuda")) }) {
+		candidates = append(candidates, oneOf(versionVar(majors[0]), majors))
 	}
 	var pairs []string
 	for _, k := range with {
 		c := fmt.Sprintf("backendStdenv.hostRedistSystem == %q", k.platform)
 		if k.variant != "None" {
-			c = fmt.Sprintf("(%s && cudaMajorVersion == %q)", c, strings.TrimPrefix(k.variant, "cuda"))
+			v := strings.TrimPrefix(k.variant, "cuda")
+			c = fmt.Sprintf("(%s && %s == %q)", c, versionVar(v), v)
 		}
 		pairs = append(pairs, c)
 	}
@@ -230,4 +231,24 @@ func condition(all, with []declKey) string {
 		}
 	}
 	return best
+}
+
+// versionVar is the cudaPackages attribute a variant's version is
+// compared with: cudaMajorVersion for "12", cudaMajorMinorVersion for
+// cuda_compat's "13.1" (CUDA 13.1.1 to 13.3.1).
+func versionVar(v string) string {
+	if strings.Contains(v, ".") {
+		return "cudaMajorMinorVersion"
+	}
+	return "cudaMajorVersion"
+}
+
+// sameVersionVar: every version compares with the same attribute.
+func sameVersionVar(vs []string) bool {
+	for _, v := range vs {
+		if versionVar(v) != versionVar(vs[0]) {
+			return false
+		}
+	}
+	return true
 }

@@ -39,6 +39,23 @@ func TestOutputsExpression(t *testing.T) {
 			},
 			`[ "out" "lib" ] ++ lib.optionals ((backendStdenv.hostRedistSystem == "linux-sbsa" && cudaMajorVersion == "11") || (backendStdenv.hostRedistSystem == "linux-x86_64" && cudaMajorVersion == "12")) [ "bin" ]`,
 		},
+		{
+			// cuda_compat's variants in CUDA 13.1.1 to 13.3.1 are a major.minor.
+			"by major.minor variant",
+			map[declKey][]string{
+				k("linux-x86_64", "cuda13.1"): {"out", "lib"}, k("linux-x86_64", "cuda13.2"): {"out", "lib", "bin"},
+				k("linux-sbsa", "cuda13.2"): {"out", "lib", "bin"},
+			},
+			`[ "out" "lib" ] ++ lib.optionals (cudaMajorMinorVersion == "13.2") [ "bin" ]`,
+		},
+		{
+			"by platform and major.minor",
+			map[declKey][]string{
+				k("linux-x86_64", "cuda13.1"): {"out", "lib"}, k("linux-x86_64", "cuda13.2"): {"out", "lib", "bin"},
+				k("linux-sbsa", "cuda13.1"): {"out", "lib", "bin"}, k("linux-sbsa", "cuda13.2"): {"out", "lib"},
+			},
+			`[ "out" "lib" ] ++ lib.optionals ((backendStdenv.hostRedistSystem == "linux-sbsa" && cudaMajorMinorVersion == "13.1") || (backendStdenv.hostRedistSystem == "linux-x86_64" && cudaMajorMinorVersion == "13.2")) [ "bin" ]`,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -96,8 +96,10 @@ func (a Archive) ID() string {
 }
 
 var (
-	sha256Hex   = regexp.MustCompile(`^[0-9a-f]{64}$`)
-	variantName = regexp.MustCompile(`^cuda[0-9]+$`)
+	sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// variantName: cuda12, and from CUDA 13.1's cuda_compat a major.minor
+	// version, cuda13.1.
+	variantName = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`)
 	// SafeRelativePath is what relative_path may be: components of the
 	// characters a store path name can hold ([A-Za-z0-9+._-]; not '?' and
 	// '=', which a URL would read as a query), none starting with '.'
@@ -214,17 +216,28 @@ func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
 }
 
 // parsePlatform reads a platform value: an archive (v2, and `source` in
-// v3), or a map from variant to archive (v3).
+// v3), a map from variant to archive (v3), or both side by side (cuDNN
+// 9.27's windows-arm64: an archive with no variant beside a cuda13 one).
+// Beside relative_path, the keys named like a variant are variants and
+// the others the archive's fields (parseLeaf refuses unknown ones); the
+// archive has no variant.
 func parsePlatform(where, pkg, platform string, v gjson.Result, variants []string) ([]Archive, error) {
-	if v.Get("relative_path").Exists() {
-		a, err := parseLeaf(where+": platform "+platform, v)
-		a.Package, a.Platform = pkg, platform
-		return []Archive{a}, err
-	}
 	var out []Archive
 	var err error
+	if v.Get("relative_path").Exists() {
+		var a Archive
+		a, err = parseLeaf(where+": platform "+platform, leafFields(v))
+		a.Package, a.Platform = pkg, platform
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
 	v.ForEach(func(key, value gjson.Result) bool {
 		variant := key.String()
+		if out != nil && !variantName.MatchString(variant) {
+			return true // a field of the archive above
+		}
 		at := fmt.Sprintf("%s: platform %s: variant %s", where, platform, variant)
 		if !variantName.MatchString(variant) {
 			err = fmt.Errorf("%s: unknown key (neither an archive field nor a cudaNN variant)", at)
@@ -245,6 +258,28 @@ func parsePlatform(where, pkg, platform string, v gjson.Result, variants []strin
 		return err == nil
 	})
 	return out, err
+}
+
+// leafFields is the archive of a platform value that may also hold
+// variants: the value without its variant-named members, as JSON.
+func leafFields(v gjson.Result) gjson.Result {
+	mixed := false
+	v.ForEach(func(key, _ gjson.Result) bool {
+		mixed = variantName.MatchString(key.String())
+		return !mixed
+	})
+	if !mixed {
+		return v // the usual archive: nothing to take out
+	}
+	fields := map[string]json.RawMessage{}
+	v.ForEach(func(key, value gjson.Result) bool {
+		if !variantName.MatchString(key.String()) {
+			fields[key.String()] = json.RawMessage(value.Raw)
+		}
+		return true
+	})
+	data, _ := json.Marshal(fields) // raw values gjson has already parsed
+	return gjson.ParseBytes(data)
 }
 
 func parseLeaf(where string, v gjson.Result) (Archive, error) {

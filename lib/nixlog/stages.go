@@ -26,7 +26,7 @@ const (
 
 // archiveSuffix is what nix/pipeline.nix's stemOf strips from an archive's
 // file name.
-var archiveSuffix = regexp.MustCompile(`\.(tar\.xz|tar\.gz|tgz|tar\.bz2|tbz2|tar|zip)$`)
+var archiveSuffix = regexp.MustCompile(`\.(tar\.xz|tar\.gz|tgz|tar\.bz2|tbz2|tar\.zst|tzst|tar|zip)$`)
 
 // DrvName is a derivation's name: its store path's base name without the
 // hash and ".drv".

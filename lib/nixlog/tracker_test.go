@@ -164,6 +164,7 @@ func TestStageOf(t *testing.T) {
 		{drv("x.tgz"), "x.tgz", Fetch, "x"},
 		{drv("x.zip"), "x.zip", Fetch, "x"},
 		{drv("x.tar.bz2"), "x.tar.bz2", Fetch, "x"},
+		{drv("TensorRT-11.3.0-Linux-x86_64-cuda-13.2.tar.zst"), "TensorRT-11.3.0-Linux-x86_64-cuda-13.2.tar.zst", Fetch, "TensorRT-11.3.0-Linux-x86_64-cuda-13.2"},
 		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive"), "cuda_nvcc-linux-x86_64-11.8.89-archive", Unpack, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
 		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive-features.json"), "cuda_nvcc-linux-x86_64-11.8.89-archive-features.json", Detect, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
 		{drv("cuda-11.8.0-features"), "cuda-11.8.0-features", Other, "cuda-11.8.0-features"},

@@ -31,6 +31,9 @@ func closed(props obj, required ...string) obj {
 	return o
 }
 
+// variantPattern names a CUDA variant: cuda12, cuda13.1 (lib/manifest).
+const variantPattern = `^cuda[0-9]+(\.[0-9]+)?$`
+
 // Manifest is the schema of redistrib_<version>.json.
 func Manifest() map[string]any {
 	top := obj{}
@@ -42,7 +45,8 @@ func Manifest() map[string]any {
 		"license":      str(),
 		"license_path": str(),
 		"version":      str(),
-		"cuda_variant": obj{"type": "array", "items": pattern(`^[0-9]+$`)},
+		// "12", and from CUDA 13.1's cuda_compat a major.minor, "13.1".
+		"cuda_variant": obj{"type": "array", "items": pattern(`^[0-9]+(\.[0-9]+)?$`)},
 	}
 	for _, p := range manifest.Keys.Platforms {
 		release[p] = ref("platform")
@@ -68,13 +72,23 @@ func Manifest() map[string]any {
 			"archive": closed(leaf, "relative_path", "sha256"),
 			"variants": obj{
 				"type":                 "object",
-				"propertyNames":        pattern(`^cuda[0-9]+$`),
+				"propertyNames":        pattern(variantPattern),
 				"additionalProperties": ref("archive"),
 				"minProperties":        1,
 			},
-			// An object with relative_path is one archive; otherwise it maps
-			// CUDA variants to archives (v3 manifests).
-			"platform": obj{"if": obj{"required": []string{"relative_path"}}, "then": ref("archive"), "else": ref("variants")},
+			// An archive that may hold variants beside its own fields
+			// (cuDNN 9.27's windows-arm64).
+			"archiveAndVariants": obj{
+				"type":                 "object",
+				"properties":           leaf,
+				"patternProperties":    obj{variantPattern: ref("archive")},
+				"additionalProperties": false,
+				"required":             []string{"relative_path", "sha256"},
+			},
+			// An object with relative_path is one archive (and perhaps
+			// variants beside it); otherwise it maps CUDA variants to
+			// archives (v3 manifests).
+			"platform": obj{"if": obj{"required": []string{"relative_path"}}, "then": ref("archiveAndVariants"), "else": ref("variants")},
 		},
 	}
 }
@@ -222,7 +236,7 @@ func Feature(format string) (map[string]any, error) {
 		doc["$id"] = baseID + "feature-finding.json"
 		doc["title"] = "check-nixpkgs --json: one finding per line"
 		for k, v := range closed(obj{
-			"level":    enumOf([]string{"error", "hint", "failure"}),
+			"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
 			"kind":     str(),
 			"package":  str(),
 			"platform": str(),

@@ -18,6 +18,8 @@ func FuzzUnpack(f *testing.F) {
 	f.Add(testarchive.TarGz([]E{F("t/a", "x"), L("t/l", "a"), D("t/d")}))
 	f.Add(testarchive.TarXz([]E{F("t/a", "x"), L("t/up", "../..")}))
 	f.Add(testarchive.Zip([]E{F("t/a", "x"), L("t/l", "../../etc")}))
+	f.Add(testarchive.TarZst([]E{F("t/a", "x"), L("t/l", "a"), D("t/d")}))
+	f.Add([]byte{0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xA8, 0x01, 0x00, 0x00}) // a 2 GiB window
 	f.Add(testarchive.TarXzBlocks([]E{F("t/a", strings.Repeat("x", 3000)), F("t/b", strings.Repeat("y", 3000))}, 1024))
 	f.Add(testarchive.Tar(linkBomb(100, 3)))
 	f.Add(testarchive.Tar([]E{D("./"), D("./"), F("t/a", "x")}))

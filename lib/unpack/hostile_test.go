@@ -113,6 +113,7 @@ func TestTruncatedStreams(t *testing.T) {
 		"tar.xz blocks": testarchive.TarXzBlocks(entries, 8<<10),
 		"zip":           testarchive.Zip(entries),
 		"tar":           testarchive.Tar(entries),
+		"tar.zst":       testarchive.TarZst(entries),
 	}
 	// The bzip2 fixture needs the bzip2 program (the Nix sandbox has none).
 	switch bz2, err := testarchive.TarBz2(entries); {
@@ -432,4 +433,118 @@ func TestZipOverlap(t *testing.T) {
 		t.Fatalf("one entry: %v", got)
 	}
 	mustRefuse(t, overlappingZip(t, 1000), unpack.Options{}, 5*time.Second, "overlap", "zip bomb")
+}
+
+// zstdHeader is a zstd frame of one empty raw block whose header asks for
+// a window of 2^log bytes (no content size, no checksum).
+func zstdHeader(log int) []byte {
+	return []byte{0x28, 0xB5, 0x2F, 0xFD, 0x00, byte((log - 10) << 3), 0x01, 0x00, 0x00}
+}
+
+// TestZstdIntegrity: what `zstd -t` rejects, Unpack refuses; what it
+// accepts (several frames, skippable frames), Unpack reads alike.
+func TestZstdIntegrity(t *testing.T) {
+	entries := threeFiles()
+	data := testarchive.TarZst(entries)
+	n := len(data)
+	flip := func(i int) []byte {
+		c := bytes.Clone(data)
+		c[i] ^= 0x01
+		return c
+	}
+	t.Run("flipped checksum", func(t *testing.T) {
+		mustRefuse(t, flip(n-2), unpack.Options{}, 10*time.Second, "tar.zst", "zstd")
+	})
+	t.Run("flipped data byte", func(t *testing.T) { mustRefuse(t, flip(n/2), unpack.Options{}, 10*time.Second, "zstd") })
+	t.Run("no checksum", func(t *testing.T) { mustRefuse(t, data[:n-4], unpack.Options{}, 10*time.Second, "tar.zst") })
+	t.Run("garbage after the last frame", func(t *testing.T) {
+		mustRefuse(t, append(bytes.Clone(data), "garbage!"...), unpack.Options{}, 10*time.Second, "after the tar trailer", "zstd")
+	})
+	// A tar cut after the first file, compressed whole: the zstd stream
+	// is fine, the tar lacks its end-of-archive block.
+	first := testarchive.Tar(entries[:1])
+	t.Run("tar cut after the first file", func(t *testing.T) {
+		mustRefuse(t, testarchive.ZstdFrames(first[:len(first)-1024]), unpack.Options{}, 10*time.Second,
+			"without its end-of-archive block", `entry "t/f0"`)
+	})
+
+	want := mustUnpack(t, data, unpack.Options{})
+	tarData := testarchive.Tar(entries)
+	half := len(tarData) / 2
+	skippable := []byte{0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 'n', 'o', 't', 'e'}
+	for name, d := range map[string][]byte{
+		"two frames":                testarchive.ZstdFrames(tarData[:half], tarData[half:]),
+		"a skippable frame between": append(append(testarchive.ZstdFrames(tarData[:half]), skippable...), testarchive.ZstdFrames(tarData[half:])...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(want, mustUnpack(t, d, unpack.Options{})); diff != "" {
+				t.Errorf("(-one frame +%s):\n%s", name, diff)
+			}
+		})
+	}
+}
+
+// TestZstdWindowBound: a frame header asking for a window over
+// MaxZstdWindow (128 MiB, what `zstd -d` allows without --long) is
+// refused at once, before the decoder allocates it; one at the bound
+// passes the decoder. The zstd tool, when present, draws the line at
+// the same place.
+func TestZstdWindowBound(t *testing.T) {
+	if unpack.MaxZstdWindow != 1<<27 {
+		t.Fatalf("MaxZstdWindow = %d; this test's frames are built for 2^27", unpack.MaxZstdWindow)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	mustRefuse(t, zstdHeader(31), unpack.Options{}, 5*time.Second, "tar.zst", "window size exceeded")
+	mustRefuse(t, zstdHeader(28), unpack.Options{}, 5*time.Second, "window size exceeded")
+	runtime.ReadMemStats(&ms)
+	if got := ms.TotalAlloc - before; got > 64<<20 {
+		t.Errorf("refusing two oversized windows allocated %d MiB", got>>20)
+	}
+	// At the bound the frame decodes (to nothing): the refusal is the
+	// tar's. The decoder holds the window (and one block) from the first
+	// block on: that, not the archive's size, bounds a zstd frame's memory.
+	runtime.ReadMemStats(&ms)
+	before = ms.TotalAlloc
+	err := mustRefuse(t, zstdHeader(27), unpack.Options{}, 5*time.Second, "without its end-of-archive block")
+	if strings.Contains(err.Error(), "window") {
+		t.Errorf("a 128 MiB window was refused: %v", err)
+	}
+	runtime.ReadMemStats(&ms)
+	if got := ms.TotalAlloc - before; got > unpack.MaxZstdWindow+32<<20 {
+		t.Errorf("a frame at the window bound allocated %d MiB, want at most the window and 32 MiB", got>>20)
+	}
+	if _, lerr := exec.LookPath("zstd"); lerr != nil {
+		testenv.NotChecked(t, "no zstd tool to confirm where it draws the window line (apt-get install zstd)")
+		return
+	}
+	for log, ok := range map[int]bool{27: true, 28: false, 31: false} {
+		cmd := exec.Command("zstd", "-t", "-q")
+		cmd.Stdin = bytes.NewReader(zstdHeader(log))
+		if err := cmd.Run(); (err == nil) != ok {
+			t.Errorf("zstd -t on a 2^%d window: %v, want success %v", log, err, ok)
+		}
+	}
+}
+
+// TestZstdBomb: a small .tar.zst of one huge run of zeros stops at the
+// size limit, in time proportional to the limit, not the claimed size.
+func TestZstdBomb(t *testing.T) {
+	var tarData bytes.Buffer
+	tw := tar.NewWriter(&tarData)
+	const size = 256 << 20
+	if err := tw.WriteHeader(&tar.Header{Name: "t/zeros", Mode: 0o644, Size: size, Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	zeros := make([]byte, 1<<20)
+	for i := 0; i < size/len(zeros); i++ {
+		tw.Write(zeros)
+	}
+	tw.Close()
+	bomb := testarchive.ZstdFrames(tarData.Bytes())
+	if len(bomb) > 1<<20 {
+		t.Fatalf("the bomb is %d bytes; want a small one", len(bomb))
+	}
+	mustRefuse(t, bomb, unpack.Options{MaxBytes: 8 << 20}, 30*time.Second, "limit exceeded", "8388608 bytes")
 }

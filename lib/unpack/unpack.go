@@ -315,7 +315,7 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 func isStreamError(err error) bool {
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, gzip.ErrChecksum) ||
 		errors.Is(err, gzip.ErrHeader) || errors.As(err, new(bzip2.StructuralError)) ||
-		errors.Is(err, tar.ErrHeader)
+		errors.Is(err, tar.ErrHeader) || errors.As(err, new(ZstdError))
 }
 
 func (x *extractor) extractZip(f io.ReaderAt, size int64) error {

@@ -100,6 +100,9 @@ var redistTree = []string{
 
 func TestUnpackFormats(t *testing.T) {
 	bz2, bzErr := testarchive.TarBz2(redistEntries)
+	// TensorRT 11's archives are .tar.zst; the zstd tool's frames (level
+	// 19, a long window, a checksum) besides the Go encoder's.
+	zstTool, zstErr := testarchive.TarZstTool(redistEntries, "-19", "--long=27", "--check")
 	zipEntries := []E{}
 	for _, e := range redistEntries {
 		if e.Kind != testarchive.Hardlink { // zip has no hard links
@@ -124,11 +127,16 @@ func TestUnpackFormats(t *testing.T) {
 		{"plain tar", "c.bin", testarchive.Tar(redistEntries), unpack.FormatTar, redistTree},
 		{"zip", "d.tar.gz", testarchive.Zip(zipEntries), unpack.FormatZip, zipTree},
 		{"tar.bz2", "e.tbz", bz2, unpack.FormatTarBz2, redistTree},
+		{"tar.zst named .tar.xz", "f.tar.xz", testarchive.TarZst(redistEntries), unpack.FormatTarZst, redistTree},
+		{"tar.zst by the zstd tool", "g.tar.zst", zstTool, unpack.FormatTarZst, redistTree},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.format == unpack.FormatTarBz2 && bzErr != nil {
 				testenv.Unavailable(t, fmt.Sprintf("no bzip2 to build the fixture (apt-get install bzip2): %v", bzErr))
+			}
+			if tc.data == nil && zstErr != nil {
+				testenv.Unavailable(t, fmt.Sprintf("no zstd to build the fixture (apt-get install zstd): %v", zstErr))
 			}
 			src := writeArchive(t, tc.file, tc.data)
 			out := filepath.Join(t.TempDir(), "out")
@@ -268,6 +276,9 @@ func TestUnpackRefuses(t *testing.T) {
 		{"truncated xz", testarchive.TarXz([]E{F("t/a", big)})[:60], unpack.Options{}, `xz`},
 		{"corrupt gzip", corrupt(testarchive.TarGz([]E{F("t/a", big)})), unpack.Options{}, `gzip`},
 		{"truncated zip", testarchive.Zip([]E{F("t/a", big)})[:40], unpack.Options{}, `zip`},
+		{"zst inflates past the limit", testarchive.TarZst([]E{F("t/a", big), F("t/b", big)}), unpack.Options{MaxBytes: 5000}, `entry "t/b": limit exceeded: archive inflates past the size limit of 5000 bytes`},
+		{"truncated zst", testarchive.TarZst([]E{F("t/a", big)})[:20], unpack.Options{}, `tar.zst`},
+		{"corrupt zst", corrupt(testarchive.TarZst([]E{F("t/a", big)})), unpack.Options{}, `zstd`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,8 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // manifestGen builds random manifests: mostly well formed, with a
@@ -95,7 +97,7 @@ func (g manifestGen) release(variants []string) map[string]any {
 			r["cuda_variant"] = "12"
 		}
 	}
-	platforms := []any{"linux-x86_64", "linux-sbsa", "linux-aarch64", "windows-x86_64", "linux-all", "source"}
+	platforms := []any{"linux-x86_64", "linux-sbsa", "linux-aarch64", "windows-x86_64", "windows-arm64", "linux-all", "source"}
 	if g.chance(0.02) {
 		platforms = append(platforms, "linux-riscv64")
 	}
@@ -112,7 +114,15 @@ func (g manifestGen) release(variants []string) map[string]any {
 			}
 		}
 		if g.chance(0.02) {
-			vs[g.pick("cuda13", "cudaX", "cuda").(string)] = g.leaf()
+			vs[g.pick("cuda13", "cudaX", "cuda", "cuda13.1.2", "cuda13.").(string)] = g.leaf()
+		}
+		if g.chance(0.1) {
+			// An archive beside the variants (cuDNN 9.27's windows-arm64).
+			if l, ok := g.leaf().(map[string]any); ok {
+				for k, v := range l {
+					vs[k] = v
+				}
+			}
 		}
 		r[p] = vs
 	}
@@ -131,6 +141,9 @@ func (g manifestGen) manifest() map[string]any {
 		var variants []string
 		if g.chance(0.4) {
 			variants = []string{"cuda11", "cuda12"}[:1+g.r.Intn(2)]
+			if g.chance(0.2) {
+				variants = []string{"cuda13.1"} // cuda_compat from CUDA 13.1
+			}
 		}
 		m[g.pick("cuda_cudart", "libcublas", "a.b", "p-1", "x_y").(string)] = g.release(variants)
 	}
@@ -211,4 +224,61 @@ in builtins.genList one (builtins.fromJSON n)`
 		}
 	}
 	t.Logf("%d manifests, %d valid, all read alike", n, accepted)
+}
+
+// TestNixWalkerReadsEveryNixpkgsManifest: the Nix walker finds in each of
+// the 217 manifests Nixpkgs carries exactly the archives the Go parser
+// finds (package, platform, variant, path, hash, version), all in one
+// nix-instantiate; the evaluation time is logged, never judged.
+func TestNixWalkerReadsEveryNixpkgsManifest(t *testing.T) {
+	requireNix(t)
+	dir := testenv.NixpkgsManifests(t)
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "redistrib_*.json"))
+	if len(files) != 217 {
+		t.Fatalf("%d manifests in %s, want 217", len(files), dir)
+	}
+	want := map[string][]string{}
+	var rels []string
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		m, err := manifest.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := []string{}
+		for _, pkg := range m.Packages() {
+			for _, a := range m.Releases[pkg].Archives {
+				keys = append(keys, archiveKeys(a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, m.Releases[pkg].Version))
+			}
+		}
+		sort.Strings(keys)
+		want[rel] = keys
+		rels = append(rels, rel)
+	}
+	const expr = `{ lib, dir, files }:
+let
+  inherit (import (/. + lib + "/manifest.nix")) entries;
+  one = rel:
+    let es = entries { name = rel; manifest = builtins.fromJSON (builtins.readFile (/. + (dir + "/" + rel))); };
+    in map (e: builtins.concatStringsSep "|" [ e.package e.platform (if e.variant == null then "None" else e.variant) e.relativePath e.sha256 e.version ]) es;
+in builtins.listToAttrs (map (rel: { name = rel; value = one rel; }) (builtins.fromJSON files))`
+	list, _ := json.Marshal(rels)
+	start := time.Now()
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "-E", expr,
+		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "files", string(list))
+	elapsed := time.Since(start)
+	var got map[string][]string
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != len(want) {
+		t.Fatalf("nix result: %v (%d manifests)", err, len(got))
+	}
+	total := 0
+	for rel, w := range want {
+		g := got[rel]
+		sort.Strings(g)
+		if strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Errorf("%s: Nix found %d archives, Go %d:\nNix: %q\nGo:  %q", rel, len(g), len(w), g, w)
+		}
+		total += len(g)
+	}
+	t.Logf("%d manifests, %d archives, read alike; one nix-instantiate took %s", len(got), total, elapsed.Round(time.Millisecond))
 }

@@ -21,7 +21,7 @@ func TestManifestFeaturesNamesMatchEntryDerivations(t *testing.T) {
 	dir := t.TempDir()
 	sha := strings.Repeat("a", 64)
 	names := []string{
-		"p-1.tar.xz", "p-1.tar.gz", "p-1.tgz", "p-1.tar.bz2", "p-1.tbz2",
+		"p-1.tar.xz", "p-1.tar.gz", "p-1.tgz", "p-1.tar.bz2", "p-1.tbz2", "p-1.tar.zst", "p-1.tzst",
 		"p-1.tar", "p-1.zip", "p-1.whl", "p-1", "p-1.tar.xz.zip", "p.zip.tar.xz",
 		"p.tar.xz.tar", "x.tar.xz", "xz", "p_1+2.tar.xz", "a.b.c.7z",
 	}

@@ -12,9 +12,12 @@ import (
 )
 
 // Levels of a finding: an error fails a Nixpkgs build (or evaluation), a
-// hint does not, a failure is an archive that could not be checked.
+// warning does not but is most likely a mistake (always printed), a hint
+// does not either (printed with --hints), a failure is an archive or
+// manifest that could not be checked.
 const (
 	LevelError   = "error"
+	LevelWarning = "warning"
 	LevelHint    = "hint"
 	LevelFailure = "failure"
 )
@@ -47,7 +50,9 @@ func level(isError bool) string {
 // its order (see Sort).
 func (p *Plan) Check(files []string, results map[string][]pkgeval.Result) []Finding {
 	findings := p.failures()
+	findings = append(findings, p.refusedManifests()...)
 	findings = append(findings, evalFindings(files, results, p.CaseNames)...)
+	findings = append(findings, droppedOutputs(files, results)...)
 	findings = append(findings, noManifestFindings(files, results)...)
 	byPname, dups := resolvePnames(files, results, p.CaseNames)
 	findings = append(findings, dups...)
@@ -68,6 +73,46 @@ func (p *Plan) failures() []Finding {
 		if tg.Features == nil {
 			out = append(out, Finding{Level: LevelFailure, Kind: "fetchFailure", Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest,
 				Message: "the archive could not be fetched, unpacked or detected (see Nix's log above)"})
+		}
+	}
+	return out
+}
+
+// refusedManifests are the manifests the parser refused: their archives
+// were not checked.
+func (p *Plan) refusedManifests() []Finding {
+	var out []Finding
+	for _, r := range p.in.Refused {
+		out = append(out, Finding{Level: LevelFailure, Kind: "manifestRefused", File: r.Path,
+			Message: "manifest not read, its archives not checked: " + r.Err.Error()})
+	}
+	return out
+}
+
+// droppedOutputs warns, once per file, of each declared output name
+// buildRedist does not know: it keeps only ExpectedOutputs and drops the
+// others without a word, so a "sample" (for "samples") or a "man" is
+// never built, and nothing says so.
+func droppedOutputs(files []string, results map[string][]pkgeval.Result) []Finding {
+	var out []Finding
+	for _, file := range files {
+		var dropped []string
+		for _, r := range results[file] {
+			if !r.OK() {
+				continue
+			}
+			for _, o := range r.Outputs {
+				if !slices.Contains(buildredist.ExpectedOutputs, o) && !slices.Contains(dropped, o) {
+					dropped = append(dropped, o)
+				}
+			}
+		}
+		for _, o := range dropped {
+			msg := fmt.Sprintf("declares output %q, which buildRedist drops without a word (it keeps only %s)", o, strings.Join(buildredist.ExpectedOutputs, " "))
+			if slices.Contains(buildredist.ExpectedOutputs, o+"s") {
+				msg += fmt.Sprintf("; %q is meant?", o+"s")
+			}
+			out = append(out, Finding{Level: LevelWarning, Kind: "droppedOutput", File: file, Message: msg})
 		}
 	}
 	return out
@@ -137,6 +182,9 @@ func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[str
 	var out []Finding
 	decl := buildredist.Declaration{Outputs: ev.Outputs, IncludeRemoveStubsFromRunpathHook: ev.IncludeRemoveStubsFromRunpathHook, AllowFHSReferences: ev.AllowFHSReferences}
 	for _, bf := range buildredist.Check(tg.Features.Tree, decl, opts) {
+		if bf.Kind == "unknownOutput" {
+			continue // said once per file: droppedOutputs
+		}
 		f := base
 		f.Level, f.Kind, f.Message, f.Path, f.File, f.Declared = level(bf.Error), bf.Kind, bf.Message, bf.File, file, ev.Outputs
 		out = append(out, f)

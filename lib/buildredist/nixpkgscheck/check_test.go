@@ -1,6 +1,7 @@
 package nixpkgscheck
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -58,8 +59,39 @@ func TestCheck(t *testing.T) {
 		files     []string
 		results   map[string][]pkgeval.Result
 		evalOnly  bool
+		refused   []Refused
 		want      []Finding
 	}{
+		{
+			name:     "an unknown output name: one warning per file, in eval-only too, no archive hint",
+			archives: []Archive{x86("a", detected([]string{"include/a.h", "samples/a.cu"}, nil, nil)), on("a", "linux-sbsa", detected([]string{"include/a.h", "samples/a.cu"}, nil, nil))},
+			files:    []string{"a.nix"},
+			results:  map[string][]pkgeval.Result{"a.nix": {evaluated("a", "out", "include", "sample", "man"), evaluated("a", "out", "include", "sample")}},
+			want: []Finding{
+				{Level: LevelWarning, Kind: "droppedOutput", File: "a.nix", Message: `declares output "sample", which buildRedist drops without a word (it keeps only out doc samples python bin dev include lib static stubs); "samples" is meant?`},
+				{Level: LevelWarning, Kind: "droppedOutput", File: "a.nix", Message: `declares output "man", which buildRedist drops without a word (it keeps only out doc samples python bin dev include lib static stubs)`},
+				withPath(onSbsa(archiveFinding(LevelHint, "couldSplit", "a", "a.nix", "output samples could be declared", []string{"out", "include", "sample"}, []string{"out", "samples", "include"})), "samples/a.cu"),
+				withPath(archiveFinding(LevelHint, "couldSplit", "a", "a.nix", "output samples could be declared", []string{"out", "include", "sample", "man"}, []string{"out", "samples", "include"}), "samples/a.cu"),
+			},
+		},
+		{
+			name:     "an unknown output name in eval-only",
+			archives: []Archive{x86("a", nil)},
+			files:    []string{"a.nix"},
+			results:  map[string][]pkgeval.Result{"a.nix": one(evaluated("a", "out", "sample"))},
+			evalOnly: true,
+			want: []Finding{{Level: LevelWarning, Kind: "droppedOutput", File: "a.nix",
+				Message: `declares output "sample", which buildRedist drops without a word (it keeps only out doc samples python bin dev include lib static stubs); "samples" is meant?`}},
+		},
+		{
+			name:     "a refused manifest is one failure; the rest is checked",
+			archives: []Archive{x86("a", detected(headersAndLib, nil, nil))},
+			files:    []string{"a.nix"},
+			results:  map[string][]pkgeval.Result{"a.nix": one(evaluated("a", "out", "include", "lib"))},
+			refused:  []Refused{{Path: "/m/cuda/redistrib_13.9.0.json", Err: errors.New(`manifest /m/cuda/redistrib_13.9.0.json: package p: unknown key "linux-riscv64"`)}},
+			want: []Finding{{Level: LevelFailure, Kind: "manifestRefused", File: "/m/cuda/redistrib_13.9.0.json",
+				Message: `manifest not read, its archives not checked: manifest /m/cuda/redistrib_13.9.0.json: package p: unknown key "linux-riscv64"`}},
+		},
 		{
 			name:     "declaration matches: nothing to say",
 			archives: []Archive{x86("a", detected(headersAndLib, nil, nil))},
@@ -262,7 +294,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			in := Input{Manifests: append([]Manifest{sampleManifest}, tc.manifests...), Archives: tc.archives, EvalOnly: tc.evalOnly, PackagesDir: "/pkgs"}
+			in := Input{Manifests: append([]Manifest{sampleManifest}, tc.manifests...), Archives: tc.archives, EvalOnly: tc.evalOnly, PackagesDir: "/pkgs", Refused: tc.refused}
 			p := NewPlan(in)
 			for file, rs := range tc.results {
 				if len(rs) != len(p.Cases) {
@@ -274,6 +306,11 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
+}
+
+func onSbsa(f Finding) Finding {
+	f.Platform = "linux-sbsa"
+	return f
 }
 
 func withPath(f Finding, path string) Finding {

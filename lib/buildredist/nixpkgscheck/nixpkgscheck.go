@@ -24,9 +24,8 @@ const DefaultCudaVersion = "12.8"
 // --url values: REDIST=URL first, then a plain URL when there is only one
 // directory (single), then NVIDIA's known base (lib/manifest). When none
 // applies, guessed is true and url is NVIDIA's conventional layout:
-// Nixpkgs has redists base-urls.json does not list (cublasmp, nvpl, ...),
-// and a wrong guess is a fetch failure, never a wrong archive (the hash is
-// checked).
+// a new redist may not be in base-urls.json yet, and a wrong guess is a
+// fetch failure, never a wrong archive (the hash is checked).
 func BaseURL(urls []string, redist string, single bool) (url string, guessed bool) {
 	for _, u := range urls {
 		if name, url, ok := strings.Cut(u, "="); ok && name == redist && !strings.Contains(name, "/") {
@@ -51,7 +50,8 @@ func BaseURL(urls []string, redist string, single bool) (url string, guessed boo
 // archive: override (--cuda-version) if given, else the cuda redist's own
 // major.minor, else DefaultCudaVersion; an archive of a CUDA variant
 // ("cuda12"; "" for none) whose major differs gets major.0, as Nixpkgs
-// selects that variant only for that major.
+// selects that variant only for that major; a major.minor variant
+// ("cuda13.1") gets that version.
 func CudaVersion(override, redist, manifestVersion, variant string) string {
 	v := override
 	if v == "" {
@@ -61,8 +61,14 @@ func CudaVersion(override, redist, manifestVersion, variant string) string {
 			v = strings.Join(parts[:min(2, len(parts))], ".")
 		}
 	}
-	if major := strings.TrimPrefix(variant, "cuda"); variant != "" && !strings.HasPrefix(v, major+".") {
-		v = major + ".0"
+	want := strings.TrimPrefix(variant, "cuda")
+	switch {
+	case variant == "" || v == want || strings.HasPrefix(v, want+"."):
+	case strings.Contains(want, "."):
+		// cuda_compat's cuda13.1 (CUDA 13.1.1 to 13.3.1) is a major.minor.
+		v = want
+	default:
+		v = want + ".0"
 	}
 	return v
 }

@@ -22,7 +22,8 @@ func TestBaseURL(t *testing.T) {
 		{"plain URL with = in its path", []string{"file:///a=b"}, "sample", true, "file:///a=b", false},
 		{"no REDIST= match through a path", []string{"file:///a=b"}, "file:///a", false,
 			ConventionalBase + "file:///a/redist", true},
-		{"unknown redist: NVIDIA's layout, guessed", nil, "cublasmp", false, ConventionalBase + "cublasmp/redist", true},
+		{"unknown redist: NVIDIA's layout, guessed", nil, "cufuture", false, ConventionalBase + "cufuture/redist", true},
+		{"a redist new in base-urls.json (cublasmp)", nil, "cublasmp", false, ConventionalBase + "cublasmp/redist", false},
 		{"the comment of base-urls.json is no redist", nil, "comment", true, ConventionalBase + "comment/redist", true},
 	}
 	for _, tc := range tests {
@@ -48,6 +49,9 @@ func TestCudaVersion(t *testing.T) {
 		{"", "cudnn", "9.8.0", "cuda11", "11.0"},       // another major: major.0
 		{"13.0", "cudnn", "9.8.0", "cuda12", "12.0"},   // also against --cuda-version
 		{"", "cuda", "11.8.0", "cuda11", "11.8"},       // the cuda redist's version serves its variant
+		{"", "cuda", "13.1.1", "cuda13.1", "13.1"},     // cuda_compat's major.minor variant
+		{"", "cuda", "13.2.0", "cuda13.1", "13.1"},     // one of another minor: that version
+		{"13.1", "cudnn", "9.8.0", "cuda13", "13.1"},   //
 		{"", "cudnn", "9.8.0", "cuda1", "1.0"},         // "12.8" is no version of major 1
 		{"", "cuda", "12", "", "12"},                   // a version without minor
 	}

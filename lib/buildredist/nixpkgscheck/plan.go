@@ -49,10 +49,19 @@ func ManifestArchives(ms []Manifest) []Archive {
 	return out
 }
 
+// Refused is a manifest the parser refused, and why.
+type Refused struct {
+	Path string
+	Err  error
+}
+
 // Input is everything a check starts from.
 type Input struct {
 	Manifests []Manifest
-	Archives  []Archive
+	// Refused are the manifests that could not be read: each is one
+	// failure of the report, and the others are checked all the same.
+	Refused  []Refused
+	Archives []Archive
 	// CudaVersion is --cuda-version: "" for the default rule (CudaVersion).
 	CudaVersion string
 	// EvalOnly: no archive was fetched, only the package files are

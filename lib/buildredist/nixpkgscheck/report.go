@@ -20,8 +20,8 @@ const (
 // archives that could not be checked.
 func rank(f Finding) int {
 	switch {
-	case f.Kind == "evalError" || f.Kind == "inputsEvalError" || f.Kind == "duplicatePname" || f.Kind == "noManifest" || f.Kind == "notBuildRedist":
-		return 0
+	case f.Package == "":
+		return 0 // a file's own: evalError, droppedOutput, manifestRefused, ...
 	case f.Level == LevelFailure:
 		return 2
 	}
@@ -51,8 +51,9 @@ func Sort(findings []Finding) {
 	})
 }
 
-// Counts are how many findings of each level a report has.
-type Counts struct{ Errors, Hints, Failures int }
+// Counts are how many findings of each level a report has; Refused are
+// the failures that are whole manifests.
+type Counts struct{ Errors, Warnings, Hints, Failures, Refused int }
 
 // Count counts the findings by level.
 func Count(findings []Finding) Counts {
@@ -61,10 +62,16 @@ func Count(findings []Finding) Counts {
 		switch f.Level {
 		case LevelError:
 			n.Errors++
+		case LevelWarning:
+			n.Warnings++
 		case LevelHint:
 			n.Hints++
 		case LevelFailure:
-			n.Failures++
+			if f.Kind == "manifestRefused" {
+				n.Refused++
+			} else {
+				n.Failures++
+			}
 		}
 	}
 	return n
@@ -72,11 +79,15 @@ func Count(findings []Finding) Counts {
 
 // Outcome is the exit code of a report with these counts and, unless it
 // is ExitOK, why. Errors win over failures: a check that found an error
-// is not merely incomplete. Hints never fail.
+// is not merely incomplete. Warnings and hints never fail.
 func (n Counts) Outcome() (int, error) {
 	switch {
 	case n.Errors > 0:
 		return ExitErrors, fmt.Errorf("%d error(s): the Nixpkgs builds of these packages would fail", n.Errors)
+	case n.Refused > 0 && n.Failures > 0:
+		return ExitIncomplete, fmt.Errorf("%d manifest(s) could not be read and %d archive(s) could not be fetched or detected: the check is incomplete", n.Refused, n.Failures)
+	case n.Refused > 0:
+		return ExitIncomplete, fmt.Errorf("%d manifest(s) could not be read: the check is incomplete", n.Refused)
 	case n.Failures > 0:
 		return ExitIncomplete, fmt.Errorf("%d archive(s) could not be fetched or detected: the check is incomplete", n.Failures)
 	}
@@ -85,7 +96,7 @@ func (n Counts) Outcome() (int, error) {
 
 // Text is the one-line form of a finding.
 func (f Finding) Text() string {
-	lvl := map[string]string{LevelError: "ERROR", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
+	lvl := map[string]string{LevelError: "ERROR", LevelWarning: "WARN ", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
 	if f.Package == "" {
 		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
 	}

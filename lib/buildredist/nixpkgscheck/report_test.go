@@ -20,6 +20,7 @@ func TestSort(t *testing.T) {
 		{Level: LevelError, Kind: "inputsEvalError", File: "c.nix", Message: "3"},
 		{Level: LevelHint, Kind: "noManifest", File: "d.nix", Message: "4"},
 		{Level: LevelHint, Kind: "notBuildRedist", File: "e.nix", Message: "5"},
+		{Level: LevelWarning, Kind: "droppedOutput", File: "f.nix", Message: "6"},
 		// Archives by package, platform, variant, version: not by file.
 		archive(LevelHint, "couldSplit", "a", "linux-sbsa", "None", "1.0", "z.nix"),
 		archive(LevelError, "emptyOutput", "b", "linux-sbsa", "None", "1.0", "a.nix"),
@@ -73,10 +74,19 @@ func TestOutcome(t *testing.T) {
 		{[]string{LevelFailure}, Counts{Failures: 1}, ExitIncomplete, "1 archive(s) could not be fetched or detected: the check is incomplete"},
 		// An error found is more than an incomplete check.
 		{[]string{LevelFailure, LevelError}, Counts{Errors: 1, Failures: 1}, ExitErrors, "1 error(s): the Nixpkgs builds of these packages would fail"},
+		// Warnings never fail; a refused manifest leaves the check incomplete.
+		{[]string{LevelWarning, LevelHint}, Counts{Warnings: 1, Hints: 1}, ExitOK, ""},
+		{[]string{"refused"}, Counts{Refused: 1}, ExitIncomplete, "1 manifest(s) could not be read: the check is incomplete"},
+		{[]string{"refused", LevelFailure}, Counts{Refused: 1, Failures: 1}, ExitIncomplete, "1 manifest(s) could not be read and 1 archive(s) could not be fetched or detected: the check is incomplete"},
+		{[]string{"refused", LevelError}, Counts{Refused: 1, Errors: 1}, ExitErrors, "1 error(s): the Nixpkgs builds of these packages would fail"},
 	}
 	for _, tc := range tests {
 		var findings []Finding
 		for _, l := range tc.levels {
+			if l == "refused" {
+				findings = append(findings, Finding{Level: LevelFailure, Kind: "manifestRefused"})
+				continue
+			}
 			findings = append(findings, Finding{Level: l})
 		}
 		n := Count(findings)
@@ -101,6 +111,8 @@ func TestText(t *testing.T) {
 	}{
 		{Finding{Level: LevelError, Kind: "evalError", File: "a.nix", Message: "does not evaluate: x"}, "ERROR a.nix: does not evaluate: x"},
 		{Finding{Level: LevelHint, Kind: "noManifest", File: "n.nix", Message: "m"}, "HINT  n.nix: m"},
+		{Finding{Level: LevelWarning, Kind: "droppedOutput", File: "s.nix", Message: "m"}, "WARN  s.nix: m"},
+		{Finding{Level: LevelFailure, Kind: "manifestRefused", File: "/m/redistrib_1.json", Message: "m"}, "FAILED /m/redistrib_1.json: m"},
 		{Finding{Level: LevelFailure, Kind: "fetchFailure", Package: "a", Platform: "linux-sbsa", Variant: "None", Version: "1.0", Message: "m"},
 			"FAILED a linux-sbsa None 1.0: m"},
 		{Finding{Level: LevelError, Kind: "missingDependency", Package: "a", Platform: "linux-sbsa", Variant: "cuda12", Version: "1.0", File: "a.nix",
