@@ -1,0 +1,328 @@
+package xz
+
+import (
+	"encoding/binary"
+	"errors"
+)
+
+// LZMA, as LZMA2 uses it: each chunk starts a fresh range decoder over
+// its own compressed bytes and decodes exactly its uncompressed size;
+// the probabilities, the state and the last four distances carry over
+// from chunk to chunk unless the chunk resets them.
+
+const (
+	numStates    = 12
+	literalLimit = 7 // states below this follow a literal
+	matchMin     = 2 // the shortest match
+	slotModelEnd = 14
+	alignBits    = 4
+)
+
+// Next states, indexed by the current one.
+var (
+	afterLiteral  = [16]uint8{0, 0, 0, 0, 1, 2, 3, 4, 5, 6, 4, 5}
+	afterMatch    = [16]uint8{7, 7, 7, 7, 7, 7, 7, 10, 10, 10, 10, 10}
+	afterLongRep  = [16]uint8{8, 8, 8, 8, 8, 8, 8, 11, 11, 11, 11, 11}
+	afterShortRep = [16]uint8{9, 9, 9, 9, 9, 9, 9, 11, 11, 11, 11, 11}
+)
+
+// lengthModel holds the probabilities of a length coder. Trees are
+// indexed from 1.
+type lengthModel struct {
+	choice, choice2 uint16
+	low, mid        [16][8]uint16 // by position state, 3 bits: lengths 2-9 and 10-17
+	high            [256]uint16   // 8 bits: lengths 18-273
+}
+
+// model holds every adaptive probability. Arrays indexed by state (12)
+// or state and position state (12x16) are 16 and 256 long, so a masked
+// index needs no bounds check.
+type model struct {
+	isMatch    [256]uint16 // state<<4 | posState
+	isRep      [16]uint16
+	isRepG0    [16]uint16
+	isRepG1    [16]uint16
+	isRepG2    [16]uint16
+	isRep0Long [256]uint16       // state<<4 | posState
+	slot       [4][64]uint16     // by length (2, 3, 4, 5+), 6 bits
+	special    [115]uint16       // reverse trees of slots 4-13, from 1
+	align      [16]uint16        // reverse tree of the low 4 distance bits
+	matchLen   lengthModel       // lengths of new matches
+	repLen     lengthModel       // lengths of repeated matches
+	literal    [16][0x300]uint16 // by (previous byte, position) context
+}
+
+// lzma is the decoder's state between chunks.
+type lzma struct {
+	m                      model
+	lc                     uint32 // literal context bits
+	lpMask, pbMask         uint32 // literal position and position state masks
+	state                  uint32
+	rep0, rep1, rep2, rep3 uint32 // the last four distances, minus one
+}
+
+// setProps sets lc, lp and pb from an LZMA2 properties byte and resets
+// the state. XZ limits lc+lp to 4, which bounds the literal coders.
+func (d *lzma) setProps(b byte) error {
+	if b >= 9*5*5 {
+		return errors.New("LZMA properties byte out of range")
+	}
+	lc, lp, pb := uint32(b)%9, uint32(b)/9%5, uint32(b)/45
+	if lc+lp > 4 {
+		return errors.New("LZMA properties have lc+lp above 4")
+	}
+	d.lc, d.lpMask, d.pbMask = lc, 1<<lp-1, 1<<pb-1
+	d.resetState()
+	return nil
+}
+
+// resetState sets every probability to one half and forgets the state
+// and the distances.
+func (d *lzma) resetState() {
+	m := &d.m
+	for _, a := range [][]uint16{m.isMatch[:], m.isRep[:], m.isRepG0[:], m.isRepG1[:], m.isRepG2[:],
+		m.isRep0Long[:], m.special[:], m.align[:]} {
+		fill(a)
+	}
+	for i := range m.slot {
+		fill(m.slot[i][:])
+	}
+	for _, l := range []*lengthModel{&m.matchLen, &m.repLen} {
+		l.choice, l.choice2 = probInit, probInit
+		for i := range l.low {
+			fill(l.low[i][:])
+			fill(l.mid[i][:])
+		}
+		fill(l.high[:])
+	}
+	for i := 0; i < 1<<(d.lc+uint32(bitLen(d.lpMask))); i++ {
+		fill(m.literal[i][:])
+	}
+	d.state = 0
+	d.rep0, d.rep1, d.rep2, d.rep3 = 0, 0, 0, 0
+}
+
+func fill(a []uint16) {
+	for i := range a {
+		a[i] = probInit
+	}
+}
+
+func bitLen(m uint32) int {
+	n := 0
+	for ; m != 0; m >>= 1 {
+		n++
+	}
+	return n
+}
+
+var (
+	errChunkOverrun  = errors.New("LZMA chunk reads past its compressed size")
+	errChunkUnderrun = errors.New("LZMA chunk ends before its compressed size")
+	errChunkEnd      = errors.New("LZMA chunk's range decoder does not end at zero")
+	errDistance      = errors.New("LZMA match distance reaches before the dictionary")
+	errMatchLength   = errors.New("LZMA match runs past the chunk's uncompressed size")
+)
+
+// decodeChunk decodes one LZMA chunk: n compressed bytes at the start of
+// in (which has overrunPad more bytes after them) into size bytes at
+// w.pos, for which w has room. On error, the bytes decoded before it
+// are in the window up to w.pos.
+//
+// This is the whole cost of decompression, hence one function with the
+// range decoder, the state, the distances and the window in locals.
+func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
+	rng, code, ip := uint32(0xFFFFFFFF), binary.BigEndian.Uint32(in[1:5]), 5 // in[0] is ignored
+	buf := w.buf
+	pos, end, lim := w.pos, w.pos+size, w.lim
+	dictSize := w.size
+	state := d.state
+	rep0, rep1, rep2, rep3 := d.rep0, d.rep1, d.rep2, d.rep3
+	m := &d.m
+	lc, lpMask, pbMask := d.lc, d.lpMask, d.pbMask
+	var err error
+	for pos < end {
+		if ip > n {
+			err = errChunkOverrun
+			break
+		}
+		posState := uint32(pos) & pbMask
+		var b uint32
+		rng, code, ip, b = bit(rng, code, in, ip, &m.isMatch[(state<<4|posState)&255])
+		if b == 0 {
+			prev := uint32(buf[pos-1])
+			probs := &m.literal[(prev>>(8-lc)|(uint32(pos)&lpMask)<<lc)&15]
+			var sym uint32
+			if state < literalLimit {
+				rng, code, ip, sym = plainLiteral(rng, code, in, ip, probs)
+			} else {
+				rng, code, ip, sym = matchedLiteral(rng, code, in, ip, probs, uint32(buf[pos-int(rep0)-1]))
+			}
+			buf[pos] = byte(sym)
+			pos++
+			state = uint32(afterLiteral[state&15])
+			continue
+		}
+		var length uint32
+		rng, code, ip, b = bit(rng, code, in, ip, &m.isRep[state&15])
+		if b == 0 {
+			// A match with a new distance.
+			rep3, rep2, rep1 = rep2, rep1, rep0
+			rng, code, ip, length = decodeLength(rng, code, in, ip, &m.matchLen, posState)
+			state = uint32(afterMatch[state&15])
+			var slot uint32
+			rng, code, ip, slot = tree6(rng, code, in, ip, &m.slot[min(length, matchMin+3)-matchMin])
+			if slot < 4 {
+				rep0 = slot
+			} else {
+				nbits := slot>>1 - 1
+				base := (2 | slot&1) << nbits
+				if slot < slotModelEnd {
+					rng, code, ip, rep0 = reverseBits(rng, code, in, ip, m.special[base-slot:], base, nbits)
+				} else {
+					rng, code, ip, rep0 = directBits(rng, code, in, ip, 2|slot&1, nbits-alignBits)
+					rng, code, ip, rep0 = reverseBits(rng, code, in, ip, m.align[:], rep0<<alignBits, alignBits)
+				}
+			}
+		} else {
+			// A match at one of the last four distances.
+			rng, code, ip, b = bit(rng, code, in, ip, &m.isRepG0[state&15])
+			if b == 0 {
+				rng, code, ip, b = bit(rng, code, in, ip, &m.isRep0Long[(state<<4|posState)&255])
+				if b == 0 {
+					// One byte at distance rep0.
+					state = uint32(afterShortRep[state&15])
+					if rep0 >= dictSize || int(rep0) >= pos-lim {
+						err = errDistance
+						break
+					}
+					buf[pos] = buf[pos-int(rep0)-1]
+					pos++
+					continue
+				}
+			} else {
+				var dist uint32
+				rng, code, ip, b = bit(rng, code, in, ip, &m.isRepG1[state&15])
+				if b == 0 {
+					dist = rep1
+				} else {
+					rng, code, ip, b = bit(rng, code, in, ip, &m.isRepG2[state&15])
+					if b == 0 {
+						dist = rep2
+					} else {
+						dist = rep3
+						rep3 = rep2
+					}
+					rep2 = rep1
+				}
+				rep1 = rep0
+				rep0 = dist
+			}
+			rng, code, ip, length = decodeLength(rng, code, in, ip, &m.repLen, posState)
+			state = uint32(afterLongRep[state&15])
+		}
+		if rep0 >= dictSize || int(rep0) >= pos-lim {
+			err = errDistance
+			break
+		}
+		if int(length) > end-pos {
+			err = errMatchLength
+			break
+		}
+		pos = repeat(buf, pos, int(rep0)+1, int(length))
+	}
+	w.pos = pos
+	d.state = state
+	d.rep0, d.rep1, d.rep2, d.rep3 = rep0, rep1, rep2, rep3
+	switch {
+	case err != nil:
+		return err
+	case ip > n:
+		return errChunkOverrun
+	case ip < n:
+		return errChunkUnderrun
+	case code != 0:
+		return errChunkEnd
+	}
+	return nil
+}
+
+// decodeLength decodes a match length (2-273).
+func decodeLength(rng, code uint32, in []byte, ip int, l *lengthModel, posState uint32) (uint32, uint32, int, uint32) {
+	var b, v uint32
+	rng, code, ip, b = bit(rng, code, in, ip, &l.choice)
+	if b == 0 {
+		rng, code, ip, v = tree3(rng, code, in, ip, &l.low[posState&15])
+		return rng, code, ip, matchMin + v
+	}
+	rng, code, ip, b = bit(rng, code, in, ip, &l.choice2)
+	if b == 0 {
+		rng, code, ip, v = tree3(rng, code, in, ip, &l.mid[posState&15])
+		return rng, code, ip, matchMin + 8 + v
+	}
+	rng, code, ip, v = tree8(rng, code, in, ip, &l.high)
+	return rng, code, ip, matchMin + 16 + v
+}
+
+// plainLiteral decodes a byte after a literal: an 8-bit tree (nodes
+// 1-255 of probs). A function of its own, not inlined, so that its loop
+// has the registers to itself.
+func plainLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16) (uint32, uint32, int, uint32) {
+	node, prob := uint32(1), uint32(probs[1])
+	var b uint32
+	for node < 0x100 {
+		// The last level's children (0x100-0x1ff) are loaded for
+		// nothing, but they are inside the array.
+		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &probs[node], prob, uint32(probs[2*node]), uint32(probs[2*node+1]))
+		node = 2*node + b
+	}
+	return rng, code, ip, node
+}
+
+// matchedLiteral decodes a byte after a match, with the byte at the last
+// distance (match) as context: as long as the bits decoded are match's,
+// bit i uses the probabilities at 0x100 + (bit i of match)*0x100 + node;
+// after the first that differs, those at node alone.
+func matchedLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16, match uint32) (uint32, uint32, int, uint32) {
+	node := uint32(1)
+	follow := uint32(0x100) // 0x100 while the decoded bits are match's, else 0
+	match <<= 1             // the next bit of match sits at 0x100
+	mbit := match & follow
+	i := follow + mbit + node
+	prob := uint32(probs[i%0x300])
+	var b uint32
+	for node < 0x80 {
+		match <<= 1
+		// The index of the next bit after a 0 and after a 1.
+		f0, f1 := follow&^mbit, follow&mbit
+		i0 := f0 + match&f0 + 2*node
+		i1 := f1 + match&f1 + 2*node + 1
+		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &probs[i%0x300], prob, uint32(probs[i0%0x300]), uint32(probs[i1%0x300]))
+		node = 2*node + b
+		follow &= mbit ^ (b - 1) // keep following only if b is match's bit
+		mbit = match & follow
+		i = follow + mbit + node
+	}
+	rng, code, ip, b = bit(rng, code, in, ip, &probs[i%0x300])
+	return rng, code, ip, 2*node + b
+}
+
+// repeat copies n bytes to buf[pos:] from dist bytes back and returns
+// the new pos. Short matches go byte by byte, cheaper than a call of
+// memmove; long ones with copy, whose source grows with the output when
+// it overlaps it (buf[pos-dist:pos] repeats with period dist).
+func repeat(buf []byte, pos, dist, n int) int {
+	src := pos - dist
+	if n <= 8 {
+		for i := range n {
+			buf[pos+i] = buf[src+i]
+		}
+		return pos + n
+	}
+	for n > 0 {
+		k := copy(buf[pos:pos+n], buf[src:pos])
+		pos += k
+		n -= k
+	}
+	return pos
+}
