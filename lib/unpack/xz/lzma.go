@@ -148,7 +148,8 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 		}
 		posState := uint32(pos) & pbMask
 		var b uint32
-		rng, code, ip, b = bit(rng, code, in, ip, &m.isMatch[(state<<4|posState)&255])
+		rng, code, b = bit(rng, code, &m.isMatch[(state<<4|posState)&255])
+		rng, code, ip = norm(rng, code, in, ip)
 		if b == 0 {
 			prev := uint32(buf[pos-1])
 			probs := &m.literal[(prev>>(8-lc)|(uint32(pos)&lpMask)<<lc)&15]
@@ -164,7 +165,8 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 			continue
 		}
 		var length uint32
-		rng, code, ip, b = bit(rng, code, in, ip, &m.isRep[state&15])
+		rng, code, b = bit(rng, code, &m.isRep[state&15])
+		rng, code, ip = norm(rng, code, in, ip)
 		if b == 0 {
 			// A match with a new distance.
 			rep3, rep2, rep1 = rep2, rep1, rep0
@@ -186,9 +188,11 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 			}
 		} else {
 			// A match at one of the last four distances.
-			rng, code, ip, b = bit(rng, code, in, ip, &m.isRepG0[state&15])
+			rng, code, b = bit(rng, code, &m.isRepG0[state&15])
+			rng, code, ip = norm(rng, code, in, ip)
 			if b == 0 {
-				rng, code, ip, b = bit(rng, code, in, ip, &m.isRep0Long[(state<<4|posState)&255])
+				rng, code, b = bit(rng, code, &m.isRep0Long[(state<<4|posState)&255])
+				rng, code, ip = norm(rng, code, in, ip)
 				if b == 0 {
 					// One byte at distance rep0.
 					state = uint32(afterShortRep[state&15])
@@ -202,11 +206,13 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 				}
 			} else {
 				var dist uint32
-				rng, code, ip, b = bit(rng, code, in, ip, &m.isRepG1[state&15])
+				rng, code, b = bit(rng, code, &m.isRepG1[state&15])
+				rng, code, ip = norm(rng, code, in, ip)
 				if b == 0 {
 					dist = rep1
 				} else {
-					rng, code, ip, b = bit(rng, code, in, ip, &m.isRepG2[state&15])
+					rng, code, b = bit(rng, code, &m.isRepG2[state&15])
+					rng, code, ip = norm(rng, code, in, ip)
 					if b == 0 {
 						dist = rep2
 					} else {
@@ -250,12 +256,14 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 // decodeLength decodes a match length (2-273).
 func decodeLength(rng, code uint32, in []byte, ip int, l *lengthModel, posState uint32) (uint32, uint32, int, uint32) {
 	var b, v uint32
-	rng, code, ip, b = bit(rng, code, in, ip, &l.choice)
+	rng, code, b = bit(rng, code, &l.choice)
+	rng, code, ip = norm(rng, code, in, ip)
 	if b == 0 {
 		rng, code, ip, v = tree3(rng, code, in, ip, &l.low[posState&15])
 		return rng, code, ip, matchMin + v
 	}
-	rng, code, ip, b = bit(rng, code, in, ip, &l.choice2)
+	rng, code, b = bit(rng, code, &l.choice2)
+	rng, code, ip = norm(rng, code, in, ip)
 	if b == 0 {
 		rng, code, ip, v = tree3(rng, code, in, ip, &l.mid[posState&15])
 		return rng, code, ip, matchMin + 8 + v
@@ -273,7 +281,8 @@ func plainLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16) (ui
 	for node < 0x100 {
 		// The last level's children (0x100-0x1ff) are loaded for
 		// nothing, but they are inside the array.
-		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &probs[node], prob, uint32(probs[2*node]), uint32(probs[2*node+1]))
+		rng, code, b, prob = treeBit(rng, code, &probs[node], prob, uint32(probs[2*node]), uint32(probs[2*node+1]))
+		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
 	}
 	return rng, code, ip, node
@@ -297,13 +306,15 @@ func matchedLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16, m
 		f0, f1 := follow&^mbit, follow&mbit
 		i0 := f0 + match&f0 + 2*node
 		i1 := f1 + match&f1 + 2*node + 1
-		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &probs[i%0x300], prob, uint32(probs[i0%0x300]), uint32(probs[i1%0x300]))
+		rng, code, b, prob = treeBit(rng, code, &probs[i%0x300], prob, uint32(probs[i0%0x300]), uint32(probs[i1%0x300]))
+		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
 		follow &= mbit ^ (b - 1) // keep following only if b is match's bit
 		mbit = match & follow
 		i = follow + mbit + node
 	}
-	rng, code, ip, b = bit(rng, code, in, ip, &probs[i%0x300])
+	rng, code, b = bit(rng, code, &probs[i%0x300])
+	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, 2*node + b
 }
 

@@ -32,8 +32,10 @@ func adapt(prob, b uint32) uint16 {
 	return uint16(int32(prob) - (int32(prob)-target)>>adaptBits)
 }
 
-// bit decodes one bit of probability *p and renormalizes.
-func bit(rng, code uint32, in []byte, ip int, p *uint16) (uint32, uint32, int, uint32) {
+// bit decodes one bit of probability *p. The caller renormalizes (norm)
+// after it: the two together are too big for the compiler to inline as
+// one function.
+func bit(rng, code uint32, p *uint16) (uint32, uint32, uint32) {
 	prob := uint32(*p)
 	bound := (rng >> probBits) * prob
 	var b uint32
@@ -45,12 +47,17 @@ func bit(rng, code uint32, in []byte, ip int, p *uint16) (uint32, uint32, int, u
 		r, c = bound, code
 	}
 	*p = adapt(prob, b)
-	if r < rangeTop {
-		r <<= 8
-		c = c<<8 | uint32(in[ip])
+	return r, c, b
+}
+
+// norm shifts in the next input byte when the range falls below 2^24.
+func norm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
+	if rng < rangeTop {
+		rng <<= 8
+		code = code<<8 | uint32(in[ip])
 		ip++
 	}
-	return r, c, ip, b
+	return rng, code, ip
 }
 
 // treeBit decodes a bit in a bit tree whose probability prob (at *p) is
@@ -59,7 +66,7 @@ func bit(rng, code uint32, in []byte, ip int, p *uint16) (uint32, uint32, int, u
 // before the bit is known, so no load waits on the bit: on the chain
 // range -> bound -> bit -> next bound, a load would add its latency to
 // every bit.
-func treeBit(rng, code uint32, in []byte, ip int, p *uint16, prob, next0, next1 uint32) (uint32, uint32, int, uint32, uint32) {
+func treeBit(rng, code uint32, p *uint16, prob, next0, next1 uint32) (uint32, uint32, uint32, uint32) {
 	bound := (rng >> probBits) * prob
 	var b uint32
 	if code >= bound {
@@ -70,12 +77,7 @@ func treeBit(rng, code uint32, in []byte, ip int, p *uint16, prob, next0, next1 
 		r, c, next = bound, code, next0
 	}
 	*p = adapt(prob, b)
-	if r < rangeTop {
-		r <<= 8
-		c = c<<8 | uint32(in[ip])
-		ip++
-	}
-	return r, c, ip, b, next
+	return r, c, b, next
 }
 
 // directBits decodes n bits of probability one half, most significant
@@ -105,7 +107,8 @@ func reverseBits(rng, code uint32, in []byte, ip int, probs []uint16, v, n uint3
 	node := uint32(1)
 	for i := uint32(0); i < n; i++ {
 		var b uint32
-		rng, code, ip, b = bit(rng, code, in, ip, &probs[node])
+		rng, code, b = bit(rng, code, &probs[node])
+		rng, code, ip = norm(rng, code, in, ip)
 		node = node<<1 | b
 		v |= b << i
 	}
@@ -120,10 +123,12 @@ func tree3(rng, code uint32, in []byte, ip int, t *[8]uint16) (uint32, uint32, i
 	node, prob := uint32(1), uint32(t[1])
 	var b uint32
 	for node < 4 {
-		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &t[node], prob, uint32(t[2*node]), uint32(t[2*node+1]))
+		rng, code, b, prob = treeBit(rng, code, &t[node], prob, uint32(t[2*node]), uint32(t[2*node+1]))
+		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
 	}
-	rng, code, ip, b = bit(rng, code, in, ip, &t[node&7])
+	rng, code, b = bit(rng, code, &t[node&7])
+	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, (2*node + b) - 8
 }
 
@@ -131,10 +136,12 @@ func tree6(rng, code uint32, in []byte, ip int, t *[64]uint16) (uint32, uint32, 
 	node, prob := uint32(1), uint32(t[1])
 	var b uint32
 	for node < 32 {
-		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &t[node], prob, uint32(t[2*node]), uint32(t[2*node+1]))
+		rng, code, b, prob = treeBit(rng, code, &t[node], prob, uint32(t[2*node]), uint32(t[2*node+1]))
+		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
 	}
-	rng, code, ip, b = bit(rng, code, in, ip, &t[node&63])
+	rng, code, b = bit(rng, code, &t[node&63])
+	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, (2*node + b) - 64
 }
 
@@ -142,9 +149,11 @@ func tree8(rng, code uint32, in []byte, ip int, t *[256]uint16) (uint32, uint32,
 	node, prob := uint32(1), uint32(t[1])
 	var b uint32
 	for node < 128 {
-		rng, code, ip, b, prob = treeBit(rng, code, in, ip, &t[node], prob, uint32(t[2*node]), uint32(t[2*node+1]))
+		rng, code, b, prob = treeBit(rng, code, &t[node], prob, uint32(t[2*node]), uint32(t[2*node+1]))
+		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
 	}
-	rng, code, ip, b = bit(rng, code, in, ip, &t[node&255])
+	rng, code, b = bit(rng, code, &t[node&255])
+	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, (2*node + b) - 256
 }
