@@ -1,9 +1,6 @@
 package xz
 
-import (
-	"encoding/binary"
-	"errors"
-)
+import "errors"
 
 // LZMA, as LZMA2 uses it: each chunk starts a fresh range decoder over
 // its own compressed bytes and decodes exactly its uncompressed size;
@@ -49,7 +46,7 @@ type model struct {
 	align      [16]uint16        // reverse tree of the low 4 distance bits
 	matchLen   lengthModel       // lengths of new matches
 	repLen     lengthModel       // lengths of repeated matches
-	literal    [16][0x300]uint16 // by (previous byte, position) context
+	literal    [16][0x400]uint16 // by (previous byte, position) context
 }
 
 // lzma is the decoder's state between chunks.
@@ -124,17 +121,22 @@ var (
 	errMatchLength   = errors.New("LZMA match runs past the chunk's uncompressed size")
 )
 
-// decodeChunk decodes one LZMA chunk: n compressed bytes at the start of
-// in (which has overrunPad more bytes after them) into size bytes at
-// w.pos, for which w has room. On error, the bytes decoded before it
+// decodeChunk decodes one LZMA chunk: the compressed bytes in[ip:n] into
+// size bytes at w.pos, for which w has room. On error, the bytes decoded before it
 // are in the window up to w.pos.
 //
 // This is the whole cost of decompression, hence one function with the
 // range decoder, the state, the distances and the window in locals.
-func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
-	rng, code, ip := uint32(0xFFFFFFFF), binary.BigEndian.Uint32(in[1:5]), 5 // in[0] is ignored
+func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
+	// The first byte is ignored (encoders write 0); the range decoder
+	// starts with the next four.
+	code := uint32(in[(ip+1)&(sourceSize-1)])<<24 | uint32(in[(ip+2)&(sourceSize-1)])<<16 | uint32(in[(ip+3)&(sourceSize-1)])<<8 | uint32(in[(ip+4)&(sourceSize-1)])
+	rng := uint32(0xFFFFFFFF)
+	ip += 5
 	buf := w.buf
-	pos, end, lim := w.pos, w.pos+size, w.lim
+	pos, end := w.pos, w.pos+size
+	lim := pos - w.full // matches may reach back to here (an index before winBase is virtual)
+	ringEnd := winBase + w.ring
 	dictSize := w.size
 	state := d.state
 	rep0, rep1, rep2, rep3 := d.rep0, d.rep1, d.rep2, d.rep3
@@ -157,7 +159,11 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 			if state < literalLimit {
 				rng, code, ip, sym = plainLiteral(rng, code, in, ip, probs)
 			} else {
-				rng, code, ip, sym = matchedLiteral(rng, code, in, ip, probs, uint32(buf[pos-int(rep0)-1]))
+				src := pos - int(rep0) - 1
+				if src < winBase {
+					src += w.ring
+				}
+				rng, code, ip, sym = matchedLiteral(rng, code, in, ip, probs, uint32(buf[src]))
 			}
 			buf[pos] = byte(sym)
 			pos++
@@ -200,7 +206,11 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 						err = errDistance
 						break
 					}
-					buf[pos] = buf[pos-int(rep0)-1]
+					src := pos - int(rep0) - 1
+					if src < winBase {
+						src += w.ring
+					}
+					buf[pos] = buf[src]
 					pos++
 					continue
 				}
@@ -235,9 +245,23 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 			err = errMatchLength
 			break
 		}
-		pos = repeat(buf, pos, int(rep0)+1, int(length))
+		src := pos - int(rep0) - 1
+		if src < winBase {
+			src += w.ring
+		}
+		if n := int(length); n <= 8 && src+n <= ringEnd {
+			// Short matches, the most common, byte by byte: cheaper
+			// than a call of memmove, and right when the source
+			// overlaps the destination.
+			for i := range n {
+				buf[pos+i] = buf[src+i]
+			}
+			pos += n
+		} else {
+			pos = repeat(buf, pos, src, n, ringEnd)
+		}
 	}
-	w.pos = pos
+	w.wrote(pos)
 	d.state = state
 	d.rep0, d.rep1, d.rep2, d.rep3 = rep0, rep1, rep2, rep3
 	switch {
@@ -254,7 +278,7 @@ func (d *lzma) decodeChunk(w *window, in []byte, n, size int) error {
 }
 
 // decodeLength decodes a match length (2-273).
-func decodeLength(rng, code uint32, in []byte, ip int, l *lengthModel, posState uint32) (uint32, uint32, int, uint32) {
+func decodeLength(rng, code uint32, in *inputBuf, ip int, l *lengthModel, posState uint32) (uint32, uint32, int, uint32) {
 	var b, v uint32
 	rng, code, b = bit(rng, code, &l.choice)
 	rng, code, ip = norm(rng, code, in, ip)
@@ -275,7 +299,7 @@ func decodeLength(rng, code uint32, in []byte, ip int, l *lengthModel, posState 
 // plainLiteral decodes a byte after a literal: an 8-bit tree (nodes
 // 1-255 of probs). A function of its own, not inlined, so that its loop
 // has the registers to itself.
-func plainLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16) (uint32, uint32, int, uint32) {
+func plainLiteral(rng, code uint32, in *inputBuf, ip int, probs *[0x400]uint16) (uint32, uint32, int, uint32) {
 	node, prob := uint32(1), uint32(probs[1])
 	var b uint32
 	for node < 0x100 {
@@ -292,13 +316,13 @@ func plainLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16) (ui
 // distance (match) as context: as long as the bits decoded are match's,
 // bit i uses the probabilities at 0x100 + (bit i of match)*0x100 + node;
 // after the first that differs, those at node alone.
-func matchedLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16, match uint32) (uint32, uint32, int, uint32) {
+func matchedLiteral(rng, code uint32, in *inputBuf, ip int, probs *[0x400]uint16, match uint32) (uint32, uint32, int, uint32) {
 	node := uint32(1)
 	follow := uint32(0x100) // 0x100 while the decoded bits are match's, else 0
 	match <<= 1             // the next bit of match sits at 0x100
 	mbit := match & follow
 	i := follow + mbit + node
-	prob := uint32(probs[i%0x300])
+	prob := uint32(probs[i&0x3ff])
 	var b uint32
 	for node < 0x80 {
 		match <<= 1
@@ -306,29 +330,29 @@ func matchedLiteral(rng, code uint32, in []byte, ip int, probs *[0x300]uint16, m
 		f0, f1 := follow&^mbit, follow&mbit
 		i0 := f0 + match&f0 + 2*node
 		i1 := f1 + match&f1 + 2*node + 1
-		rng, code, b, prob = treeBit(rng, code, &probs[i%0x300], prob, uint32(probs[i0%0x300]), uint32(probs[i1%0x300]))
+		rng, code, b, prob = treeBit(rng, code, &probs[i&0x3ff], prob, uint32(probs[i0&0x3ff]), uint32(probs[i1&0x3ff]))
 		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
 		follow &= mbit ^ (b - 1) // keep following only if b is match's bit
 		mbit = match & follow
 		i = follow + mbit + node
 	}
-	rng, code, b = bit(rng, code, &probs[i%0x300])
+	rng, code, b = bit(rng, code, &probs[i&0x3ff])
 	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, 2*node + b
 }
 
-// repeat copies n bytes to buf[pos:] from dist bytes back and returns
-// the new pos. Short matches go byte by byte, cheaper than a call of
-// memmove; long ones with copy, whose source grows with the output when
-// it overlaps it (buf[pos-dist:pos] repeats with period dist).
-func repeat(buf []byte, pos, dist, n int) int {
-	src := pos - dist
-	if n <= 8 {
-		for i := range n {
-			buf[pos+i] = buf[src+i]
-		}
-		return pos + n
+// repeat copies n bytes to buf[pos:] from buf[src:] and returns the new
+// pos. A source at or after pos is in the ring's previous lap and may
+// run into the current one at winBase (ringEnd is the ring's end); a
+// source before pos may overlap the destination, as when a byte repeats:
+// buf[src:pos] then repeats with period pos-src.
+func repeat(buf []byte, pos, src, n, ringEnd int) int {
+	if src >= pos {
+		k := copy(buf[pos:pos+min(n, ringEnd-src)], buf[src:ringEnd])
+		pos += k
+		n -= k
+		src = winBase
 	}
 	for n > 0 {
 		k := copy(buf[pos:pos+n], buf[src:pos])

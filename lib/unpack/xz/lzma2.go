@@ -106,7 +106,7 @@ func (d *lzma2) chunk() error {
 		}
 		d.win.room(size)
 		copy(d.win.buf[d.win.pos:], data)
-		d.win.pos += size
+		d.win.wrote(d.win.pos + size)
 		return nil
 	}
 	hlen := 4
@@ -133,12 +133,12 @@ func (d *lzma2) chunk() error {
 	if csize < 5 {
 		return fail("compressed size %d, less than the range decoder's 5 first bytes", csize)
 	}
-	in, err := d.src.padded(csize)
+	in, start, err := d.src.chunk(csize)
 	if err != nil {
 		return err
 	}
 	d.win.room(size)
-	err = d.lz.decodeChunk(&d.win, in, csize, size)
+	err = d.lz.decodeChunk(&d.win, in, start, start+csize, size)
 	d.src.skip(csize)
 	if err != nil {
 		return fail("%v", err)

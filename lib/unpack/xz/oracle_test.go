@@ -181,6 +181,65 @@ func TestXZUtilsFiles(t *testing.T) {
 			t.Fatal("random data not decoded to itself")
 		}
 	})
+	// More output than the dictionary's ring holds (at least 2 MiB, see
+	// window.go): chunks spill past its end and matches reach back
+	// across it, including from exactly one ring back (dictionary size
+	// 3 MiB, a multiple of 16, so the ring is the dictionary).
+	long := sample(5, 7<<20)
+	for _, args := range [][]string{
+		{"--lzma2=preset=3,dict=64KiB"},
+		{"--lzma2=preset=6,dict=3MiB"},
+		{"--x86", "--lzma2=preset=1,dict=3MiB"},
+	} {
+		t.Run(fmt.Sprint("wrapping ", args), func(t *testing.T) {
+			if got := agree(t, xzTool(t, long, args...)); !bytes.Equal(got, long) {
+				t.Fatalf("decoded %d bytes, want the %d input bytes", len(got), len(long))
+			}
+		})
+	}
+}
+
+// TestRefusedFilters: a filter this package does not implement is
+// refused with ErrUnsupported naming it, where the oracle decodes it.
+func TestRefusedFilters(t *testing.T) {
+	needXZ(t)
+	data := sample(6, 100<<10)
+	for arg, name := range map[string]string{"--arm": "ARM BCJ", "--armthumb": "ARM-Thumb BCJ", "--powerpc": "PowerPC BCJ", "--sparc": "SPARC BCJ", "--ia64": "IA-64 BCJ"} {
+		t.Run(arg, func(t *testing.T) {
+			stream := xzTool(t, data, arg, "--lzma2=preset=1")
+			_, err := decodeOurs(stream)
+			if !errors.Is(err, xz.ErrUnsupported) || !strings.Contains(err.Error(), name) {
+				t.Fatalf("got %v, want ErrUnsupported naming %s", err, name)
+			}
+			if want, err := decodeOracle(stream); err != nil || !bytes.Equal(want, data) {
+				t.Fatalf("the oracle does not decode it: %v", err)
+			}
+		})
+	}
+}
+
+// TestReset decodes streams of different dictionary sizes and filters
+// one after another with one Reader, as lib/unpack's block workers do.
+func TestReset(t *testing.T) {
+	needXZ(t)
+	var r *xz.Reader
+	for i, args := range [][]string{{"-9"}, {"--lzma2=dict=4KiB"}, {"--x86", "--lzma2=preset=1"}, {"-0"}, {"--delta=dist=2", "--lzma2=preset=3"}} {
+		data := sample(int64(30+i), 3<<20)
+		stream := xzTool(t, data, args...)
+		var err error
+		if r == nil {
+			r, err = xz.NewReader(bytes.NewReader(stream), 0)
+		} else {
+			err = r.Reset(bytes.NewReader(stream))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%v: %v, %d bytes, want %d", args, err, len(got), len(data))
+		}
+	}
 }
 
 // TestRealLibraries decodes the first MiBs of real CUDA libraries as

@@ -25,11 +25,11 @@ const (
 
 // adapt is the new probability of a 0 after decoding b: it moves 1/32 of
 // the way towards 0 (b == 1) or towards 2048 (b == 0). Towards 2048 it
-// rounds as (2048-p)>>5 does; with an arithmetic shift that is
-// p - (p-2017)>>5.
+// rounds as (2048-p)>>5 does, which with an arithmetic shift is
+// p - (p-2017)>>5; b-1 is all ones after a 0 and selects the 2017.
 func adapt(prob, b uint32) uint16 {
-	target := int32(probOne-(1<<adaptBits-1)) &^ int32(-int32(b)) // 2017 after a 0, 0 after a 1
-	return uint16(int32(prob) - (int32(prob)-target)>>adaptBits)
+	p := int32(prob)
+	return uint16(p - (p-int32(b-1)&(probOne-(1<<adaptBits-1)))>>adaptBits)
 }
 
 // bit decodes one bit of probability *p. The caller renormalizes (norm)
@@ -51,10 +51,10 @@ func bit(rng, code uint32, p *uint16) (uint32, uint32, uint32) {
 }
 
 // norm shifts in the next input byte when the range falls below 2^24.
-func norm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
+func norm(rng, code uint32, in *inputBuf, ip int) (uint32, uint32, int) {
 	if rng < rangeTop {
 		rng <<= 8
-		code = code<<8 | uint32(in[ip])
+		code = code<<8 | uint32(in[ip&(sourceSize-1)])
 		ip++
 	}
 	return rng, code, ip
@@ -82,7 +82,7 @@ func treeBit(rng, code uint32, p *uint16, prob, next0, next1 uint32) (uint32, ui
 
 // directBits decodes n bits of probability one half, most significant
 // first, appended to v.
-func directBits(rng, code uint32, in []byte, ip int, v, n uint32) (uint32, uint32, int, uint32) {
+func directBits(rng, code uint32, in *inputBuf, ip int, v, n uint32) (uint32, uint32, int, uint32) {
 	for ; n > 0; n-- {
 		// The bit is the sign of code-range, not code >= range: the two
 		// differ on a corrupt stream whose code exceeds its range, and
@@ -94,7 +94,7 @@ func directBits(rng, code uint32, in []byte, ip int, v, n uint32) (uint32, uint3
 		v = v<<1 | (neg + 1)
 		if rng < rangeTop {
 			rng <<= 8
-			code = code<<8 | uint32(in[ip])
+			code = code<<8 | uint32(in[ip&(sourceSize-1)])
 			ip++
 		}
 	}
@@ -103,7 +103,7 @@ func directBits(rng, code uint32, in []byte, ip int, v, n uint32) (uint32, uint3
 
 // reverseBits decodes n bits with the bit tree probs (nodes from 1),
 // least significant first, and adds them to v.
-func reverseBits(rng, code uint32, in []byte, ip int, probs []uint16, v, n uint32) (uint32, uint32, int, uint32) {
+func reverseBits(rng, code uint32, in *inputBuf, ip int, probs []uint16, v, n uint32) (uint32, uint32, int, uint32) {
 	node := uint32(1)
 	for i := uint32(0); i < n; i++ {
 		var b uint32
@@ -119,7 +119,7 @@ func reverseBits(rng, code uint32, in []byte, ip int, probs []uint16, v, n uint3
 // tree, most significant bit first (nodes from 1; node 0 is unused).
 // The array sizes are constants, so the indexes need no bounds checks;
 // the last bit's node has no children to load.
-func tree3(rng, code uint32, in []byte, ip int, t *[8]uint16) (uint32, uint32, int, uint32) {
+func tree3(rng, code uint32, in *inputBuf, ip int, t *[8]uint16) (uint32, uint32, int, uint32) {
 	node, prob := uint32(1), uint32(t[1])
 	var b uint32
 	for node < 4 {
@@ -132,7 +132,7 @@ func tree3(rng, code uint32, in []byte, ip int, t *[8]uint16) (uint32, uint32, i
 	return rng, code, ip, (2*node + b) - 8
 }
 
-func tree6(rng, code uint32, in []byte, ip int, t *[64]uint16) (uint32, uint32, int, uint32) {
+func tree6(rng, code uint32, in *inputBuf, ip int, t *[64]uint16) (uint32, uint32, int, uint32) {
 	node, prob := uint32(1), uint32(t[1])
 	var b uint32
 	for node < 32 {
@@ -145,7 +145,7 @@ func tree6(rng, code uint32, in []byte, ip int, t *[64]uint16) (uint32, uint32, 
 	return rng, code, ip, (2*node + b) - 64
 }
 
-func tree8(rng, code uint32, in []byte, ip int, t *[256]uint16) (uint32, uint32, int, uint32) {
+func tree8(rng, code uint32, in *inputBuf, ip int, t *[256]uint16) (uint32, uint32, int, uint32) {
 	node, prob := uint32(1), uint32(t[1])
 	var b uint32
 	for node < 128 {
