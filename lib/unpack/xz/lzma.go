@@ -314,30 +314,37 @@ func plainLiteral(rng, code uint32, in *inputBuf, ip int, probs *[0x400]uint16) 
 
 // matchedLiteral decodes a byte after a match, with the byte at the last
 // distance (match) as context: as long as the bits decoded are match's,
-// bit i uses the probabilities at 0x100 + (bit i of match)*0x100 + node;
-// after the first that differs, those at node alone.
+// bit i's probability is at 0x100 + (bit i of match)*0x100 + node;
+// after the first that differs, at node alone. off is 0x100 while they
+// agree, else 0.
+//
+// Both children's indexes are computed before the bit is known, so their
+// probabilities load off the critical path.
 func matchedLiteral(rng, code uint32, in *inputBuf, ip int, probs *[0x400]uint16, match uint32) (uint32, uint32, int, uint32) {
-	node := uint32(1)
-	follow := uint32(0x100) // 0x100 while the decoded bits are match's, else 0
-	match <<= 1             // the next bit of match sits at 0x100
-	mbit := match & follow
-	i := follow + mbit + node
-	prob := uint32(probs[i&0x3ff])
+	node, off := uint32(1), uint32(0x100)
+	match <<= 1 // the current bit of match sits at 0x100
+	hit := off & match
+	prob := uint32(probs[(hit+off+node)&0x3ff])
 	var b uint32
 	for node < 0x80 {
-		match <<= 1
-		// The index of the next bit after a 0 and after a 1.
-		f0, f1 := follow&^mbit, follow&mbit
-		i0 := f0 + match&f0 + 2*node
-		i1 := f1 + match&f1 + 2*node + 1
+		next := match << 1
+		// off after a 0 is off^hit (match's bit was 0, still agreeing;
+		// or it was 1, and no longer); after a 1, hit.
+		off0 := off ^ hit
+		i0 := off0&next + off0 + 2*node
+		i1 := hit&next + hit + 2*node + 1
+		i := hit + off + node
 		rng, code, b, prob = treeBit(rng, code, &probs[i&0x3ff], prob, uint32(probs[i0&0x3ff]), uint32(probs[i1&0x3ff]))
 		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
-		follow &= mbit ^ (b - 1) // keep following only if b is match's bit
-		mbit = match & follow
-		i = follow + mbit + node
+		off = hit
+		if b == 0 {
+			off = off0
+		}
+		match = next
+		hit = off & match
 	}
-	rng, code, b = bit(rng, code, &probs[i&0x3ff])
+	rng, code, b = bit(rng, code, &probs[(hit+off+node)&0x3ff])
 	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, 2*node + b
 }
