@@ -109,6 +109,10 @@ func NewReader(r io.Reader, dictMax uint32) (*Reader, error) {
 // Reset makes z read a new input from r, keeping its buffers (the
 // dictionary above all), and reads the first stream header.
 func (z *Reader) Reset(r io.Reader) error {
+	if r == nil {
+		z.err = errors.New("xz: no input (nil io.Reader)")
+		return z.err
+	}
 	z.src.reset(r)
 	z.err = nil
 	z.err = z.streamHeader()
