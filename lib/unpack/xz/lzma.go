@@ -337,10 +337,9 @@ func matchedLiteral(rng, code uint32, in *inputBuf, ip int, probs *[0x400]uint16
 		rng, code, b, prob = treeBit(rng, code, &probs[i&0x3ff], prob, uint32(probs[i0&0x3ff]), uint32(probs[i1&0x3ff]))
 		rng, code, ip = norm(rng, code, in, ip)
 		node = 2*node + b
-		off = hit
-		if b == 0 {
-			off = off0
-		}
+		// hit after a 1, off^hit after a 0; arithmetic, since a branch
+		// on b would be mispredicted half the time.
+		off = hit ^ off&(b-1)
 		match = next
 		hit = off & match
 	}
