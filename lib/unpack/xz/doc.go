@@ -36,12 +36,13 @@
 //
 // An LZMA2 chunk is at most 64 KiB compressed and 2 MiB decoded, and its
 // sizes are in its header. So a chunk is decoded whole, in one call,
-// from its compressed bytes in the input buffer into the dictionary.
-// The dictionary (window.go) is linear, not circular: the chunk always
-// has room after the history, which slides back when the buffer runs
-// out. The LZMA loop therefore never tests for an output limit or a
-// wrap-around and never stops in the middle of a match; at a chunk's end
-// it checks that the input consumed is exactly the chunk's.
+// from its compressed bytes in the input buffer into the dictionary
+// (window.go): a ring followed by a spill area of one chunk, so that the
+// chunk is written in a straight line and what spilled is moved to the
+// ring's start before the next one. The LZMA loop therefore never tests
+// for an output limit, never wraps its write position and never stops in
+// the middle of a match; at a chunk's end it checks that the input
+// consumed is exactly the chunk's.
 //
 // Speed: decompression is the whole cost of unpacking an archive, and
 // nearly all of it is the LZMA loop (lzma.go, rangecoder.go):
@@ -57,9 +58,10 @@
 //     the loop has no bounds checks on them;
 //   - matches up to 8 bytes are copied byte by byte, longer ones with
 //     copy, repeating the source when it overlaps the destination;
-//   - the input buffer has spare bytes after the chunk, so the range
-//     decoder reads without testing for the chunk's end on every byte:
-//     the loop checks once per symbol (a symbol reads at most 48 bytes).
+//   - the input buffer is an array indexed by a mask, with bytes to
+//     spare after the data, so the range decoder reads without bounds
+//     checks or a test for the chunk's end on every byte: the loop
+//     checks once per symbol (a symbol reads at most 48 bytes).
 //
 // The CRC64 check is computed by the crc64 subpackage (PCLMULQDQ on
 // amd64). docs/xz.md gives today's speed against XZ Utils.

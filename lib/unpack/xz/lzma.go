@@ -32,8 +32,9 @@ type lengthModel struct {
 }
 
 // model holds every adaptive probability. Arrays indexed by state (12)
-// or state and position state (12x16) are 16 and 256 long, so a masked
-// index needs no bounds check.
+// or state and position state (12x16) are 16 and 256 long, and literal
+// coders (0x300 probabilities) 0x400, so a masked index needs no bounds
+// check.
 type model struct {
 	isMatch    [256]uint16 // state<<4 | posState
 	isRep      [16]uint16
