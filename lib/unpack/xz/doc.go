@@ -17,10 +17,10 @@
 // range decoder at zero and decodes exactly its uncompressed size, and
 // that no match reaches before the dictionary.
 //
-// Filters: LZMA2 last, optionally preceded by up to three delta or x86
-// BCJ filters. Other filters (the BCJ filters of other architectures)
-// and reserved check types are refused with ErrUnsupported naming the
-// ID. A dictionary above the Reader's limit (64 MiB by default) is
+// Filters: LZMA2 last, optionally preceded by up to three delta or BCJ
+// filters (x86, PowerPC, IA-64, ARM, ARM-Thumb, SPARC). Other filters
+// (ARM64 and RISC-V BCJ, unknown IDs) and reserved check types are
+// refused with ErrUnsupported naming the ID. A dictionary above the Reader's limit (64 MiB by default) is
 // refused with ErrMemlimit.
 //
 // Errors wrap ErrNotXZ, ErrCorrupt, ErrTruncated, ErrUnsupported or
@@ -70,6 +70,5 @@
 //
 // github.com/therootcompany/xz (a Go port of XZ Embedded) is a test
 // dependency only: oracle_test.go and FuzzDecodersAgree require that on
-// every input both decoders give the same bytes or both fail, except for
-// the BCJ filters this package refuses and the oracle implements.
+// every input both decoders give the same bytes or both fail.
 package xz

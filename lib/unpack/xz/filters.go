@@ -1,6 +1,7 @@
 package xz
 
 import (
+	"encoding/binary"
 	"errors"
 	"io"
 )
@@ -58,26 +59,33 @@ func (f *delta) read(p []byte) (int, error) {
 	return n, err
 }
 
-// x86 undoes the x86 BCJ filter, which turned the relative 32-bit
-// targets of CALL (E8) and JMP (E9) instructions into absolute ones so
-// that repeated calls of one function compress well. A byte E8 or E9
-// followed by four bytes whose last is 00 or FF (a near target) is taken
-// as an instruction, unless the bytes before it suggest it is the
-// operand of an earlier one: mask records which of the three bytes
-// before the current one were E8/E9 not converted.
-type x86 struct {
+// bcj undoes a branch/call/jump filter, which turned the relative
+// targets of one architecture's branch instructions into absolute ones
+// so that repeated calls of one function compress well. The filter
+// converts what it can recognize; the last bytes of the block, too few
+// to hold an instruction, stay as they are.
+type bcj struct {
 	next stage
+	id   uint64 // which architecture
 	buf  [64 << 10]byte
 	done int // buf[done:ready] is filtered and not yet handed out
-	// buf[ready:end] is decoded but not filtered: the last four bytes
-	// of what was decoded, which need the bytes after them.
+	// buf[ready:end] is decoded but not filtered: the last bytes of what
+	// was decoded, which need the bytes after them.
 	ready, end int
 	pos        uint32 // the position of buf[ready] in the output, plus the start offset
-	mask       uint32
+	mask       uint32 // x86 only: see x86
 	eof        bool
 }
 
-func (f *x86) read(p []byte) (int, error) {
+// bcjAlign is the alignment of each architecture's instructions, which
+// the start offset must keep.
+var bcjAlign = map[uint64]uint32{filterX86: 1, filterPowerPC: 4, filterIA64: 16, filterARM: 4, filterARMT: 2, filterSPARC: 4}
+
+func (f *bcj) reset(next stage, id uint64, start uint32) {
+	f.next, f.id, f.done, f.ready, f.end, f.pos, f.mask, f.eof = next, id, 0, 0, 0, start, 0, false
+}
+
+func (f *bcj) read(p []byte) (int, error) {
 	for f.done == f.ready {
 		if f.eof {
 			// The last bytes stay as they are.
@@ -102,7 +110,21 @@ func (f *x86) read(p []byte) (int, error) {
 				break
 			}
 		}
-		k := f.filter(f.buf[:f.end])
+		var k int
+		switch f.id {
+		case filterX86:
+			k = f.x86(f.buf[:f.end])
+		case filterPowerPC:
+			k = powerPC(f.buf[:f.end], f.pos)
+		case filterIA64:
+			k = ia64(f.buf[:f.end], f.pos)
+		case filterARM:
+			k = arm(f.buf[:f.end], f.pos)
+		case filterARMT:
+			k = armThumb(f.buf[:f.end], f.pos)
+		case filterSPARC:
+			k = sparc(f.buf[:f.end], f.pos)
+		}
 		f.ready = k
 		f.pos += uint32(k)
 	}
@@ -111,10 +133,118 @@ func (f *x86) read(p []byte) (int, error) {
 	return n, nil
 }
 
-// filter converts buf (whose first byte is at f.pos) back and returns
-// how many bytes are final: those up to the last one with four bytes
-// after it, or past the last instruction converted.
-func (f *x86) filter(buf []byte) int {
+// Each architecture's function converts buf (whose first byte is at
+// position pos) back and returns how many bytes are final.
+
+// arm: BL, a 24-bit word offset from the instruction's address + 8, in
+// the low three bytes of a little-endian word whose top byte is EB.
+func arm(buf []byte, pos uint32) int {
+	i := 0
+	for ; i+4 <= len(buf); i += 4 {
+		if buf[i+3] != 0xeb {
+			continue
+		}
+		v := (uint32(buf[i]) | uint32(buf[i+1])<<8 | uint32(buf[i+2])<<16) << 2
+		v = (v - (pos + uint32(i) + 8)) >> 2
+		buf[i], buf[i+1], buf[i+2] = byte(v), byte(v>>8), byte(v>>16)
+	}
+	return i
+}
+
+// armThumb: BL as two 16-bit halves (F000-F7FF then F800-FFFF), a 22-bit
+// halfword offset from the address + 4, on any halfword.
+func armThumb(buf []byte, pos uint32) int {
+	i := 0
+	for ; i+4 <= len(buf); i += 2 {
+		if buf[i+1]&0xf8 != 0xf0 || buf[i+3]&0xf8 != 0xf8 {
+			continue
+		}
+		v := (uint32(buf[i+1]&7)<<19 | uint32(buf[i])<<11 | uint32(buf[i+3]&7)<<8 | uint32(buf[i+2])) << 1
+		v = (v - (pos + uint32(i) + 4)) >> 1
+		buf[i+1] = 0xf0 | byte(v>>19)&7
+		buf[i] = byte(v >> 11)
+		buf[i+3] = 0xf8 | byte(v>>8)&7
+		buf[i+2] = byte(v)
+		i += 2
+	}
+	return i
+}
+
+// powerPC: the big-endian "b" with AA=0, LK=1 (opcode 18, low bits 01),
+// a 24-bit word offset.
+func powerPC(buf []byte, pos uint32) int {
+	i := 0
+	for ; i+4 <= len(buf); i += 4 {
+		v := binary.BigEndian.Uint32(buf[i:])
+		if v&0xfc000003 != 0x48000001 {
+			continue
+		}
+		v = (v&0x03fffffc-(pos+uint32(i)))&0x03fffffc | 0x48000001
+		binary.BigEndian.PutUint32(buf[i:], v)
+	}
+	return i
+}
+
+// sparc: the big-endian "call" whose 30-bit word offset is a sign
+// extension of its low 22 bits (top ten bits 0x100 or 0x1ff).
+func sparc(buf []byte, pos uint32) int {
+	i := 0
+	for ; i+4 <= len(buf); i += 4 {
+		v := binary.BigEndian.Uint32(buf[i:])
+		if v>>22 != 0x100 && v>>22 != 0x1ff {
+			continue
+		}
+		v = (v<<2 - (pos + uint32(i))) >> 2
+		v = (0x40000000 - v&0x400000) | 0x40000000 | v&0x3fffff
+		binary.BigEndian.PutUint32(buf[i:], v)
+	}
+	return i
+}
+
+// ia64BranchSlots says, by the 5-bit template of a 16-byte bundle, which
+// of its three 41-bit slots hold branch units.
+var ia64BranchSlots = [32]uint8{16: 4, 17: 4, 18: 6, 19: 6, 22: 7, 23: 7, 24: 4, 25: 4, 28: 4, 29: 4}
+
+// ia64: in bundles of 16 bytes, the IP-relative branches (opcode 5,
+// btype 0) of the branch slots, a 21-bit bundle offset split into 20
+// bits and a sign bit.
+func ia64(buf []byte, pos uint32) int {
+	i := 0
+	for ; i+16 <= len(buf); i += 16 {
+		slots := ia64BranchSlots[buf[i]&0x1f]
+		for slot, bitPos := 0, 5; slot < 3; slot, bitPos = slot+1, bitPos+41 {
+			if slots>>slot&1 == 0 {
+				continue
+			}
+			at, shift := i+bitPos>>3, uint(bitPos&7)
+			var raw uint64
+			for j := 0; j < 6; j++ {
+				raw |= uint64(buf[at+j]) << (8 * j)
+			}
+			norm := raw >> shift
+			if (norm>>37)&0xf != 0x5 || (norm>>9)&0x7 != 0 {
+				continue
+			}
+			v := uint32((norm>>13)&0xfffff) | uint32((norm>>36)&1)<<20
+			v = (v<<4 - (pos + uint32(i))) >> 4
+			norm &^= uint64(0x8fffff) << 13
+			norm |= uint64(v&0xfffff) << 13
+			norm |= uint64(v&0x100000) << (36 - 20)
+			raw = raw&(1<<shift-1) | norm<<shift
+			for j := 0; j < 6; j++ {
+				buf[at+j] = byte(raw >> (8 * j))
+			}
+		}
+	}
+	return i
+}
+
+// x86: CALL (E8) and JMP (E9) with a 32-bit offset. A byte E8 or E9
+// followed by four bytes whose last is 00 or FF (a near target) is taken
+// as an instruction, unless the bytes before it suggest it is the
+// operand of an earlier one: f.mask records which of the three bytes
+// before the current one were E8/E9 not converted.
+func (f *bcj) x86(buf []byte) int {
 	if len(buf) < 5 {
 		return 0
 	}

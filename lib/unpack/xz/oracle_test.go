@@ -2,8 +2,10 @@ package xz_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand"
 	"os"
@@ -21,9 +23,7 @@ import (
 
 // github.com/therootcompany/xz, a Go port of XZ Embedded that this
 // package shares no code with, is the oracle: on every input both must
-// give the same bytes, or both must fail. The one exception: filters the
-// oracle implements and this package refuses (the BCJ filters of other
-// architectures than x86), with ErrUnsupported naming the filter.
+// give the same bytes, or both must fail.
 
 const outputCap = 64 << 20
 
@@ -49,9 +49,6 @@ func agree(t *testing.T, data []byte) []byte {
 	t.Helper()
 	got, gotErr := decodeOurs(data)
 	want, wantErr := decodeOracle(data)
-	if refusedFilter(gotErr) && wantErr == nil {
-		return got
-	}
 	if (gotErr != nil) != (wantErr != nil) {
 		t.Fatalf("error disagreement: ours %v, oracle %v", gotErr, wantErr)
 	}
@@ -59,20 +56,6 @@ func agree(t *testing.T, data []byte) []byte {
 		t.Fatalf("output disagreement: ours %d bytes, oracle %d bytes, first difference at %d", len(got), len(want), firstDiff(got, want))
 	}
 	return got
-}
-
-// refusedFilter reports whether err is this package's refusal of a BCJ
-// filter the oracle implements and this package does not.
-func refusedFilter(err error) bool {
-	if !errors.Is(err, xz.ErrUnsupported) {
-		return false
-	}
-	for _, name := range []string{"(PowerPC BCJ)", "(IA-64 BCJ)", "(ARM BCJ)", "(ARM-Thumb BCJ)", "(SPARC BCJ)"} {
-		if strings.Contains(err.Error(), name) {
-			return true
-		}
-	}
-	return false
 }
 
 func firstDiff(a, b []byte) int {
@@ -199,20 +182,42 @@ func TestXZUtilsFiles(t *testing.T) {
 	}
 }
 
-// TestRefusedFilters: a filter this package does not implement is
-// refused with ErrUnsupported naming it, where the oracle decodes it.
-func TestRefusedFilters(t *testing.T) {
+// TestBCJFilters decodes each architecture's BCJ filter as XZ Utils
+// makes it (random data holds enough lookalike branches), at offset 0
+// and at an aligned start offset, and refuses a misaligned one and the
+// ARM64 filter (which the oracle lacks too) by name.
+func TestBCJFilters(t *testing.T) {
 	needXZ(t)
-	data := sample(6, 100<<10)
-	for arg, name := range map[string]string{"--arm": "ARM BCJ", "--armthumb": "ARM-Thumb BCJ", "--powerpc": "PowerPC BCJ", "--sparc": "SPARC BCJ", "--ia64": "IA-64 BCJ"} {
-		t.Run(arg, func(t *testing.T) {
-			stream := xzTool(t, data, arg, "--lzma2=preset=1")
-			_, err := decodeOurs(stream)
-			if !errors.Is(err, xz.ErrUnsupported) || !strings.Contains(err.Error(), name) {
+	data := make([]byte, 300<<10)
+	rand.New(rand.NewSource(6)).Read(data)
+	copy(data[100<<10:], sample(7, 100<<10))
+	for _, arg := range []string{"--x86", "--powerpc", "--ia64", "--arm", "--armthumb", "--sparc"} {
+		for _, start := range []string{"", "=start=4096"} {
+			t.Run(arg+start, func(t *testing.T) {
+				if got := agree(t, xzTool(t, data, arg+start, "--lzma2=preset=1")); !bytes.Equal(got, data) {
+					t.Fatalf("decoded %d bytes, not the %d input bytes", len(got), len(data))
+				}
+			})
+		}
+	}
+	// XZ Utils writes no misaligned start offset: patch one into the
+	// block header (which starts at byte 12) and fix its CRC32.
+	misaligned := xzTool(t, data[:1000], "--sparc=start=4096", "--lzma2=preset=1")
+	header := misaligned[12 : 12+(int(misaligned[12])+1)*4]
+	at := bytes.Index(header, []byte{0x09, 0x04, 0x00, 0x10, 0x00, 0x00})
+	if at < 0 {
+		t.Fatalf("no SPARC filter flags with offset 4096 in block header %x", header)
+	}
+	header[at+2] = 0x02
+	binary.LittleEndian.PutUint32(header[len(header)-4:], crc32.ChecksumIEEE(header[:len(header)-4]))
+	for name, stream := range map[string][]byte{
+		"0x0a (ARM64 BCJ)": xzTool(t, data[:1000], "--arm64", "--lzma2=preset=1"),
+		"0x09 (SPARC BCJ) with start offset 4098, not a multiple of 4": misaligned,
+	} {
+		t.Run(name, func(t *testing.T) {
+			agree(t, stream)
+			if _, err := decodeOurs(stream); !errors.Is(err, xz.ErrUnsupported) || !strings.Contains(err.Error(), name) {
 				t.Fatalf("got %v, want ErrUnsupported naming %s", err, name)
-			}
-			if want, err := decodeOracle(stream); err != nil || !bytes.Equal(want, data) {
-				t.Fatalf("the oracle does not decode it: %v", err)
 			}
 		})
 	}
@@ -310,7 +315,10 @@ func FuzzDecodersAgree(f *testing.F) {
 		f.Add(ulikunitzEncode(f, sample(int64(10+i), n)))
 	}
 	if out, err := exec.Command("xz", "--version").Output(); err == nil && bytes.Contains(out, []byte("XZ Utils")) {
-		for _, args := range [][]string{{"-0"}, {"-9e"}, {"--check=sha256"}, {"--check=none"}, {"--block-size=1000"}} {
+		for _, args := range [][]string{{"-0"}, {"-9e"}, {"--check=sha256"}, {"--check=none"}, {"--block-size=1000"},
+			{"--x86", "--lzma2=preset=0"}, {"--delta=dist=3", "--lzma2=preset=0"}, {"--arm", "--lzma2=preset=0"},
+			{"--armthumb", "--lzma2=preset=0"}, {"--powerpc", "--lzma2=preset=0"}, {"--sparc", "--lzma2=preset=0"},
+			{"--ia64", "--lzma2=preset=0"}} {
 			cmd := exec.Command("xz", append([]string{"-c", "-T1"}, args...)...)
 			cmd.Stdin = bytes.NewReader(sample(20, 20000))
 			if out, err := cmd.Output(); err == nil {

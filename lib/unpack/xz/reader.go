@@ -67,7 +67,7 @@ type Reader struct {
 	chain        stage
 	lz           lzma2
 	deltas       []*delta // reused from block to block
-	x86s         []*x86
+	bcjs         []*bcj
 	headerLen    int
 	wantPacked   int64 // the header's compressed size, or -1
 	wantSize     int64 // the header's uncompressed size, or -1
@@ -283,7 +283,7 @@ func (z *Reader) blockHeader(at int64, h []byte) error {
 	}
 	z.lz.reset(&z.src, dict)
 	z.chain = &z.lz
-	var nd, nx int
+	var nd, nb int
 	for i := nf - 2; i >= 0; i-- {
 		f := filters[i]
 		switch f.id {
@@ -298,24 +298,27 @@ func (z *Reader) blockHeader(at int64, h []byte) error {
 			nd++
 			*d = delta{next: z.chain, dist: int(f.props[0]) + 1}
 			z.chain = d
-		case filterX86:
+		case filterX86, filterPowerPC, filterIA64, filterARM, filterARMT, filterSPARC:
 			var start uint32
 			switch len(f.props) {
 			case 0:
 			case 4:
 				start = binary.LittleEndian.Uint32(f.props)
 			default:
-				return fail(ErrUnsupported, "x86 BCJ filter with %d property bytes (0 or 4 expected)", len(f.props))
+				return fail(ErrUnsupported, "%s", filterDesc(f.id, fmt.Sprintf("with %d property bytes (0 or 4 expected)", len(f.props))))
 			}
-			if nx == len(z.x86s) {
-				z.x86s = append(z.x86s, new(x86))
+			if start%bcjAlign[f.id] != 0 {
+				return fail(ErrUnsupported, "%s", filterDesc(f.id, fmt.Sprintf("with start offset %d, not a multiple of %d", start, bcjAlign[f.id])))
 			}
-			x := z.x86s[nx]
-			nx++
-			x.next, x.done, x.ready, x.end, x.pos, x.mask, x.eof = z.chain, 0, 0, 0, start, 0, false
-			z.chain = x
+			if nb == len(z.bcjs) {
+				z.bcjs = append(z.bcjs, new(bcj))
+			}
+			b := z.bcjs[nb]
+			nb++
+			b.reset(z.chain, f.id, start)
+			z.chain = b
 		default:
-			return fail(ErrUnsupported, "%s", filterDesc(f.id, "(only delta and x86 BCJ are supported before LZMA2)"))
+			return fail(ErrUnsupported, "%s", filterDesc(f.id, "(not supported before LZMA2)"))
 		}
 	}
 	z.headerLen = len(h)
