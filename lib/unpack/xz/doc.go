@@ -21,10 +21,10 @@
 // filters (x86, PowerPC, IA-64, ARM, ARM-Thumb, SPARC). Other filters
 // (ARM64 and RISC-V BCJ, unknown IDs) and reserved check types are
 // refused with ErrUnsupported naming the ID. A dictionary above the Reader's limit (64 MiB by default) is
-// refused with ErrMemlimit.
+// refused with ErrDictLimit.
 //
 // Errors wrap ErrNotXZ, ErrCorrupt, ErrTruncated, ErrUnsupported or
-// ErrMemlimit and name the field and its byte offset in the input. Read
+// ErrDictLimit and name the field and its byte offset in the input. Read
 // returns the bytes decoded before an error, then the error.
 //
 // # Design

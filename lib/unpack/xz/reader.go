@@ -25,14 +25,14 @@ var (
 	// ErrUnsupported: a valid feature this package does not implement
 	// (a filter, a check type, flags reserved for later versions).
 	ErrUnsupported = errors.New("xz: unsupported")
-	// ErrMemlimit: a block's dictionary is larger than the Reader's
+	// ErrDictLimit: a block's dictionary is larger than the Reader's
 	// limit.
-	ErrMemlimit = errors.New("xz: dictionary larger than the limit")
+	ErrDictLimit = errors.New("xz: dictionary larger than the limit")
 )
 
-// DefaultDictMax is the dictionary size limit NewReader applies when
+// DefaultDictLimit is the dictionary size limit NewReader applies when
 // given 0: enough for every preset of XZ Utils (xz -9 uses 64 MiB).
-const DefaultDictMax = 64 << 20
+const DefaultDictLimit = 64 << 20
 
 var (
 	streamMagic = []byte{0xfd, '7', 'z', 'X', 'Z', 0x00}
@@ -54,7 +54,7 @@ const (
 // format has; see doc.go.
 type Reader struct {
 	src      source
-	dictMax  uint32
+	dictLimit  uint32
 	phase    phase
 	flags    [2]byte   // the stream flags, which the footer repeats
 	check    hash.Hash // nil for checkNone
@@ -89,14 +89,14 @@ const (
 )
 
 // NewReader reads the first stream header from r and returns a Reader
-// of the decompressed data. Blocks whose dictionary exceeds dictMax
-// bytes (DefaultDictMax if 0) are refused with ErrMemlimit.
-func NewReader(r io.Reader, dictMax uint32) (*Reader, error) {
-	if dictMax == 0 {
-		dictMax = DefaultDictMax
+// of the decompressed data. Blocks whose dictionary exceeds dictLimit
+// bytes (DefaultDictLimit if 0) are refused with ErrDictLimit.
+func NewReader(r io.Reader, dictLimit uint32) (*Reader, error) {
+	if dictLimit == 0 {
+		dictLimit = DefaultDictLimit
 	}
 	z := &Reader{
-		dictMax:      dictMax,
+		dictLimit:      dictLimit,
 		crc32:        crc32.NewIEEE(),
 		crc64:        crc64.New(),
 		sha256:       sha256.New(),
@@ -278,8 +278,8 @@ func (z *Reader) blockHeader(at int64, h []byte) error {
 	if err != nil {
 		return fail(ErrUnsupported, "%v", err)
 	}
-	if dict > z.dictMax {
-		return fail(ErrMemlimit, "LZMA2 dictionary of %d bytes (limit %d)", dict, z.dictMax)
+	if dict > z.dictLimit {
+		return fail(ErrDictLimit, "LZMA2 dictionary of %d bytes (limit %d)", dict, z.dictLimit)
 	}
 	z.lz.reset(&z.src, dict)
 	z.chain = &z.lz
