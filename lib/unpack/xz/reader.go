@@ -53,15 +53,15 @@ const (
 // followed by stream padding. It verifies every check and size the
 // format has; see doc.go.
 type Reader struct {
-	src      source
-	dictLimit  uint32
-	phase    phase
-	flags    [2]byte   // the stream flags, which the footer repeats
-	check    hash.Hash // nil for checkNone
-	checkLen int
-	crc32    hash.Hash
-	crc64    hash.Hash
-	sha256   hash.Hash
+	src       source
+	dictLimit uint32
+	phase     phase
+	flags     [2]byte   // the stream flags, which the footer repeats
+	check     hash.Hash // nil for checkNone
+	checkLen  int
+	crc32     hash.Hash
+	crc64     hash.Hash
+	sha256    hash.Hash
 
 	// The block being decoded.
 	chain        stage
@@ -96,7 +96,7 @@ func NewReader(r io.Reader, dictLimit uint32) (*Reader, error) {
 		dictLimit = DefaultDictLimit
 	}
 	z := &Reader{
-		dictLimit:      dictLimit,
+		dictLimit:    dictLimit,
 		crc32:        crc32.NewIEEE(),
 		crc64:        crc64.New(),
 		sha256:       sha256.New(),
