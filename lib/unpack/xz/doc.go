@@ -1,56 +1,74 @@
-// Package xz implements XZ decompression natively in Go.
+// Package xz decompresses .xz files, written here from the .xz file
+// format specification (1.x) and the LZMA/LZMA2 algorithm.
 //
-// # This copy
+// # What it checks
 //
-// This is github.com/therootcompany/xz (CC0, vendored at the version in
-// go.mod), copied so its LZMA symbol loop could be rewritten for speed
-// (lzma_main.go: range coder and dictionary in locals, bit decoding
-// inlined). Everything else, including every integrity check (block
-// CRC32/CRC64/SHA-256, index, footer, stream padding, multiple streams),
-// is the original code, except that the CRC64 is computed by the crc64
-// subpackage (PCLMULQDQ on amd64) instead of hash/crc64. The original package stays the test oracle:
-// oracle_test.go and FuzzDecodersAgree compare the two on every input.
+// Every integrity field the format has: the CRC32s of the stream
+// header, block headers, index and stream footer; each block's check
+// (CRC32, CRC64 or SHA-256; none if the stream says so); the compressed
+// and uncompressed sizes a block header may carry; block, index and
+// stream padding (zero bytes, to a multiple of four); that the index
+// lists exactly the blocks decoded, with their unpadded and uncompressed
+// sizes; the footer's backward size and its copy of the stream flags.
+// Inputs may hold several streams, each followed by stream padding. In
+// LZMA2 data it checks the chunk sequence (the first chunk resets the
+// dictionary, the first LZMA chunk after a reset sets properties), that
+// each LZMA chunk consumes exactly its compressed size, ends with the
+// range decoder at zero and decodes exactly its uncompressed size, and
+// that no match reaches before the dictionary.
 //
-// A second pass cut the decoding CPU time by about a sixth (see
-// BenchmarkDecodeArchive), each step checked with perf and the generated
-// code: a bit is decoded with conditional moves rather than masks (bitV,
-// decodeV); tree decoders load both children's probabilities before the
-// bit is known, so an L1 load is no longer on the critical path of every
-// bit; the bit trees take fixed-size arrays, which removes their bounds
-// checks and the spills of range and code; and copyMatch moves short
-// matches byte by byte but long ones, overlapping or wrapping around the
-// dictionary, with copy.
+// Filters: LZMA2 last, optionally preceded by up to three delta or BCJ
+// filters (x86, PowerPC, IA-64, ARM, ARM-Thumb, SPARC). Other filters
+// (ARM64 and RISC-V BCJ, unknown IDs) and reserved check types are
+// refused with ErrUnsupported naming the ID. A dictionary above the Reader's limit (64 MiB by default) is
+// refused with ErrDictLimit.
 //
-// # Usage
+// Errors wrap ErrNotXZ, ErrCorrupt, ErrTruncated, ErrUnsupported or
+// ErrDictLimit and name the field and its byte offset in the input. Read
+// returns the bytes decoded before an error, then the error.
 //
-// For ease of use, this package is designed to have a similar API to
-// compress/gzip. See the examples for further details.
+// # Design
 //
-// # Implementation
+// The Reader parses the container (source.go: a buffered input that
+// counts the bytes taken; reader.go: headers, blocks, index, footer) and
+// pulls decoded bytes through the block's filter chain (filters.go),
+// whose last stage is LZMA2 (lzma2.go).
 //
-// This package is a translation from C to Go of XZ Embedded
-// (http://tukaani.org/xz/embedded.html) with enhancements made so as
-// to implement all mandatory and optional parts of the XZ file format
-// specification v1.0.4. It supports all filters and block check
-// types, supports multiple streams, and performs index verification
-// using SHA-256 as recommended by the specification.
+// An LZMA2 chunk is at most 64 KiB compressed and 2 MiB decoded, and its
+// sizes are in its header. So a chunk is decoded whole, in one call,
+// from its compressed bytes in the input buffer into the dictionary
+// (window.go): a ring followed by a spill area of one chunk, so that the
+// chunk is written in a straight line and what spilled is moved to the
+// ring's start before the next one. The LZMA loop therefore never tests
+// for an output limit, never wraps its write position and never stops in
+// the middle of a match; at a chunk's end it checks that the input
+// consumed is exactly the chunk's.
 //
-// # Speed
+// Speed: decompression is the whole cost of unpacking an archive, and
+// nearly all of it is the LZMA loop (lzma.go, rangecoder.go):
+//   - the range decoder (range, code, input position), the state, the
+//     four distances and the dictionary are locals of one function, and
+//     the bit decoders are small functions the compiler inlines, passing
+//     and returning those values, so they stay in registers;
+//   - a bit is decoded without a branch (conditional moves): the bits
+//     of compressed machine code are about as predictable as coin flips;
+//   - bit trees load both children's probabilities before the bit is
+//     known, which takes a load off the critical path of each bit;
+//   - probabilities are fixed-size arrays indexed by masked values, so
+//     the loop has no bounds checks on them;
+//   - matches up to 8 bytes are copied byte by byte, longer ones with
+//     copy, repeating the source when it overlaps the destination;
+//   - the input buffer is an array indexed by a mask, with bytes to
+//     spare after the data, so the range decoder reads without bounds
+//     checks or a test for the chunk's end on every byte: the loop
+//     checks once per symbol (a symbol reads at most 48 bytes).
 //
-// On the author's Intel Ivybridge i5, decompression speed is about
-// half that of the standard XZ Utils (tested with a recent linux
-// kernel tarball).
+// The CRC64 check is computed by the crc64 subpackage (PCLMULQDQ on
+// amd64). docs/xz.md gives today's speed against XZ Utils.
 //
-// # Thanks
+// # Oracle
 //
-// Thanks are due to Lasse Collin and Igor Pavlov, the authors of XZ
-// Embedded, on whose code package xz is based. It would not exist
-// without their decision to allow others to modify and reuse their
-// code.
-//
-// # Bug reports
-//
-// For bug reports relating to this package please contact the author
-// through https://github.com/xi2/xz/issues, and not the authors of XZ
-// Embedded.
+// github.com/therootcompany/xz (a Go port of XZ Embedded) is a test
+// dependency only: oracle_test.go and FuzzDecodersAgree require that on
+// every input both decoders give the same bytes or both fail.
 package xz

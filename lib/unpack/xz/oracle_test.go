@@ -2,12 +2,16 @@ package xz_test
 
 import (
 	"bytes"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	ref "github.com/therootcompany/xz"
@@ -17,9 +21,9 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-// This package is github.com/therootcompany/xz with a faster LZMA symbol
-// loop (lzma_main.go). The original, unchanged, is the oracle: on every
-// input both must give the same bytes, or both must fail.
+// github.com/therootcompany/xz, a Go port of XZ Embedded that this
+// package shares no code with, is the oracle: on every input both must
+// give the same bytes, or both must fail.
 
 const outputCap = 64 << 20
 
@@ -160,6 +164,87 @@ func TestXZUtilsFiles(t *testing.T) {
 			t.Fatal("random data not decoded to itself")
 		}
 	})
+	// More output than the dictionary's ring holds (at least 2 MiB, see
+	// window.go): chunks spill past its end and matches reach back
+	// across it, including from exactly one ring back (dictionary size
+	// 3 MiB, a multiple of 16, so the ring is the dictionary).
+	long := sample(5, 7<<20)
+	for _, args := range [][]string{
+		{"--lzma2=preset=3,dict=64KiB"},
+		{"--lzma2=preset=6,dict=3MiB"},
+		{"--x86", "--lzma2=preset=1,dict=3MiB"},
+	} {
+		t.Run(fmt.Sprint("wrapping ", args), func(t *testing.T) {
+			if got := agree(t, xzTool(t, long, args...)); !bytes.Equal(got, long) {
+				t.Fatalf("decoded %d bytes, want the %d input bytes", len(got), len(long))
+			}
+		})
+	}
+}
+
+// TestBCJFilters decodes each architecture's BCJ filter as XZ Utils
+// makes it (random data holds enough lookalike branches), at offset 0
+// and at an aligned start offset, and refuses a misaligned one and the
+// ARM64 filter (which the oracle lacks too) by name.
+func TestBCJFilters(t *testing.T) {
+	needXZ(t)
+	data := make([]byte, 300<<10)
+	rand.New(rand.NewSource(6)).Read(data)
+	copy(data[100<<10:], sample(7, 100<<10))
+	for _, arg := range []string{"--x86", "--powerpc", "--ia64", "--arm", "--armthumb", "--sparc"} {
+		for _, start := range []string{"", "=start=4096"} {
+			t.Run(arg+start, func(t *testing.T) {
+				if got := agree(t, xzTool(t, data, arg+start, "--lzma2=preset=1")); !bytes.Equal(got, data) {
+					t.Fatalf("decoded %d bytes, not the %d input bytes", len(got), len(data))
+				}
+			})
+		}
+	}
+	// XZ Utils writes no misaligned start offset: patch one into the
+	// block header (which starts at byte 12) and fix its CRC32.
+	misaligned := xzTool(t, data[:1000], "--sparc=start=4096", "--lzma2=preset=1")
+	header := misaligned[12 : 12+(int(misaligned[12])+1)*4]
+	at := bytes.Index(header, []byte{0x09, 0x04, 0x00, 0x10, 0x00, 0x00})
+	if at < 0 {
+		t.Fatalf("no SPARC filter flags with offset 4096 in block header %x", header)
+	}
+	header[at+2] = 0x02
+	binary.LittleEndian.PutUint32(header[len(header)-4:], crc32.ChecksumIEEE(header[:len(header)-4]))
+	for name, stream := range map[string][]byte{
+		"0x0a (ARM64 BCJ)": xzTool(t, data[:1000], "--arm64", "--lzma2=preset=1"),
+		"0x09 (SPARC BCJ) with start offset 4098, not a multiple of 4": misaligned,
+	} {
+		t.Run(name, func(t *testing.T) {
+			agree(t, stream)
+			if _, err := decodeOurs(stream); !errors.Is(err, xz.ErrUnsupported) || !strings.Contains(err.Error(), name) {
+				t.Fatalf("got %v, want ErrUnsupported naming %s", err, name)
+			}
+		})
+	}
+}
+
+// TestReset decodes streams of different dictionary sizes and filters
+// one after another with one Reader, as lib/unpack's block workers do.
+func TestReset(t *testing.T) {
+	needXZ(t)
+	var r *xz.Reader
+	for i, args := range [][]string{{"-9"}, {"--lzma2=dict=4KiB"}, {"--x86", "--lzma2=preset=1"}, {"-0"}, {"--delta=dist=2", "--lzma2=preset=3"}} {
+		data := sample(int64(30+i), 3<<20)
+		stream := xzTool(t, data, args...)
+		var err error
+		if r == nil {
+			r, err = xz.NewReader(bytes.NewReader(stream), 0)
+		} else {
+			err = r.Reset(bytes.NewReader(stream))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("%v: %v, %d bytes, want %d", args, err, len(got), len(data))
+		}
+	}
 }
 
 // TestRealLibraries decodes the first MiBs of real CUDA libraries as
@@ -230,7 +315,10 @@ func FuzzDecodersAgree(f *testing.F) {
 		f.Add(ulikunitzEncode(f, sample(int64(10+i), n)))
 	}
 	if out, err := exec.Command("xz", "--version").Output(); err == nil && bytes.Contains(out, []byte("XZ Utils")) {
-		for _, args := range [][]string{{"-0"}, {"-9e"}, {"--check=sha256"}, {"--check=none"}, {"--block-size=1000"}} {
+		for _, args := range [][]string{{"-0"}, {"-9e"}, {"--check=sha256"}, {"--check=none"}, {"--block-size=1000"},
+			{"--x86", "--lzma2=preset=0"}, {"--delta=dist=3", "--lzma2=preset=0"}, {"--arm", "--lzma2=preset=0"},
+			{"--armthumb", "--lzma2=preset=0"}, {"--powerpc", "--lzma2=preset=0"}, {"--sparc", "--lzma2=preset=0"},
+			{"--ia64", "--lzma2=preset=0"}} {
 			cmd := exec.Command("xz", append([]string{"-c", "-T1"}, args...)...)
 			cmd.Stdin = bytes.NewReader(sample(20, 20000))
 			if out, err := cmd.Output(); err == nil {
@@ -241,13 +329,6 @@ func FuzzDecodersAgree(f *testing.F) {
 		testenv.NotChecked(f, "XZ Utils' xz is not installed (apt-get install xz-utils): no xz-made seeds")
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		got, gotErr := decodeOurs(data)
-		want, wantErr := decodeOracle(data)
-		if (gotErr != nil) != (wantErr != nil) {
-			t.Fatalf("error disagreement: ours %v, oracle %v", gotErr, wantErr)
-		}
-		if gotErr == nil && !bytes.Equal(got, want) {
-			t.Fatalf("output disagreement at byte %d", firstDiff(got, want))
-		}
+		agree(t, data)
 	})
 }
