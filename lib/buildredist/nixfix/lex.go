@@ -273,7 +273,7 @@ func unescape(c byte) byte {
 	return c
 }
 
-// indented lexes ''...'', with its '' escapes (''$ ''' ''\x) and ${}
+// indented lexes ”...”, with its ” escapes (”$ ”' ”\x) and ${}
 // interpolations.
 func (lx *lexer) indented(depth int) error {
 	start := lx.pos

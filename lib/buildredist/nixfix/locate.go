@@ -25,7 +25,7 @@ type source struct {
 // binding is one "path = value;" (or "inherit ...;") of buildRedist's
 // set: token indices of its first token, its value and its ";".
 type binding struct {
-	name                   string // the attribute path, "inherit" for inherit
+	name                    string // the attribute path, "inherit" for inherit
 	first, value, semicolon int
 }
 
