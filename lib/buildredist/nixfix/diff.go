@@ -64,7 +64,8 @@ type op struct {
 }
 
 // lcsOps is the shortest edit from a to b, by a longest common
-// subsequence table.
+// subsequence table; a removed line comes before the line replacing it,
+// as diff -u shows them.
 func lcsOps(a, b []string) []op {
 	n, m := len(a), len(b)
 	t := make([][]int, n+1)
@@ -87,12 +88,12 @@ func lcsOps(a, b []string) []op {
 		case i < n && j < m && a[i] == b[j]:
 			out = append(out, op{' ', a[i]})
 			i, j = i+1, j+1
-		case j < m && (i == n || t[i][j+1] >= t[i+1][j]):
-			out = append(out, op{'+', b[j]})
-			j++
-		default:
+		case i < n && (j == m || t[i+1][j] >= t[i][j+1]):
 			out = append(out, op{'-', a[i]})
 			i++
+		default:
+			out = append(out, op{'+', b[j]})
+			j++
 		}
 	}
 	return out

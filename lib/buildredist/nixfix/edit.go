@@ -203,7 +203,10 @@ func (fx *fixer) insertAfter(b binding, text string) edit {
 // flagEdits writes allowFHSReferences and includeRemoveStubsFromRunpathHook.
 func (fx *fixer) flagEdits(p *plan) ([]edit, error) {
 	var edits []edit
-	anchor := fx.anchor()
+	anchor, ok := fx.anchor()
+	if !ok {
+		return nil, fmt.Errorf("buildRedist's set is empty")
+	}
 	if p.fhs {
 		edits = append(edits, fx.setBool("allowFHSReferences", true, anchor))
 	}
@@ -218,14 +221,17 @@ func (fx *fixer) flagEdits(p *plan) ([]edit, error) {
 }
 
 // anchor is the binding new flags go after: outputs, else pname, else
-// the last binding.
-func (fx *fixer) anchor() binding {
+// the last binding; none in an empty set.
+func (fx *fixer) anchor() (binding, bool) {
 	for _, name := range []string{"outputs", "pname"} {
 		if b, ok := fx.src.binding(name); ok {
-			return b
+			return b, true
 		}
 	}
-	return fx.src.bindings[len(fx.src.bindings)-1]
+	if n := len(fx.src.bindings); n > 0 {
+		return fx.src.bindings[n-1], true
+	}
+	return binding{}, false
 }
 
 // setBool sets a flag: the literal replaced when there is a binding,

@@ -273,7 +273,8 @@ func unescape(c byte) byte {
 	return c
 }
 
-// indented lexes ”...”, with its ” escapes (”$ ”' ”\x) and ${}
+// indented lexes an indented string (between two pairs of single quotes)
+// with its escapes (a quote pair before $, ' or \x) and ${}
 // interpolations.
 func (lx *lexer) indented(depth int) error {
 	start := lx.pos
