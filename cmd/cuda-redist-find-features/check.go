@@ -271,7 +271,7 @@ func (c *checkRun) readManifests(in *nixpkgscheck.Input) map[string]*manifest.Ma
 		}
 		parsed[m.Path] = mf
 		good = append(good, m)
-		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf})
+		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf, Dir: filepath.Dir(m.Path)})
 	}
 	c.manifests = good
 	return parsed
