@@ -103,6 +103,16 @@ func (fx *fixer) apply(p *plan) (string, error) {
 		}
 		edits = append(edits, e...)
 	}
+	for _, sp := range p.splits {
+		edits = append(edits, fx.appendTerm(sp))
+	}
+	for _, f := range p.formals {
+		e, err := fx.addFormal(f)
+		if err != nil {
+			return "", err
+		}
+		edits = append(edits, e)
+	}
 	if p.create != nil {
 		e, err := fx.createOutputs(p.create)
 		if err != nil {
@@ -155,6 +165,57 @@ func indentItems(items []string, indent string) string {
 	return b.String()
 }
 
+// appendTerm adds "++ lib.optionals (COND) [ ... ]" at the end of the
+// outputs expression: on a line of its own when the expression spans
+// lines (as nixfmt puts each "++" operand), else on its line.
+func (fx *fixer) appendTerm(sp split) edit {
+	s := fx.src
+	first, last := s.toks[fx.outputs.first], s.toks[fx.outputs.semicolon-1]
+	indent := s.indentOf(first.start)
+	list := nixInline(sp.outputs)
+	if len(sp.outputs) >= 2 {
+		list = nixExpanded(sp.outputs, indent)
+	}
+	text := " ++ lib.optionals (" + sp.cond() + ") " + list
+	if strings.Contains(s.text[first.start:last.end], "\n") {
+		text = "\n" + indent + strings.TrimPrefix(text, " ")
+	}
+	return edit{last.end, last.end, text}
+}
+
+// addFormal adds an argument to the file's argument set, before the
+// first one that sorts after it (or last), in the set's layout: a line
+// of its own when the set has one argument a line.
+func (fx *fixer) addFormal(name string) (edit, error) {
+	s := fx.src
+	open, close := s.toks[s.formalsOpen], s.toks[s.formalsClose]
+	multi := strings.Contains(s.text[open.start:close.end], "\n")
+	for i, f := range s.formals {
+		if f > name {
+			at := s.toks[s.formalStarts[i]].start
+			if multi {
+				return edit{s.lineStart(at), s.lineStart(at), s.indentOf(at) + name + ",\n"}, nil
+			}
+			return edit{at, at, name + ", "}, nil
+		}
+	}
+	if len(s.formals) == 0 {
+		return edit{open.end, open.end, " " + name + " "}, nil
+	}
+	lastEnd := s.formalEnds[len(s.formalEnds)-1]
+	if !s.is(lastEnd+1, ",") {
+		if multi {
+			return edit{s.toks[lastEnd].end, s.toks[lastEnd].end, ",\n" + s.indentOf(s.toks[lastEnd].start) + name}, nil
+		}
+		return edit{s.toks[lastEnd].end, s.toks[lastEnd].end, ", " + name}, nil
+	}
+	comma := s.toks[lastEnd+1]
+	if multi {
+		return edit{comma.end, comma.end, "\n" + s.indentOf(s.toks[lastEnd].start) + name + ","}, nil
+	}
+	return edit{comma.end, comma.end, " " + name + ","}, nil
+}
+
 // dropTerm removes a conditional term and the "++" before it (after it,
 // for the first term), with the whitespace between.
 func (fx *fixer) dropTerm(t term) edit {
@@ -194,10 +255,20 @@ func (fx *fixer) insertAfter(b binding, text string) edit {
 	}
 	eol := s.lineEnd(semi.end)
 	sep := "\n"
-	if next := s.lineEnd(min(eol+1, len(s.text))); eol < len(s.text) && strings.TrimSpace(s.text[eol+1:next]) == "" {
+	if s.blankAround(s.lineStart(first.start), eol) {
 		sep = "\n\n"
 	}
 	return edit{eol, eol, sep + s.indentOf(first.start) + text}
+}
+
+// blankAround: the line before start or the line after end (the
+// newline at end) is blank, so the file separates its bindings by
+// blank lines.
+func (s *source) blankAround(start, end int) bool {
+	if start > 0 && strings.TrimSpace(s.text[s.lineStart(start-1):start]) == "" {
+		return true
+	}
+	return end < len(s.text) && strings.TrimSpace(s.text[end+1:s.lineEnd(end+1)]) == ""
 }
 
 // flagEdits writes allowFHSReferences and includeRemoveStubsFromRunpathHook.

@@ -19,7 +19,9 @@ type Archive struct {
 // that evaluation serves (none when the manifest has no archive there:
 // such a case constrains nothing).
 type Case struct {
-	Name     string
+	Name string
+	// Platform is the hostRedistSystem the file was evaluated for.
+	Platform string
 	Options  buildredist.Options
 	Outputs  []string
 	Hook     *bool // includeRemoveStubsFromRunpathHook, nil when unset
@@ -241,11 +243,30 @@ func activity(terms []term, declared []string) []tri {
 // plan is the edits a fix makes.
 type plan struct {
 	lists map[int][]string // term index: its new list
+	// splits are new "++ lib.optionals (platform condition) [ ... ]"
+	// terms, for outputs of the unconditional list that only some
+	// platforms fill; formals are the arguments they need.
+	splits  []split
+	formals []string
 	// create: the outputs binding to add (the file has none).
 	create []string
 	hook   hookEdit
 	fhs    bool // set allowFHSReferences = true
 	cost   int
+}
+
+// split is a new term of outputs that applies on some platforms.
+type split struct {
+	platforms []string
+	outputs   []string
+}
+
+// cond is the split's condition, as print-buildredist writes it.
+func (sp split) cond() string {
+	if len(sp.platforms) == 1 {
+		return "backendStdenv.hostRedistSystem == " + quote(sp.platforms[0])
+	}
+	return "lib.elem backendStdenv.hostRedistSystem " + nixInline(sp.platforms)
 }
 
 // hookEdit is what happens to includeRemoveStubsFromRunpathHook.
@@ -356,7 +377,7 @@ func (fx *fixer) planOutputs(p *plan, wants [][]string) error {
 		}
 	}
 	for ti, t := range fx.terms {
-		list, err := fx.removals(ti, t, wants)
+		list, err := fx.removals(p, ti, t, wants)
 		if err != nil {
 			return err
 		}
@@ -384,30 +405,78 @@ func describe(t term) string {
 }
 
 // removals is term t's list without the outputs every case it applies
-// in wants gone.
-func (fx *fixer) removals(ti int, t term, wants [][]string) ([]string, error) {
+// in wants gone. An output of the unconditional list that some
+// platforms fill and others do not moves to a new platform branch.
+func (fx *fixer) removals(p *plan, ti int, t term, wants [][]string) ([]string, error) {
 	var list []string
 	for _, e := range t.elems {
-		var gone, kept []string
+		var gone, kept []int
 		for i, c := range fx.cases {
 			if len(c.Archives) == 0 || fx.act[i][ti] != yes {
 				continue
 			}
 			if slices.Contains(wants[i], e.value) {
-				kept = append(kept, c.Name)
+				kept = append(kept, i)
 			} else {
-				gone = append(gone, c.Name)
+				gone = append(gone, i)
 			}
 		}
 		switch {
 		case len(gone) > 0 && len(kept) > 0:
-			return nil, refuse("output %s ends up empty for %s but not for %s, and both take it from %s: it needs a condition of its own",
-				e.value, strings.Join(gone, "; "), strings.Join(kept, "; "), describe(t))
+			if err := fx.split(p, t, e.value, gone, kept); err != nil {
+				return nil, err
+			}
 		case len(gone) == 0:
 			list = append(list, e.value)
 		}
 	}
 	return list, nil
+}
+
+// split moves output o of the unconditional list t to a branch on the
+// platforms of the cases that keep it, when no case of those platforms
+// wants it gone.
+func (fx *fixer) split(p *plan, t term, o string, gone, kept []int) error {
+	names := func(is []int) string {
+		var n []string
+		for _, i := range is {
+			n = append(n, fx.cases[i].Name)
+		}
+		return strings.Join(n, "; ")
+	}
+	why := fmt.Sprintf("output %s ends up empty for %s but not for %s, and both take it from %s", o, names(gone), names(kept), describe(t))
+	if t.cond != "" {
+		return refuse("%s: it needs a condition of its own", why)
+	}
+	var platforms []string
+	for _, i := range kept {
+		if pl := fx.cases[i].Platform; !slices.Contains(platforms, pl) {
+			platforms = append(platforms, pl)
+		}
+	}
+	for _, i := range gone {
+		if pl := fx.cases[i].Platform; pl == "" || slices.Contains(platforms, pl) {
+			return refuse("%s, on the same platform: it needs a condition on the CUDA version of its own", why)
+		}
+	}
+	if fx.src.formalsOpen < 0 {
+		return refuse("%s: it needs a platform condition, and the file takes no argument set to add backendStdenv to", why)
+	}
+	slices.Sort(platforms)
+	for j := range p.splits {
+		if slices.Equal(p.splits[j].platforms, platforms) {
+			p.splits[j].outputs = append(p.splits[j].outputs, o)
+			return nil
+		}
+	}
+	p.splits = append(p.splits, split{platforms: platforms, outputs: []string{o}})
+	for _, f := range []string{"backendStdenv", "lib"} {
+		if !slices.Contains(fx.src.formals, f) && !slices.Contains(p.formals, f) {
+			p.formals = append(p.formals, f)
+		}
+	}
+	p.cost += 2
+	return nil
 }
 
 // additions adds each output some cases want and do not declare to the
@@ -487,7 +556,7 @@ func (fx *fixer) declared(p *plan) ([][]string, error) {
 		case p.create != nil:
 			out[i] = p.create
 			continue
-		case len(p.lists) == 0 || len(c.Archives) == 0:
+		case len(p.lists) == 0 && len(p.splits) == 0 || len(c.Archives) == 0:
 			out[i] = c.Outputs
 			continue
 		}
@@ -501,6 +570,11 @@ func (fx *fixer) declared(p *plan) ([][]string, error) {
 				list = values(t)
 			}
 			decl = append(decl, list...)
+		}
+		for _, sp := range p.splits {
+			if slices.Contains(sp.platforms, c.Platform) {
+				decl = append(decl, sp.outputs...)
+			}
 		}
 		out[i] = decl
 	}

@@ -76,7 +76,7 @@ func evaluate(t *testing.T, text string, targets []target) []Case {
 		if !r.OK() {
 			t.Fatalf("p.nix does not evaluate for %s: %s", tg.platform, r.Error)
 		}
-		cases = append(cases, Case{Name: tg.platform + " " + tg.cudaVersion, Options: buildredist.Options{CudaMajor: strings.Split(tg.cudaVersion, ".")[0]},
+		cases = append(cases, Case{Name: tg.platform + " " + tg.cudaVersion, Platform: tg.platform, Options: buildredist.Options{CudaMajor: strings.Split(tg.cudaVersion, ".")[0]},
 			Outputs: r.Outputs, Hook: r.IncludeRemoveStubsFromRunpathHook, FHS: r.AllowFHSReferences,
 			Archives: []Archive{{Name: tg.platform, Tree: tg.tree}}})
 		if len(files) == 2 {
@@ -279,11 +279,63 @@ buildRedist {
 `,
 		},
 		{
-			name:    "an output missing on one platform of an unconditional list: refused, saying why",
+			name:    "an output one platform lacks moves from the unconditional list to a platform branch; the arguments it needs are added",
 			targets: []target{x86, sbsa},
 			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
 `,
-			refusal: "output static ends up empty for linux-sbsa 12.8 but not for linux-x86_64 12.8, and both take it from the list",
+			want: `{ backendStdenv, buildRedist, lib }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ]; }
+`,
+		},
+		{
+			name:    "the same in nixfmt's layout, with finalAttrs",
+			targets: []target{x86, sbsa},
+			in: `{
+  _cuda,
+  buildRedist,
+}:
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "cuda_rt";
+
+  outputs = [
+    "out"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ];
+
+  meta.license = _cuda.lib.licenses.cuda;
+})
+`,
+			want: `{
+  _cuda,
+  backendStdenv,
+  buildRedist,
+  lib,
+}:
+buildRedist (finalAttrs: {
+  redistName = "cuda";
+  pname = "cuda_rt";
+
+  outputs = [
+    "out"
+    "include"
+    "lib"
+    "stubs"
+  ]
+  ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
+
+  meta.license = _cuda.lib.licenses.cuda;
+})
+`,
+		},
+		{
+			name:    "an output one CUDA version lacks on the same platform: refused, saying why",
+			targets: []target{x86, x86v13},
+			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
+`,
+			refusal: "output static ends up empty for linux-x86_64 13.0 but not for linux-x86_64 12.8, and both take it from the list [ \"out\" \"include\" \"lib\" \"static\" \"stubs\" ], on the same platform",
 		},
 		{
 			name:    "allowFHSReferences added after outputs, in the file's layout",

@@ -17,6 +17,9 @@ type source struct {
 	// argument set, -1 when the file does not start with one.
 	formalsOpen, formalsClose int
 	formals                   []string
+	// formalStarts and formalEnds are the token indices of each formal's
+	// name and last token (its default's, when it has one).
+	formalStarts, formalEnds []int
 	// attrsOpen and attrsClose are the braces of buildRedist's set.
 	attrsOpen, attrsClose int
 	bindings              []binding
@@ -98,9 +101,16 @@ func (s *source) findFormals() {
 			i = s.match[i]
 		case s.is(i, ","):
 			expectName = true
+			continue
 		case expectName && s.toks[i].kind == kIdent:
 			s.formals = append(s.formals, s.toks[i].text)
+			s.formalStarts = append(s.formalStarts, i)
+			s.formalEnds = append(s.formalEnds, i)
 			expectName = false
+			continue
+		}
+		if !expectName && len(s.formalEnds) > 0 {
+			s.formalEnds[len(s.formalEnds)-1] = i
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 type FixCase struct {
 	Case        int // index into Plan.Cases
 	Name        string
+	Platform    string // hostRedistSystem
 	CudaVersion string
 	Result      pkgeval.Result
 	Archives    []Archive
@@ -34,7 +35,7 @@ func (p *Plan) FixInput(files []string, results map[string][]pkgeval.Result) (ma
 	for _, file := range files {
 		for i := range p.Cases {
 			if r := results[file][i]; r.OK() && byPname[i][r.Pname] == file {
-				byFile[file] = append(byFile[file], FixCase{Case: i, Name: p.CaseNames[i], CudaVersion: p.Cases[i].CudaVersion, Result: r})
+				byFile[file] = append(byFile[file], FixCase{Case: i, Name: p.CaseNames[i], Platform: p.Cases[i].Platform, CudaVersion: p.Cases[i].CudaVersion, Result: r})
 			}
 		}
 	}
