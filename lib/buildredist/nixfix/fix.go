@@ -369,7 +369,7 @@ func (fx *fixer) planOutputs(p *plan, wants [][]string) error {
 		}
 		for ti, t := range fx.terms {
 			if t.opaque {
-				return refuse("outputs is computed in a way the fixer does not follow (%s)", fx.src.text[fx.src.toks[t.first].start:fx.src.toks[t.last].end])
+				return refuse("outputs is computed in a way the fixer does not follow (%s)", fx.src.span(t.first, t.last))
 			}
 			if fx.act[i][ti] == unknown {
 				return refuse("cannot tell whether %s applies for %s", describe(t), c.Name)

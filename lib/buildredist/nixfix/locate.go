@@ -232,8 +232,14 @@ func (s *source) binding(name string) (binding, bool) {
 }
 
 // valueText is the source text of a binding's value.
-func (s *source) valueText(b binding) string {
-	return s.text[s.toks[b.value].start:s.toks[b.semicolon-1].end]
+func (s *source) valueText(b binding) string { return s.span(b.value, b.semicolon-1) }
+
+// span is the source text of tokens first..last ("" when empty).
+func (s *source) span(first, last int) string {
+	if first > last || first < 0 || last >= len(s.toks) {
+		return ""
+	}
+	return s.text[s.toks[first].start:s.toks[last].end]
 }
 
 // literalBool returns the value of a binding that is a literal
