@@ -265,8 +265,10 @@ type term struct {
 	// first and last are the term's token indices; open and close the
 	// brackets of its list (-1 when opaque).
 	first, last, open, close int
-	elems                    []elem
-	opaque                   bool
+	// condFirst and condLast are the condition's tokens.
+	condFirst, condLast int
+	elems               []elem
+	opaque              bool
 }
 
 // elem is one string of a list: its token index and value.
@@ -311,7 +313,8 @@ func (s *source) term(first, last int) term {
 		if open <= condFirst || !s.isCondition(condFirst, open-1) {
 			return t
 		}
-		t.cond = s.text[s.toks[condFirst].start:s.toks[open-1].end]
+		t.cond = s.span(condFirst, open-1)
+		t.condFirst, t.condLast = condFirst, open-1
 		t.open, t.close, t.opaque = open, last, false
 	}
 	for j := t.open + 1; j < t.close; j++ {

@@ -26,10 +26,17 @@ func NewFile(redist, pname string, archives []NewArchive) (string, error) {
 		return "", fmt.Errorf("%s: no archive to write a package file from", pname)
 	}
 	facts := make([]buildredist.ArchiveFacts, len(archives))
+	withVariant, without := false, false
 	for i, a := range archives {
 		v := a.Variant
 		if v == "None" {
 			v = ""
+		}
+		withVariant, without = withVariant || v != "", without || v == ""
+		if withVariant && without {
+			// Conditions on cudaMajorVersion cannot tell a variant from
+			// an archive for every CUDA version.
+			return "", fmt.Errorf("%s has archives with and without CUDA variants; write its file by hand", pname)
 		}
 		facts[i] = buildredist.ArchiveFacts{Package: pname, Platform: a.Platform, Variant: v, Facts: buildredist.Analyze(a.Tree, a.Options)}
 	}
@@ -63,9 +70,9 @@ func NewFile(redist, pname string, archives []NewArchive) (string, error) {
 // expression uses, sorted, one a line as nixfmt writes two or more.
 func formals(expr string) string {
 	names := []string{"buildRedist"}
-	for _, n := range []string{"backendStdenv", "cudaMajorVersion", "lib"} {
+	for _, n := range []string{"backendStdenv.", "cudaMajorVersion", "lib."} {
 		if strings.Contains(expr, n) {
-			names = append(names, n)
+			names = append(names, strings.TrimSuffix(n, "."))
 		}
 	}
 	sort.Strings(names)
@@ -94,7 +101,12 @@ func formatOutputs(expr, indent string) (string, error) {
 			list = nixExpanded(values(t), indent)
 		}
 		if i > 0 {
-			out.WriteString("\n" + indent + "++ lib.optionals " + t.cond + " ")
+			cond := t.cond
+			// ((a && b)): print-buildredist's parentheses around a pair.
+			if f, l := t.condFirst, t.condLast; src.is(f, "(") && src.is(f+1, "(") && src.match[f+1] == l-1 {
+				cond = src.span(f+1, l-1)
+			}
+			out.WriteString("\n" + indent + "++ lib.optionals " + cond + " ")
 		}
 		out.WriteString(list)
 	}
