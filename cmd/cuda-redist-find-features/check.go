@@ -80,7 +80,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 }
 
 func (cf *checkFlags) run(e *env, args []string) error {
-	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args)
+	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args, len(cf.redists) > 0)
 	if err != nil {
 		return err
 	}
@@ -138,15 +138,16 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 }
 
 // checkDirs works out the packages directory and the manifest directories
-// from the arguments, or from the Nixpkgs checkout alone.
-func checkDirs(nixpkgs string, args []string) (string, []string, error) {
+// from the arguments (PACKAGES_DIR alone when --redist gives them), or
+// from the Nixpkgs checkout alone.
+func checkDirs(nixpkgs string, args []string, redists bool) (string, []string, error) {
 	if nixpkgs != "" {
 		if st, err := os.Stat(filepath.Join(nixpkgs, "lib", "default.nix")); err != nil || !st.Mode().IsRegular() {
 			return "", nil, usageErrorf("--nixpkgs %s: no lib/default.nix there (want a Nixpkgs checkout)", nixpkgs)
 		}
 	}
 	switch {
-	case len(args) >= 2:
+	case len(args) >= 2, len(args) == 1 && nixpkgs == "" && redists:
 		return args[0], args[1:], nil
 	case nixpkgs == "":
 		return "", nil, usageErrorf("check-nixpkgs takes PACKAGES_DIR and at least one MANIFEST_DIR, or --nixpkgs DIR")

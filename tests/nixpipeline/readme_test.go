@@ -16,9 +16,11 @@ type readmeExample struct {
 	output  string
 }
 
-func readmeExamples(t *testing.T) []readmeExample {
+// readmeExamples reads the console examples of a Markdown file of the
+// repository.
+func readmeExamples(t *testing.T, file string) []readmeExample {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot(), file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,21 +65,43 @@ func TestREADMEExamples(t *testing.T) {
 		"P=/tmp/nixpkgs-full/pkgs/development/cuda-modules":                               "setup of the run on the real Nixpkgs files",
 		"./crff check-nixpkgs --eval-only --hints=false $P/packages $P/_cuda/manifests/*": "the real Nixpkgs package files are not in the repository; their shapes are tested in check_*_test.go",
 	}
-	examples := readmeExamples(t)
+	if ran := runExamples(t, "README.md", notRun); ran < 5 {
+		t.Errorf("ran %d README examples, want at least 5 (print-buildredist, print-dependencies, process-manifests, check-nixpkgs and its --json)", ran)
+	}
+}
+
+// TestDocsExamples runs the console examples of docs/nixpkgs.md (the
+// --fix session) the same way.
+func TestDocsExamples(t *testing.T) {
+	requireNix(t)
+	notRun := map[string]string{
+		"cp -r sample /tmp/demo/sample": "setup of the check-nixpkgs session, done by the test",
+		"echo $?":                       "the exit code of the command before it, checked with that command",
+	}
+	if ran := runExamples(t, "docs/nixpkgs.md", notRun); ran < 1 {
+		t.Errorf("ran %d examples of docs/nixpkgs.md, want at least 1 (check-nixpkgs --fix --dry-run)", ran)
+	}
+}
+
+// runExamples runs the console examples of file that are not in notRun
+// and returns how many ran.
+func runExamples(t *testing.T, file string, notRun map[string]string) int {
+	t.Helper()
+	examples := readmeExamples(t, file)
 	ran := 0
 	var previous []string // the arguments of the last example run
 	for i, ex := range examples {
 		if reason, ok := notRun[ex.command]; ok {
-			t.Logf("README.md:%d not run: %s", ex.line, reason)
+			t.Logf("%s:%d not run: %s", file, ex.line, reason)
 			continue
 		}
 		if strings.Contains(ex.command, "# online") {
-			t.Logf("README.md:%d not run: online", ex.line)
+			t.Logf("%s:%d not run: online", file, ex.line)
 			continue
 		}
 		fields := strings.Fields(ex.command)
 		if fields[0] != "cuda-redist-find-features" && fields[0] != "./crff" {
-			t.Errorf("README.md:%d: %q is neither run nor listed as not run", ex.line, ex.command)
+			t.Errorf("%s:%d: %q is neither run nor listed as not run", file, ex.line, ex.command)
 			continue
 		}
 		args, line, demo := readmeArgs(t, fields[1:], previous)
@@ -96,13 +120,11 @@ func TestREADMEExamples(t *testing.T) {
 			want = strings.ReplaceAll(want, "/tmp/demo", demo)
 		}
 		if code != wantCode || stdout != want {
-			t.Errorf("README.md:%d: %s: exit %d (want %d)\nstdout:\n%s\nREADME says:\n%s\nstderr:\n%s", ex.line, ex.command, code, wantCode, stdout, want, stderr)
+			t.Errorf("%s:%d: %s: exit %d (want %d)\nstdout:\n%s\n%s says:\n%s\nstderr:\n%s", file, ex.line, ex.command, code, wantCode, stdout, file, want, stderr)
 		}
 		ran++
 	}
-	if ran < 5 {
-		t.Errorf("ran %d README examples, want at least 5 (print-buildredist, print-dependencies, process-manifests, check-nixpkgs and its --json)", ran)
-	}
+	return ran
 }
 
 // readmeArgs makes an example's arguments runnable here: result-sample-V
