@@ -120,7 +120,7 @@ func (fr *fixRun) options(cudaVersion string) buildredist.Options {
 var validPname = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 
 // newFiles writes <pname>.nix for each package no file has (unless a
-// file of that name exists: it does not evaluate, and says so).
+// file that would be its own exists: it does not evaluate, and says so).
 func (fr *fixRun) newFiles(missing []nixpkgscheck.Unpackaged) {
 	for _, u := range missing {
 		name := u.Package + ".nix"
@@ -128,7 +128,7 @@ func (fr *fixRun) newFiles(missing []nixpkgscheck.Unpackaged) {
 			fr.refuse(name, "the pname "+u.Package+" is no file name")
 			continue
 		}
-		if _, err := os.Lstat(filepath.Join(fr.packagesDir, name)); err == nil {
+		if fr.hasOwnFile(u.Package) {
 			continue
 		}
 		var archives []nixfix.NewArchive
@@ -142,6 +142,17 @@ func (fr *fixRun) newFiles(missing []nixpkgscheck.Unpackaged) {
 		}
 		fr.old[name], fr.new[name] = "", text
 	}
+}
+
+// hasOwnFile: a file that would be the package's own exists (it does
+// not evaluate, or the package would not be missing).
+func (fr *fixRun) hasOwnFile(pname string) bool {
+	for _, own := range []string{pname + ".nix", pname + "/package.nix", pname + "/default.nix"} {
+		if _, err := os.Lstat(filepath.Join(fr.packagesDir, own)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (fr *fixRun) refuse(file, why string) {
