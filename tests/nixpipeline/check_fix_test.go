@@ -178,4 +178,72 @@ func TestCheckNixpkgsCoverage(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "ERROR nvpl_blas.nix: redistName nvpl: no manifest of this redist was given") {
 		t.Errorf("a file no manifest covers: exit %d\n%s", code, out)
 	}
+
+	// An output buildRedist drops: a warning even with --hints=false.
+	files = map[string]string{}
+	for k, v := range goodPackages {
+		files[k] = v
+	}
+	files["cuda_demo_tools.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "cuda_demo_tools"; outputs = [ "out" "bin" "man" ]; }
+`
+	code, _, out = run("--redist", "sample="+other, packagesDir(t, files))
+	if code != 0 || !strings.Contains(out, `cuda_demo_tools.nix: output \"man\" is not one buildRedist knows`) {
+		t.Errorf("a dropped output: exit %d\n%s", code, out)
+	}
+}
+
+// The files in the real shapes, drifted in ways --fix repairs: an
+// unconditional "++ [ "static" ]" (sbsa has none), stubs undeclared,
+// allowFHSReferences gone, an output no archive fills in the let ... in
+// form of cudnn. After --fix the check is clean and every file parses.
+func TestCheckRealShapesFix(t *testing.T) {
+	requireNix(t)
+	manifests, archives := cudaTree(t)
+	files := withFiles(realShapes, map[string]string{
+		"cuda_cupti.nix": strings.Replace(realShapes["cuda_cupti.nix"],
+			`++ lib.optionals (backendStdenv.hostNixSystem == "x86_64-linux") [ "static" ]`, `++ [ "static" ]`, 1),
+		"libcublas.nix": strings.Replace(realShapes["libcublas.nix"], "    \"static\"\n    \"stubs\"\n", "    \"static\"\n", 1),
+		"cuda_nvcc.nix": strings.Replace(realShapes["cuda_nvcc.nix"], "  allowFHSReferences = true;\n\n", "", 1),
+		"cudnn.nix":     strings.Replace(realShapes["cudnn.nix"], "      \"out\"\n      \"dev\"\n", "      \"out\"\n      \"bin\"\n      \"dev\"\n", 1),
+	})
+	pkgs := packagesDir(t, files)
+	dirs := []string{filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn")}
+	code, lines, stderr := runCheck(t, archives, append([]string{"--fix", "--hints=false", pkgs}, dirs...)...)
+	if code != 0 {
+		t.Fatalf("--fix: exit %d\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
+	t.Logf("--fix:\n%s", strings.Join(lines, "\n"))
+	for _, want := range []string{
+		"+++ b/cuda_cupti.nix",
+		`-  ++ [ "static" ];`,
+		`+  ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];`,
+		"+++ b/libcublas.nix",
+		`+    "stubs"`,
+		"+++ b/cuda_nvcc.nix",
+		"+  allowFHSReferences = true;",
+		"+++ b/cudnn.nix",
+		`-      "bin"`,
+	} {
+		if !contains(lines, want) {
+			t.Errorf("no line %q in the diff:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	for name := range files {
+		if !strings.HasSuffix(name, ".nix") {
+			continue
+		}
+		if out, err := exec.Command("nix-instantiate", "--parse", filepath.Join(pkgs, name)).CombinedOutput(); err != nil {
+			t.Errorf("%s does not parse: %v %s", name, err, out)
+		}
+	}
+	// Only the drifted files changed; the others are byte for byte.
+	after := readDir(t, pkgs)
+	for _, name := range []string{"cuda_cudart.nix", "libnvjitlink.nix", "libcusparse.nix", "libcusolver.nix", "cccl.nix", "cuda_nvml_dev.nix", "backendStdenv.nix", "README.md"} {
+		if after[name] != files[name] {
+			t.Errorf("%s changed:\n%s", name, after[name])
+		}
+	}
+	if code, lines, stderr := runCheck(t, archives, append([]string{"--hints=false", pkgs}, dirs...)...); code != 0 || len(lines) != 0 {
+		t.Errorf("check after --fix: exit %d\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
 }

@@ -131,15 +131,15 @@ func (fx *fixer) apply(p *plan) (string, error) {
 // or one item a line) unless nixfmt would change it: a one-line list
 // that grows to two or more items is expanded, an expanded list that
 // shrinks to one is put on one line. A branch whose list ends up empty
-// is removed with its "++"; a list with a comment inside is not
-// rewritten.
+// is removed with its "++" (so is an emptied list among others); a list
+// with a comment inside is not rewritten.
 func (fx *fixer) listEdit(t term, list []string) ([]edit, error) {
 	s := fx.src
 	open, close := s.toks[t.open], s.toks[t.close]
 	if s.hasComment(open.end, close.start) {
 		return nil, fmt.Errorf("%s has a comment inside; edit it by hand", describe(t))
 	}
-	if len(list) == 0 && t.cond != "" && len(fx.terms) > 1 {
+	if len(list) == 0 && len(fx.terms) > 1 {
 		return []edit{fx.dropTerm(t)}, nil
 	}
 	expanded := strings.Contains(s.text[open.start:close.end], "\n")
