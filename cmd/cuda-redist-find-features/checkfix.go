@@ -39,6 +39,9 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 	}
 	fr.fixFiles(byFile, probes)
 	fr.newFiles(missing)
+	if err := fr.validate(ctx); err != nil {
+		return err
+	}
 	findings, err := fr.recheck(ctx)
 	if err != nil {
 		return err
@@ -159,16 +162,33 @@ func (fr *fixRun) refuse(file, why string) {
 	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: "notFixed", File: file, Message: "not written: " + why})
 }
 
-// recheck parses every edited file with Nix and checks the edited
-// directory as check-nixpkgs would: its findings, with the refusals.
+// validate drops, as a refusal, every edit or new file Nix does not
+// parse (nix-instantiate --parse): nothing that does not parse is
+// written.
+func (fr *fixRun) validate(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "crff-fix-*")
+	if err != nil {
+		return fmt.Errorf("fix: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	for i, file := range sortedKeys(fr.new) {
+		p := filepath.Join(dir, fmt.Sprintf("%d.nix", i))
+		if err := os.WriteFile(p, []byte(fr.new[file]), 0o644); err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
+		if err := nixfix.Parses(ctx, p); err != nil {
+			delete(fr.new, file)
+			fr.refuse(file, "Nix does not parse the edit: "+strings.ReplaceAll(err.Error(), p, file))
+		}
+	}
+	return nil
+}
+
+// recheck checks the edited directory as check-nixpkgs would: its
+// findings, with the refusals.
 func (fr *fixRun) recheck(ctx context.Context) ([]nixpkgscheck.Finding, error) {
 	var findings []nixpkgscheck.Finding
 	err := fr.inCopy(fr.new, func(dir string) error {
-		for _, file := range sortedKeys(fr.new) {
-			if err := nixfix.Parses(ctx, filepath.Join(dir, filepath.FromSlash(file))); err != nil {
-				return fmt.Errorf("fix: the edit of %s does not parse, nothing written: %w", file, err)
-			}
-		}
 		files, err := pkgeval.Files(dir)
 		if err != nil {
 			return err

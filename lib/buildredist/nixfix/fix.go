@@ -1,6 +1,7 @@
 package nixfix
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -127,8 +128,13 @@ type fixer struct {
 func newFixer(src *source, cases []Case) *fixer {
 	fx := &fixer{src: src, cases: cases}
 	fx.outputs, fx.hasOut = src.binding("outputs")
-	if fx.hasOut {
+	switch {
+	case fx.hasOut:
 		fx.terms = src.terms(fx.outputs)
+	case slices.Contains(src.inherited, "outputs"):
+		// inherit outputs; (from a let): nothing the fixer can edit.
+		fx.hasOut = true
+		fx.terms = []term{{opaque: true, first: 0, last: -1}}
 	}
 	for _, c := range cases {
 		if c.Probe != nil {
@@ -369,7 +375,7 @@ func (fx *fixer) planOutputs(p *plan, wants [][]string) error {
 		}
 		for ti, t := range fx.terms {
 			if t.opaque {
-				return refuse("outputs is computed in a way the fixer does not follow (%s)", fx.src.span(t.first, t.last))
+				return refuse("outputs is computed in a way the fixer does not follow (%s)", cmp.Or(fx.src.span(t.first, t.last), "inherit"))
 			}
 			if fx.act[i][ti] == unknown {
 				return refuse("cannot tell whether %s applies for %s", describe(t), c.Name)
@@ -608,6 +614,9 @@ func (fx *fixer) planFlags(p *plan, decls [][]string) error {
 	}
 	if p.fhs {
 		p.cost++
+		if slices.Contains(fx.src.inherited, "allowFHSReferences") {
+			return refuse("allowFHSReferences must be true, and it is inherited")
+		}
 		if b, ok := fx.src.binding("allowFHSReferences"); ok {
 			if _, lit := fx.src.literalBool(b); !lit {
 				return refuse("allowFHSReferences must be true, and it is computed (%s)", fx.src.valueText(b))
@@ -637,6 +646,9 @@ func (fx *fixer) planHook(p *plan, decls [][]string) error {
 	current := func(i int) *bool { return fx.cases[i].Hook }
 	if all(current) {
 		return nil
+	}
+	if slices.Contains(fx.src.inherited, "includeRemoveStubsFromRunpathHook") {
+		return refuse("includeRemoveStubsFromRunpathHook is inherited and gives the wrong answer")
 	}
 	b, has := fx.src.binding("includeRemoveStubsFromRunpathHook")
 	if has {

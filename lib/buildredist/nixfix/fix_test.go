@@ -485,6 +485,24 @@ buildRedist {
 			refusal: "outputs is computed in a way the fixer does not follow (if backendStdenv",
 		},
 		{
+			name:    "outputs inherited from a let: refused",
+			targets: []target{{"linux-x86_64", "12.8", hdrs}},
+			in: `{ buildRedist }:
+let
+  outputs = [
+    "out"
+    "doc"
+  ];
+in
+buildRedist {
+  redistName = "cuda";
+  pname = "cuda_rt";
+  inherit outputs;
+}
+`,
+			refusal: "outputs is computed in a way the fixer does not follow (inherit)",
+		},
+		{
 			name:    "no outputs binding: the hook's literal flipped rather than outputs added",
 			targets: []target{{"linux-x86_64", "12.8", buildredist.Tree{Files: []string{"LICENSE", "stubs/libx.so", "lib/stubs/liby.so"}}}},
 			in: `{ buildRedist }:

@@ -72,10 +72,11 @@ buildRedist (
   in
   {
     inherit (lib) x;
+    inherit y;
     postFixup = with lib; assert true; "${a}";
     outputs = [ "out" ] ++ lib.optionals (lib.versionOlder finalAttrs.version "13") [ "doc" "lib" ] ++ optionals cond [ ];
   }
-)`, []string{"inherit", "postFixup", "outputs"}, []string{"buildRedist", "lib"},
+)`, []string{"inherit", "inherit", "postFixup", "outputs"}, []string{"buildRedist", "lib"},
 			[]string{": out", `(lib.versionOlder finalAttrs.version "13"): doc lib`, "cond: "}},
 		{"computed outputs are opaque", `{ buildRedist }: buildRedist rec { outputs = [ "out" ] ++ (if a then [ "lib" ] else [ ]) ++ [ x ]; }`,
 			[]string{"outputs"}, []string{"buildRedist"}, []string{": out", "opaque", "opaque"}},

@@ -23,6 +23,8 @@ type source struct {
 	// attrsOpen and attrsClose are the braces of buildRedist's set.
 	attrsOpen, attrsClose int
 	bindings              []binding
+	// inherited are the names "inherit" binds in buildRedist's set.
+	inherited []string
 }
 
 // binding is one "path = value;" (or "inherit ...;") of buildRedist's
@@ -193,8 +195,9 @@ func (s *source) findBindings() error {
 		b := binding{first: i}
 		var path []string
 		for ; i < s.attrsClose && !s.is(i, "=") && !(s.is(b.first, "inherit") && s.is(i, ";")); i++ {
-			if s.is(i, "${") {
+			if s.is(i, "${") || s.is(i, "(") && s.is(b.first, "inherit") {
 				i = s.match[i]
+				continue
 			}
 			if s.toks[i].kind != kPunct {
 				path = append(path, s.toks[i].text)
@@ -202,6 +205,7 @@ func (s *source) findBindings() error {
 		}
 		b.name = strings.Join(path, ".")
 		if s.is(b.first, "inherit") {
+			s.inherited = append(s.inherited, path[1:]...)
 			b.name, b.value, b.semicolon = "inherit", b.first+1, i
 			s.bindings = append(s.bindings, b)
 			i++
