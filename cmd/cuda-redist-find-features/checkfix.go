@@ -103,7 +103,7 @@ func (fr *fixRun) cases(fcs []nixpkgscheck.FixCase, probe []pkgeval.Result) []ni
 	var out []nixfix.Case
 	for _, fc := range fcs {
 		r := fc.Result
-		c := nixfix.Case{Name: fc.Name, Platform: fc.Platform, Options: fr.options(fc.CudaVersion), Outputs: r.Outputs, Hook: r.IncludeRemoveStubsFromRunpathHook, FHS: r.AllowFHSReferences}
+		c := nixfix.Case{Name: fc.Name, Platform: fc.Platform, CudaVersion: fc.CudaVersion, Options: fr.options(fc.CudaVersion), Outputs: r.Outputs, Hook: r.IncludeRemoveStubsFromRunpathHook, FHS: r.AllowFHSReferences}
 		for _, a := range fc.Archives {
 			c.Archives = append(c.Archives, nixfix.Archive{Name: a.Platform + " " + a.Variant + " " + a.Manifest, Tree: a.Features.Tree})
 		}

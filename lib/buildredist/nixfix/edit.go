@@ -176,7 +176,7 @@ func (fx *fixer) appendTerm(sp split) edit {
 	if len(sp.outputs) >= 2 {
 		list = nixExpanded(sp.outputs, indent)
 	}
-	text := " ++ lib.optionals (" + sp.cond() + ") " + list
+	text := " ++ lib.optionals " + sp.cond + " " + list
 	if strings.Contains(s.text[first.start:last.end], "\n") {
 		text = "\n" + indent + strings.TrimPrefix(text, " ")
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
@@ -21,8 +22,9 @@ type Archive struct {
 // such a case constrains nothing).
 type Case struct {
 	Name string
-	// Platform is the hostRedistSystem the file was evaluated for.
-	Platform string
+	// Platform is the hostRedistSystem and CudaVersion the cudaVersion
+	// (major.minor) the file was evaluated for.
+	Platform, CudaVersion string
 	Options  buildredist.Options
 	Outputs  []string
 	Hook     *bool // includeRemoveStubsFromRunpathHook, nil when unset
@@ -249,9 +251,9 @@ func activity(terms []term, declared []string) []tri {
 // plan is the edits a fix makes.
 type plan struct {
 	lists map[int][]string // term index: its new list
-	// splits are new "++ lib.optionals (platform condition) [ ... ]"
-	// terms, for outputs of the unconditional list that only some
-	// platforms fill; formals are the arguments they need.
+	// splits are new "++ lib.optionals COND [ ... ]" terms, for outputs
+	// of the unconditional list that only some platforms or CUDA
+	// versions fill; formals are the arguments they need.
 	splits  []split
 	formals []string
 	// create: the outputs binding to add (the file has none).
@@ -261,18 +263,13 @@ type plan struct {
 	cost   int
 }
 
-// split is a new term of outputs that applies on some platforms.
+// split is a new term of outputs: its condition (with parentheses),
+// the arguments that needs, and the cases it applies in.
 type split struct {
-	platforms []string
-	outputs   []string
-}
-
-// cond is the split's condition, as print-buildredist writes it.
-func (sp split) cond() string {
-	if len(sp.platforms) == 1 {
-		return "backendStdenv.hostRedistSystem == " + quote(sp.platforms[0])
-	}
-	return "lib.elem backendStdenv.hostRedistSystem " + nixInline(sp.platforms)
+	cond    string
+	formals []string
+	applies func(Case) bool
+	outputs []string
 }
 
 // hookEdit is what happens to includeRemoveStubsFromRunpathHook.
@@ -439,9 +436,11 @@ func (fx *fixer) removals(p *plan, ti int, t term, wants [][]string) ([]string, 
 	return list, nil
 }
 
-// split moves output o of the unconditional list t to a branch on the
-// platforms of the cases that keep it, when no case of those platforms
-// wants it gone.
+// split moves output o of the unconditional list t to a new branch
+// that applies in the cases that keep it: on their platforms, when no
+// case of those platforms wants it gone, else on the CUDA version, when
+// every case that keeps it has an older (or every one a newer) CUDA
+// than every case that does not.
 func (fx *fixer) split(p *plan, t term, o string, gone, kept []int) error {
 	names := func(is []int) string {
 		var n []string
@@ -454,6 +453,36 @@ func (fx *fixer) split(p *plan, t term, o string, gone, kept []int) error {
 	if t.cond != "" {
 		return refuse("%s: it needs a condition of its own", why)
 	}
+	sp, ok := fx.platformSplit(gone, kept)
+	if !ok {
+		sp, ok = fx.versionSplit(gone, kept)
+	}
+	if !ok {
+		return refuse("%s, and neither the platform nor the CUDA version tells them apart: write its condition by hand", why)
+	}
+	if fx.src.formalsOpen < 0 {
+		return refuse("%s: it needs a condition, and the file takes no argument set to add %s to", why, strings.Join(sp.formals, " and "))
+	}
+	for j := range p.splits {
+		if p.splits[j].cond == sp.cond {
+			p.splits[j].outputs = append(p.splits[j].outputs, o)
+			return nil
+		}
+	}
+	sp.outputs = []string{o}
+	p.splits = append(p.splits, sp)
+	for _, f := range sp.formals {
+		if !slices.Contains(fx.src.formals, f) && !slices.Contains(p.formals, f) {
+			p.formals = append(p.formals, f)
+		}
+	}
+	p.cost += 2
+	return nil
+}
+
+// platformSplit is a branch on the platforms of the kept cases, if no
+// gone case shares one.
+func (fx *fixer) platformSplit(gone, kept []int) (split, bool) {
 	var platforms []string
 	for _, i := range kept {
 		if pl := fx.cases[i].Platform; !slices.Contains(platforms, pl) {
@@ -462,27 +491,77 @@ func (fx *fixer) split(p *plan, t term, o string, gone, kept []int) error {
 	}
 	for _, i := range gone {
 		if pl := fx.cases[i].Platform; pl == "" || slices.Contains(platforms, pl) {
-			return refuse("%s, on the same platform: it needs a condition on the CUDA version of its own", why)
+			return split{}, false
 		}
-	}
-	if fx.src.formalsOpen < 0 {
-		return refuse("%s: it needs a platform condition, and the file takes no argument set to add backendStdenv to", why)
 	}
 	slices.Sort(platforms)
-	for j := range p.splits {
-		if slices.Equal(p.splits[j].platforms, platforms) {
-			p.splits[j].outputs = append(p.splits[j].outputs, o)
-			return nil
-		}
+	cond := "backendStdenv.hostRedistSystem == " + quote(platforms[0])
+	if len(platforms) > 1 {
+		cond = "lib.elem backendStdenv.hostRedistSystem " + nixInline(platforms)
 	}
-	p.splits = append(p.splits, split{platforms: platforms, outputs: []string{o}})
-	for _, f := range []string{"backendStdenv", "lib"} {
-		if !slices.Contains(fx.src.formals, f) && !slices.Contains(p.formals, f) {
-			p.formals = append(p.formals, f)
+	return split{cond: "(" + cond + ")", formals: []string{"backendStdenv", "lib"},
+		applies: func(c Case) bool { return slices.Contains(platforms, c.Platform) }}, true
+}
+
+// versionSplit is a branch on cudaOlder or cudaAtLeast, if the kept
+// cases' CUDA versions all lie below (or all at or above) the gone ones'.
+func (fx *fixer) versionSplit(gone, kept []int) (split, bool) {
+	lowest := func(is []int) (int, bool) {
+		best := -1
+		for _, i := range is {
+			if _, ok := cudaVersion(fx.cases[i]); !ok {
+				return 0, false
+			}
+			if best < 0 || compareVersions(fx.cases[i].CudaVersion, fx.cases[best].CudaVersion) < 0 {
+				best = i
+			}
 		}
+		return best, true
 	}
-	p.cost += 2
-	return nil
+	highest := func(is []int) int {
+		best := is[0]
+		for _, i := range is {
+			if compareVersions(fx.cases[i].CudaVersion, fx.cases[best].CudaVersion) > 0 {
+				best = i
+			}
+		}
+		return best
+	}
+	lowGone, ok1 := lowest(gone)
+	lowKept, ok2 := lowest(kept)
+	if !ok1 || !ok2 {
+		return split{}, false
+	}
+	if v := fx.cases[lowGone].CudaVersion; compareVersions(fx.cases[highest(kept)].CudaVersion, v) < 0 {
+		return split{cond: "(cudaOlder " + quote(v) + ")", formals: []string{"cudaOlder", "lib"},
+			applies: func(c Case) bool { return compareVersions(c.CudaVersion, v) < 0 }}, true
+	}
+	if v := fx.cases[lowKept].CudaVersion; compareVersions(fx.cases[highest(gone)].CudaVersion, v) < 0 {
+		return split{cond: "(cudaAtLeast " + quote(v) + ")", formals: []string{"cudaAtLeast", "lib"},
+			applies: func(c Case) bool { return compareVersions(c.CudaVersion, v) >= 0 }}, true
+	}
+	return split{}, false
+}
+
+// cudaVersion parses a case's major.minor CUDA version.
+func cudaVersion(c Case) ([2]int, bool) {
+	major, minor, ok := strings.Cut(c.CudaVersion, ".")
+	if !ok {
+		return [2]int{}, false
+	}
+	a, err1 := strconv.Atoi(major)
+	b, err2 := strconv.Atoi(minor)
+	return [2]int{a, b}, err1 == nil && err2 == nil
+}
+
+// compareVersions orders major.minor versions numerically.
+func compareVersions(a, b string) int {
+	va, _ := cudaVersion(Case{CudaVersion: a})
+	vb, _ := cudaVersion(Case{CudaVersion: b})
+	if va[0] != vb[0] {
+		return cmp.Compare(va[0], vb[0])
+	}
+	return cmp.Compare(va[1], vb[1])
 }
 
 // additions adds each output some cases want and do not declare to the
@@ -578,7 +657,7 @@ func (fx *fixer) declared(p *plan) ([][]string, error) {
 			decl = append(decl, list...)
 		}
 		for _, sp := range p.splits {
-			if slices.Contains(sp.platforms, c.Platform) {
+			if sp.applies(c) {
 				decl = append(decl, sp.outputs...)
 			}
 		}

@@ -76,7 +76,7 @@ func evaluate(t *testing.T, text string, targets []target) []Case {
 		if !r.OK() {
 			t.Fatalf("p.nix does not evaluate for %s: %s", tg.platform, r.Error)
 		}
-		cases = append(cases, Case{Name: tg.platform + " " + tg.cudaVersion, Platform: tg.platform, Options: buildredist.Options{CudaMajor: strings.Split(tg.cudaVersion, ".")[0]},
+		cases = append(cases, Case{Name: tg.platform + " " + tg.cudaVersion, Platform: tg.platform, CudaVersion: tg.cudaVersion, Options: buildredist.Options{CudaMajor: strings.Split(tg.cudaVersion, ".")[0]},
 			Outputs: r.Outputs, Hook: r.IncludeRemoveStubsFromRunpathHook, FHS: r.AllowFHSReferences,
 			Archives: []Archive{{Name: tg.platform, Tree: tg.tree}}})
 		if len(files) == 2 {
@@ -331,11 +331,56 @@ buildRedist (finalAttrs: {
 `,
 		},
 		{
-			name:    "an output one CUDA version lacks on the same platform: refused, saying why",
+			name:    "an output a newer CUDA version lacks moves to a branch on cudaOlder",
 			targets: []target{x86, x86v13},
 			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
 `,
-			refusal: "output static ends up empty for linux-x86_64 13.0 but not for linux-x86_64 12.8, and both take it from the list [ \"out\" \"include\" \"lib\" \"static\" \"stubs\" ], on the same platform",
+			want: `{ buildRedist, cudaOlder, lib }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (cudaOlder "13.0") [ "static" ]; }
+`,
+		},
+		{
+			name:    "an output only a newer CUDA version fills moves to a branch on cudaAtLeast",
+			targets: []target{{"linux-x86_64", "12.8", rtSbsa}, {"linux-x86_64", "13.0", rtX86}, {"linux-sbsa", "13.0", rtX86}},
+			in: `{
+  buildRedist,
+  lib,
+}:
+buildRedist {
+  redistName = "cuda";
+  pname = "cuda_rt";
+  outputs = [
+    "out"
+    "include"
+    "lib"
+    "static"
+    "stubs"
+  ];
+}
+`,
+			want: `{
+  buildRedist,
+  cudaAtLeast,
+  lib,
+}:
+buildRedist {
+  redistName = "cuda";
+  pname = "cuda_rt";
+  outputs = [
+    "out"
+    "include"
+    "lib"
+    "stubs"
+  ]
+  ++ lib.optionals (cudaAtLeast "13.0") [ "static" ];
+}
+`,
+		},
+		{
+			name:    "neither platform nor CUDA version tells the cases apart: refused, saying why",
+			targets: []target{x86, sbsa, x86v13, {"linux-sbsa", "13.0", rtX86}},
+			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
+`,
+			refusal: "output static ends up empty for linux-sbsa 12.8; linux-x86_64 13.0 but not for linux-x86_64 12.8; linux-sbsa 13.0, and both take it from the list [ \"out\" \"include\" \"lib\" \"static\" \"stubs\" ], and neither the platform nor the CUDA version tells them apart",
 		},
 		{
 			name:    "allowFHSReferences added after outputs, in the file's layout",

@@ -191,9 +191,9 @@ func FuzzFix(f *testing.F) {
 		} else {
 			outputs = []string{"out"}
 		}
-		x86 := Case{Name: "x86", Platform: "linux-x86_64", Outputs: outputs, Archives: []Archive{{Name: "x86", Tree: buildredist.Tree{
+		x86 := Case{Name: "x86", Platform: "linux-x86_64", CudaVersion: "12.8", Outputs: outputs, Archives: []Archive{{Name: "x86", Tree: buildredist.Tree{
 			Files: []string{"LICENSE", "include/a.h", "lib/libx.so", "lib/libx.a", "lib/stubs/libx.so", "bin/t"}, UsrFiles: []string{"bin/t"}}}}}
-		sbsa := Case{Name: "sbsa", Platform: "linux-sbsa", Outputs: outputs, Archives: []Archive{{Name: "sbsa", Tree: buildredist.Tree{
+		sbsa := Case{Name: "sbsa", Platform: "linux-sbsa", CudaVersion: "13.0", Outputs: outputs, Archives: []Archive{{Name: "sbsa", Tree: buildredist.Tree{
 			Files: []string{"LICENSE", "include/a.h", "lib/libx.so"}}}}}
 		got, err := Fix(src, []Case{x86, sbsa})
 		if err != nil || got == src {
