@@ -25,11 +25,11 @@ type Case struct {
 	// Platform is the hostRedistSystem and CudaVersion the cudaVersion
 	// (major.minor) the file was evaluated for.
 	Platform, CudaVersion string
-	Options  buildredist.Options
-	Outputs  []string
-	Hook     *bool // includeRemoveStubsFromRunpathHook, nil when unset
-	FHS      bool  // allowFHSReferences
-	Archives []Archive
+	Options               buildredist.Options
+	Outputs               []string
+	Hook                  *bool // includeRemoveStubsFromRunpathHook, nil when unset
+	FHS                   bool  // allowFHSReferences
+	Archives              []Archive
 	// Probe is what the file made by Probe declares in this case (nil
 	// when it was not evaluated): it tells exactly which parts of the
 	// outputs expression apply, where matching Outputs against them
