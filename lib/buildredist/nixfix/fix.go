@@ -647,8 +647,11 @@ func (fx *fixer) declared(p *plan) ([][]string, error) {
 		}
 		var decl []string
 		for ti, t := range fx.terms {
-			if fx.act[i][ti] == no {
+			switch fx.act[i][ti] {
+			case no:
 				continue
+			case unknown:
+				return nil, refuse("cannot tell whether %s applies for %s", describe(t), c.Name)
 			}
 			list, ok := p.lists[ti]
 			if !ok {

@@ -603,3 +603,23 @@ buildRedist {
 		})
 	}
 }
+
+// Without a probe, which of two branches with the same list applies is
+// unknown: the fix is refused rather than guessed.
+func TestFixAmbiguousWithoutProbe(t *testing.T) {
+	in := `{ buildRedist, lib, a, b }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals a [ "static" ] ++ lib.optionals b [ "static" ]; }
+`
+	c := Case{Name: "sbsa", Platform: "linux-sbsa", CudaVersion: "12.8", Options: buildredist.Options{CudaMajor: "12"},
+		Outputs: []string{"out", "include", "lib", "stubs", "static"}, Archives: []Archive{{Name: "sbsa", Tree: rtSbsa}}}
+	got, err := Fix(in, []Case{c})
+	if err == nil || !strings.Contains(err.Error(), "cannot tell whether the branch optionals a applies for sbsa") || got != in {
+		t.Errorf("Fix: %v\n%s", err, got)
+	}
+	// With the probe's answer (b applies), b's branch goes.
+	c.Probe = []string{"nixfix-probe-0", "out", "include", "lib", "stubs", "nixfix-probe-2", "static"}
+	got, err = Fix(in, []Case{c})
+	want := strings.Replace(in, ` ++ lib.optionals b [ "static" ]`, "", 1)
+	if err != nil || got != want {
+		t.Errorf("Fix with the probe: %v\n%s", err, got)
+	}
+}
