@@ -86,7 +86,7 @@ func TestCheckNixpkgsFix(t *testing.T) {
 	}
 	// patch(1) turns the old files into the new ones with the diff.
 	patched := packagesDir(t, before)
-	cmd := exec.Command("patch", "-s", "-p1")
+	cmd := exec.Command("patch", "-p1")
 	cmd.Dir, cmd.Stdin = patched, strings.NewReader(strings.Join(dry, "\n")+"\n")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("patch: %v %s", err, out)

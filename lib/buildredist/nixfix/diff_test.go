@@ -45,8 +45,9 @@ func TestDiffShape(t *testing.T) {
 // TestDiffAppliesWithPatch: patch(1), the oracle, turns the old text into
 // the new one with each diff, for random edits of random texts.
 func TestDiffAppliesWithPatch(t *testing.T) {
-	if _, err := exec.LookPath("patch"); err != nil {
-		testenv.Unavailable(t, "patch is not installed (apt-get install patch)", "CRFF_REQUIRE_NIX")
+	// GNU patch: BusyBox's (in the Nix build sandbox) lacks the options.
+	if out, err := exec.Command("patch", "--version").CombinedOutput(); err != nil || !strings.Contains(string(out), "GNU patch") {
+		testenv.Unavailable(t, "GNU patch is not installed (apt-get install patch)", "CRFF_REQUIRE_NIX")
 	}
 	r := rand.New(rand.NewSource(1))
 	words := []string{"a", "b", "c", "  \"out\"", "  \"lib\"", "]", ""}
