@@ -340,9 +340,6 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 // --hints (they are counted either way).
 func (c *checkRun) print(enc *json.Encoder, f nixpkgscheck.Finding) error {
 	switch {
-	case f.Kind == "unknownOutput" && !c.hints:
-		c.e.log.Warn(f.Text()) // a dropped output is never silent
-		return nil
 	case f.Level == nixpkgscheck.LevelHint && !c.hints:
 		return nil
 	case c.json:
