@@ -48,6 +48,8 @@ type checkFlags struct {
 	urls                               multiFlag
 	nixpkgs, cudaVersion               *string
 	globstar, hints, jsonOut, evalOnly *bool
+	fix, dryRun                        *bool
+	redists                            multiFlag
 	jobs                               *int
 	evalTimeout                        *time.Duration
 	evalMaxMemory                      byteSize
@@ -68,13 +70,24 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.evalTimeout = fs.Duration("eval-timeout", pkgeval.DefaultTimeout, "time bound of each nix-instantiate that evaluates package files; a file that runs past it is an ERROR")
 	cf.evalMaxMemory = pkgeval.DefaultMaxMemory
 	fs.Var(&cf.evalMaxMemory, "eval-max-memory", "address-space bound of each nix-instantiate that evaluates package files (KiB, MiB, GiB); a file that runs out of it is an ERROR")
+	cf.fix = fs.Bool("fix", false, "repair the package files: the smallest edits of outputs, allowFHSReferences and includeRemoveStubsFromRunpathHook that fix every error, "+
+		"a new PNAME.nix for a package no file has; print the unified diff, then what the check of the repaired files finds (a file it cannot fix safely is an error saying why)")
+	cf.dryRun = fs.Bool("dry-run", false, "with --fix: print the diff, write nothing")
+	fs.Var(&cf.redists, "redist", "NAME=DIR: the manifests in DIR are of redist NAME (the redistName of its package files); default: the directory's name")
 	cf.nf = addNixFlags(fs)
 	cf.cf = addCapabilityFlags(fs)
 	return cf
 }
 
 func (cf *checkFlags) run(e *env, args []string) error {
-	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args)
+	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args, len(cf.redists) > 0)
+	if err != nil {
+		return err
+	}
+	if err := cf.validateFix(); err != nil {
+		return err
+	}
+	manifestDirs, redists, err := redistDirs(manifestDirs, cf.redists)
 	if err != nil {
 		return err
 	}
@@ -91,6 +104,7 @@ func (cf *checkFlags) run(e *env, args []string) error {
 		return err
 	}
 	c.coverage = cov
+	c.redists = redists
 	if err := c.addManifests(manifestDirs, cf.urls, flt); err != nil {
 		return err
 	}
@@ -108,6 +122,7 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	}
 	runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
 	c := &checkRun{e: e, runner: runner, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
+		fix: *cf.fix, dryRun: *cf.dryRun,
 		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs,
 			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory)}}
 	if *cf.evalTimeout <= 0 {
@@ -123,15 +138,16 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 }
 
 // checkDirs works out the packages directory and the manifest directories
-// from the arguments, or from the Nixpkgs checkout alone.
-func checkDirs(nixpkgs string, args []string) (string, []string, error) {
+// from the arguments (PACKAGES_DIR alone when --redist gives them), or
+// from the Nixpkgs checkout alone.
+func checkDirs(nixpkgs string, args []string, redists bool) (string, []string, error) {
 	if nixpkgs != "" {
 		if st, err := os.Stat(filepath.Join(nixpkgs, "lib", "default.nix")); err != nil || !st.Mode().IsRegular() {
 			return "", nil, usageErrorf("--nixpkgs %s: no lib/default.nix there (want a Nixpkgs checkout)", nixpkgs)
 		}
 	}
 	switch {
-	case len(args) >= 2:
+	case len(args) >= 2, len(args) == 1 && nixpkgs == "" && redists:
 		return args[0], args[1:], nil
 	case nixpkgs == "":
 		return "", nil, usageErrorf("check-nixpkgs takes PACKAGES_DIR and at least one MANIFEST_DIR, or --nixpkgs DIR")
@@ -177,13 +193,18 @@ type checkRun struct {
 	evalOnly bool
 	// coverage: the --cuda-capabilities to report gaps for.
 	coverage capabilityCheck
+	// fix: repair the package files (checkfix.go); dryRun: only show how.
+	fix, dryRun bool
+	// redists names manifest directories (--redist NAME=DIR), by
+	// absolute path.
+	redists map[string]string
 }
 
 // addManifests adds the manifests of each directory that pass the filter,
 // with the base URL their archives are fetched from.
 func (c *checkRun) addManifests(dirs, urls []string, flt manifest.Filter) error {
 	for _, dir := range dirs {
-		redist := filepath.Base(mustAbs(dir))
+		redist := c.redistName(dir)
 		url, guessed := nixpkgscheck.BaseURL(urls, redist, len(dirs) == 1)
 		switch {
 		case guessed && c.evalOnly:
@@ -226,6 +247,9 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	c.e.log.Info("evaluated package files", "files", len(files), "cases", len(plan.Cases), "nix-instantiate runs", c.eval.Runs())
+	if c.fix {
+		return c.repair(ctx, packagesDir, files, plan, results)
+	}
 	findings, err := c.coverage.add(plan.Check(files, results), in.Archives)
 	if err != nil {
 		return err
@@ -248,7 +272,7 @@ func (c *checkRun) readManifests(in *nixpkgscheck.Input) map[string]*manifest.Ma
 		}
 		parsed[m.Path] = mf
 		good = append(good, m)
-		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf})
+		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf, Dir: filepath.Dir(m.Path)})
 	}
 	c.manifests = good
 	return parsed

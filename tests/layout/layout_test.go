@@ -53,6 +53,7 @@ var stage = map[string]int{
 	"lib/schema":                   5,
 	"lib/buildredist/pkgeval":      5,
 	"lib/buildredist/nixpkgscheck": 5,
+	"lib/buildredist/nixfix":       5,
 	// 6: driving Nix and the CLI.
 	"lib/nixlog":                    6,
 	"lib/nixdriver":                 6,

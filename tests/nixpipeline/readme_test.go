@@ -3,6 +3,7 @@ package nixpipeline
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -15,9 +16,11 @@ type readmeExample struct {
 	output  string
 }
 
-func readmeExamples(t *testing.T) []readmeExample {
+// readmeExamples reads the console examples of a Markdown file of the
+// repository.
+func readmeExamples(t *testing.T, file string) []readmeExample {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(repoRoot(), "README.md"))
+	data, err := os.ReadFile(filepath.Join(repoRoot(), file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,52 +60,100 @@ func TestREADMEExamples(t *testing.T) {
 	notRun := map[string]string{
 		"CGO_ENABLED=0 go build -o crff ./cmd/cuda-redist-find-features": "the build (the test builds the binary itself)",
 		"cp -r sample /tmp/demo":        "setup, done by the test",
-		"cp -r sample /tmp/demo/sample": "setup of the check-nixpkgs session",
-		"./crff check-nixpkgs --url file:///tmp/demo/sample pkgs /tmp/demo/sample": "its package files (pkgs) are not in the README; check-nixpkgs is tested in check_*_test.go",
-		"echo $?": "part of the check-nixpkgs session",
-		"./crff check-nixpkgs --json ... | sed -n 2p":                                     "part of the check-nixpkgs session",
+		"cp -r sample /tmp/demo/sample": "setup of the check-nixpkgs session, done by the test",
+		"echo $?":                       "the exit code of the command before it, checked with that command",
 		"P=/tmp/nixpkgs-full/pkgs/development/cuda-modules":                               "setup of the run on the real Nixpkgs files",
 		"./crff check-nixpkgs --eval-only --hints=false $P/packages $P/_cuda/manifests/*": "the real Nixpkgs package files are not in the repository; their shapes are tested in check_*_test.go",
 	}
+	if ran := runExamples(t, "README.md", notRun); ran < 5 {
+		t.Errorf("ran %d README examples, want at least 5 (print-buildredist, print-dependencies, process-manifests, check-nixpkgs and its --json)", ran)
+	}
+}
+
+// TestDocsExamples runs the console examples of docs/nixpkgs.md (the
+// --fix session) the same way.
+func TestDocsExamples(t *testing.T) {
+	requireNix(t)
+	notRun := map[string]string{
+		"cp -r sample /tmp/demo/sample": "setup of the check-nixpkgs session, done by the test",
+		"echo $?":                       "the exit code of the command before it, checked with that command",
+	}
+	if ran := runExamples(t, "docs/nixpkgs.md", notRun); ran < 1 {
+		t.Errorf("ran %d examples of docs/nixpkgs.md, want at least 1 (check-nixpkgs --fix --dry-run)", ran)
+	}
+}
+
+// runExamples runs the console examples of file that are not in notRun
+// and returns how many ran.
+func runExamples(t *testing.T, file string, notRun map[string]string) int {
+	t.Helper()
+	examples := readmeExamples(t, file)
 	ran := 0
-	for _, ex := range readmeExamples(t) {
+	var previous []string // the arguments of the last example run
+	for i, ex := range examples {
 		if reason, ok := notRun[ex.command]; ok {
-			t.Logf("README.md:%d not run: %s", ex.line, reason)
+			t.Logf("%s:%d not run: %s", file, ex.line, reason)
 			continue
 		}
 		if strings.Contains(ex.command, "# online") {
-			t.Logf("README.md:%d not run: online", ex.line)
+			t.Logf("%s:%d not run: online", file, ex.line)
 			continue
 		}
 		fields := strings.Fields(ex.command)
 		if fields[0] != "cuda-redist-find-features" && fields[0] != "./crff" {
-			t.Errorf("README.md:%d: %q is neither run nor listed as not run", ex.line, ex.command)
+			t.Errorf("%s:%d: %q is neither run nor listed as not run", file, ex.line, ex.command)
 			continue
 		}
-		args := fields[1:]
-		demo := ""
-		for i, a := range args {
-			if v, ok := strings.CutPrefix(a, "result-sample-"); ok {
-				args[i] = filepath.Join(repoRoot(), "tests", "golden", "sample", v)
-			}
-			if strings.Contains(a, "/tmp/demo") {
-				if demo == "" {
-					demo = copySample(t)
-				}
-				args[i] = strings.ReplaceAll(a, "/tmp/demo", demo)
-			}
-		}
+		args, line, demo := readmeArgs(t, fields[1:], previous)
+		previous = args
 		code, stdout, stderr := runDetector(t, args...)
+		wantCode := 0
+		if i+1 < len(examples) && examples[i+1].command == "echo $?" {
+			wantCode, _ = strconv.Atoi(strings.TrimSpace(examples[i+1].output))
+		}
+		if lines := strings.SplitAfter(stdout, "\n"); line > 0 && line <= len(lines) {
+			// A pipe into sed: the shell reports sed's exit code.
+			stdout, wantCode = lines[line-1], code
+		}
 		want := ex.output
 		if demo != "" {
 			want = strings.ReplaceAll(want, "/tmp/demo", demo)
 		}
-		if code != 0 || stdout != want {
-			t.Errorf("README.md:%d: %s: exit %d\nstdout:\n%s\nREADME says:\n%s\nstderr:\n%s", ex.line, ex.command, code, stdout, want, stderr)
+		if code != wantCode || stdout != want {
+			t.Errorf("%s:%d: %s: exit %d (want %d)\nstdout:\n%s\n%s says:\n%s\nstderr:\n%s", file, ex.line, ex.command, code, wantCode, stdout, file, want, stderr)
 		}
 		ran++
 	}
-	if ran < 3 {
-		t.Errorf("ran %d README examples, want at least 3 (print-buildredist, print-dependencies, process-manifests)", ran)
+	return ran
+}
+
+// readmeArgs makes an example's arguments runnable here: result-sample-V
+// is the golden result, /tmp/demo a copy of the sample (/tmp/demo/sample
+// one named sample, as check-nixpkgs takes the redist from the name),
+// and "--json ... | sed -n N" the previous example's arguments with
+// --json, of which line N is compared.
+func readmeArgs(t *testing.T, args, previous []string) (out []string, line int, demo string) {
+	t.Helper()
+	if len(args) >= 3 && args[1] == "--json" && args[2] == "..." {
+		n, err := strconv.Atoi(strings.TrimSuffix(args[len(args)-1], "p"))
+		if err != nil || len(previous) == 0 {
+			t.Fatalf("cannot run %q after %q", args, previous)
+		}
+		return append([]string{previous[0], "--json"}, previous[1:]...), n, ""
 	}
+	out = append([]string(nil), args...)
+	for i, a := range out {
+		if v, ok := strings.CutPrefix(a, "result-sample-"); ok {
+			out[i] = filepath.Join(repoRoot(), "tests", "golden", "sample", v)
+		}
+		if strings.Contains(a, "/tmp/demo") {
+			if demo == "" && strings.Contains(strings.Join(args, " "), "/tmp/demo/sample") {
+				demo = filepath.Dir(sampleAsRedist(t))
+			} else if demo == "" {
+				demo = copySample(t)
+			}
+			out[i] = strings.ReplaceAll(a, "/tmp/demo", demo)
+		}
+	}
+	return out, 0, demo
 }

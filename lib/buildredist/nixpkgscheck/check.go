@@ -54,6 +54,7 @@ func (p *Plan) Check(files []string, results map[string][]pkgeval.Result) []Find
 	findings = append(findings, evalFindings(files, results, p.CaseNames)...)
 	findings = append(findings, droppedOutputs(files, results)...)
 	findings = append(findings, noManifestFindings(files, results)...)
+	findings = append(findings, p.uncheckedFindings(files, results)...)
 	byPname, dups := resolvePnames(files, results, p.CaseNames)
 	findings = append(findings, dups...)
 	pv := p.providers()
@@ -303,9 +304,10 @@ func evalErrors(file string, rs []pkgeval.Result, caseNames []string, kind, pref
 }
 
 // noManifestFindings: a file whose redist no manifest given has was
-// skipped in every case, so only its redistName was evaluated; a file
-// that names buildRedist but returns something else was not checked at
-// all. Say so rather than let them pass for checked.
+// skipped in every case, so only its redistName was evaluated (an
+// error: nothing passes unchecked); a file that names buildRedist but
+// returns something else was not checked at all (a hint). Say so rather
+// than let them pass for checked.
 func noManifestFindings(files []string, results map[string][]pkgeval.Result) []Finding {
 	var out []Finding
 	for _, file := range files {
@@ -320,8 +322,9 @@ func noManifestFindings(files []string, results map[string][]pkgeval.Result) []F
 				Message: "the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked"})
 		}
 		if skipped {
-			out = append(out, Finding{Level: LevelHint, Kind: "noManifest", File: file,
-				Message: "redistName " + rs[0].RedistName + ": no manifest of this redist was given, so the file was evaluated only as far as its redistName"})
+			out = append(out, Finding{Level: LevelError, Kind: "noManifest", File: file,
+				Message: "redistName " + rs[0].RedistName + ": no manifest of this redist was given, so the file was evaluated only as far as its redistName and is not checked " +
+					"(give its manifest directory, or name one with --redist " + rs[0].RedistName + "=DIR)"})
 		}
 	}
 	return out

@@ -220,8 +220,21 @@ func TestCheck(t *testing.T) {
 				"s.nix": {{Skip: true, RedistName: "nvpl"}, evaluated("s", "out")}, // skipped in one case only
 			},
 			want: []Finding{
-				{Level: LevelHint, Kind: "noManifest", File: "n.nix", Message: "redistName nvpl: no manifest of this redist was given, so the file was evaluated only as far as its redistName"},
+				{Level: LevelError, Kind: "noManifest", File: "n.nix", Message: "redistName nvpl: no manifest of this redist was given, so the file was evaluated only as far as its redistName and is not checked (give its manifest directory, or name one with --redist nvpl=DIR)"},
 				{Level: LevelHint, Kind: "notBuildRedist", File: "q.nix", Message: "the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked"},
+			},
+		},
+		{
+			name:      "a manifest directory no file names (and an output buildRedist drops)",
+			manifests: []Manifest{{Redist: "cuda12", Version: "12.8.0", Parsed: parsed("o", "2.0"), Dir: "/m/cuda12"}},
+			archives:  []Archive{x86("a", detected(headersAndLib, nil, nil))},
+			files:     []string{"a.nix"},
+			results: map[string][]pkgeval.Result{
+				"a.nix": one(evaluated("a", "out", "include", "lib", "sample")),
+			},
+			want: []Finding{
+				{Level: LevelError, Kind: "noPackageFiles", File: "/m/cuda12", Message: "no package file in /pkgs has redistName \"cuda12\", so none of these manifests is checked (name the directory's redist with --redist NAME=DIR)"},
+				{Level: LevelWarning, Kind: "droppedOutput", File: "a.nix", Message: "declares output \"sample\", which buildRedist drops without a word (it keeps only out doc samples python bin dev include lib static stubs); \"samples\" is meant?"},
 			},
 		},
 		{

@@ -10,9 +10,10 @@ import (
 
 // Manifest is one manifest given to the check.
 type Manifest struct {
-	Redist  string // the manifest directory's name: "cuda", "cudnn", ...
+	Redist  string // the manifest directory's name: "cuda", "cudnn", ... (or --redist's)
 	Version string
 	Parsed  *manifest.Manifest
+	Dir     string // the manifest directory, for messages
 }
 
 // releases maps each package of the manifest to its version: what the

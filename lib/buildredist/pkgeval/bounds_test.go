@@ -184,3 +184,25 @@ import ./more.nix // {
 		t.Errorf("private.nix: %+v", r)
 	}
 }
+
+// A packages directory with "=" in its path (t.TempDir of a subtest
+// named "a = b" has one) is readable: -I takes the first "=" as the end
+// of a prefix.
+func TestEvaluateDirWithEquals(t *testing.T) {
+	requireNix(t)
+	dir, err := os.MkdirTemp("", "crff-eval-a=b,c-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "good.nix"), []byte(`{ buildRedist }: buildRedist { redistName = "cuda"; pname = "good"; outputs = [ "out" ]; }`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := evaluator().Evaluate(context.Background(), dir, []string{"good.nix"}, twoCases[:1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got["good.nix"][0]; !r.OK() || r.Pname != "good" {
+		t.Errorf("good.nix in %s: %+v", dir, r)
+	}
+}

@@ -114,7 +114,9 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 		args = append(args, "--option", o[0], o[1])
 	}
 	for _, p := range allowed {
-		args = append(args, "-I", p)
+		// With a prefix: Nix reads "-I a=b" as prefix a, path b, so a
+		// directory with "=" in its path would otherwise not be allowed.
+		args = append(args, "-I", "crff-allowed="+p)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

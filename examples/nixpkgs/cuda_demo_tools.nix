@@ -1,0 +1,14 @@
+{
+  buildRedist,
+}:
+buildRedist {
+  redistName = "sample";
+  pname = "cuda_demo_tools";
+
+  outputs = [
+    "out"
+    "bin"
+  ];
+
+  meta.mainProgram = "demo-tool";
+}

@@ -1,0 +1,12 @@
+{ buildRedist }:
+buildRedist {
+  redistName = "sample";
+  pname = "demo_samples";
+
+  outputs = [
+    "out"
+    "samples"
+    "python"
+    "lib"
+  ];
+}

@@ -1,0 +1,10 @@
+{ buildRedist }:
+buildRedist {
+  redistName = "sample";
+  pname = "demo_src";
+
+  outputs = [
+    "out"
+    "include"
+  ];
+}
