@@ -23,12 +23,23 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Col, message(e.Err))
 }
 
+// invalid says the document is not JSON at all (rather than JSON of
+// another shape), which the bare syntax message leaves to guess.
+func invalid(err error) bool {
+	var syn *json.SyntaxError
+	return errors.As(err, &syn) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
 func (e *Error) Unwrap() error { return e.Err }
 
 // message is err's text without encoding/json's "json: " prefix, which
 // says nothing once the file is named.
 func message(err error) string {
-	return strings.TrimPrefix(err.Error(), "json: ")
+	msg := strings.TrimPrefix(err.Error(), "json: ")
+	if invalid(err) {
+		return "not valid JSON: " + msg
+	}
+	return msg
 }
 
 // Position is the line and column (1-based, the column in characters) of

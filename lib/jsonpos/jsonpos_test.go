@@ -16,11 +16,11 @@ func TestUnmarshalNamesLineAndColumn(t *testing.T) {
 		doc  string
 		want string
 	}{
-		{"{\"a\":\n  {\"b\": 1,,}}", "f.json:2:11: invalid character ',' looking for beginning of object key string"},
-		{`{"a": 1`, "f.json:1:8: unexpected end of JSON input"},
-		{"{}\n{}", "f.json:2:1: invalid character '{' after top-level value"},
-		{"{\"é\": x}", "f.json:1:7: invalid character 'x' looking for beginning of value"},
-		{"", "f.json:1:1: unexpected end of JSON input"},
+		{"{\"a\":\n  {\"b\": 1,,}}", "f.json:2:11: not valid JSON: invalid character ',' looking for beginning of object key string"},
+		{`{"a": 1`, "f.json:1:8: not valid JSON: unexpected end of JSON input"},
+		{"{}\n{}", "f.json:2:1: not valid JSON: invalid character '{' after top-level value"},
+		{"{\"é\": x}", "f.json:1:7: not valid JSON: invalid character 'x' looking for beginning of value"},
+		{"", "f.json:1:1: not valid JSON: unexpected end of JSON input"},
 		{"[1,\n2,\n\"s\"]", "f.json:3:3: cannot unmarshal string into Go value of type int"},
 	} {
 		var v []int
