@@ -133,6 +133,14 @@ func aggregateFile(e *env, arg, name, version string) (string, error) {
 		}
 		return arg, nil
 	}
+	// A directory holding the file itself is an aggregate directory
+	// (or a copy of its one file).
+	if fi, err := os.Stat(filepath.Join(arg, name)); err == nil && fi.Mode().IsRegular() {
+		if version != "" {
+			return "", usageErrorf("--version picks a release of a directory process-manifests left results in; %s is one release's directory", arg)
+		}
+		return filepath.Join(arg, name), nil
+	}
 	dir, err := oneAggregateDir(e, arg, version)
 	if err != nil {
 		return "", err
