@@ -15,11 +15,11 @@ func printBuildRedistCommand() command {
 	return command{
 		name:    "print-buildredist",
 		args:    "FILE|DIR",
-		summary: "Print what each package's buildRedist call should declare (a buildRedist.json; an aggregate directory; or a directory process-manifests left aggregate_<version> links in, its newest release unless --version) as a table.",
+		summary: "Print what each package's buildRedist call should declare (from a buildRedist.json, an aggregate directory, or a directory process-manifests left results in) as a table.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			out := fs.String("out", "", "write to this file instead of stdout")
-			version := fs.String("version", "", "with a directory process-manifests left results in: the release to read (default: the newest)")
+			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			return func(args []string) error {
 				if err := wantArgs("print-buildredist", args, 1, "one FILE or DIR"); err != nil {
 					return err

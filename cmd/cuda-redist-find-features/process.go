@@ -121,6 +121,7 @@ func mustAbs(p string) string {
 type nixFlags struct {
 	detector, nixLib *string
 	options          multiFlag
+	offline          *bool
 }
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
@@ -129,6 +130,7 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 		nixLib:   fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
+	nf.offline = fs.Bool("offline", false, offlineHelp)
 	return nf
 }
 
@@ -189,15 +191,8 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	}
 	r := &nixdriver.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
 	attachProgress(r, e)
-	if sandbox {
-		r.Options = append(r.Options, [2]string{"sandbox", "true"})
-	}
-	for _, o := range nf.options {
-		name, value, ok := strings.Cut(o, "=")
-		if !ok || name == "" {
-			return nil, usageErrorf("--nix-option %q: want NAME=VALUE", o)
-		}
-		r.Options = append(r.Options, [2]string{name, value})
+	if r.Options, err = nf.nixOptions(sandbox); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

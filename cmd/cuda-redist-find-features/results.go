@@ -126,6 +126,14 @@ func versionsOf(dirs []string) []string {
 // names (itself, or one release of a results directory, see
 // oneAggregateDir).
 func aggregateFile(e *env, arg, name, version string) (string, error) {
+	path, err := findAggregateFile(e, arg, name, version)
+	if err == nil {
+		e.log.Debug("reading", "file", path)
+	}
+	return path, err
+}
+
+func findAggregateFile(e *env, arg, name, version string) (string, error) {
 	fi, err := os.Stat(arg)
 	if err != nil || !fi.IsDir() {
 		if version != "" {
