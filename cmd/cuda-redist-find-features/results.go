@@ -14,8 +14,9 @@ import (
 // The results process-manifests leaves for the other commands: per built
 // manifest, aggregate_<version>, a symlink to the manifest's aggregate
 // directory in the Nix store (feature_<version>.json, index.json,
-// detail.json, buildRedist.json), registered as a GC root. It lies beside
-// the manifest, or in --out. report, print-buildredist,
+// detail.json, buildRedist.json), registered as a GC root (with --store,
+// a local copy of that directory). It lies beside the manifest, or in
+// --out. report, print-buildredist,
 // print-dependencies and diff take such a directory (a "results
 // directory") as well as an aggregate directory itself.
 const aggregateLinkPrefix = "aggregate_"
@@ -23,7 +24,7 @@ const aggregateLinkPrefix = "aggregate_"
 // processSummary is process-manifests' help.
 const processSummary = "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
 	"Each built manifest's aggregate directory (feature_<version>.json, index.json, detail.json, buildRedist.json) stays in the Nix store, " +
-	"GC-rooted by the link aggregate_<version> beside the manifest (or in --out), which report, print-buildredist, print-dependencies and diff read. " +
+	"GC-rooted by the link aggregate_<version> beside the manifest (or in --out; with --store, aggregate_<version> is a copy of the directory), which report, print-buildredist, print-dependencies and diff read. " +
 	"Stdout lists the files and links written; a run that changes nothing leaves them as they were, modification times included. " +
 	"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it."
 
@@ -42,10 +43,15 @@ func aggregateLink(linkDir, manifestPath, version string) string {
 }
 
 // keepAggregate roots the manifest's aggregate under its link and prints
-// the link.
+// the link. With --store the aggregate stays in that store: its files are
+// copied into a directory of the link's name instead.
 func (p *processRun) keepAggregate(ctx context.Context, m nixdriver.ManifestOutcome) error {
 	link := aggregateLink(p.linkDir, m.Path, m.Version)
-	changed, err := p.runner.KeepOutput(ctx, m.Aggregate.Out, link)
+	keep := p.runner.KeepOutput
+	if p.runner.Store != "" {
+		keep = p.runner.CopyOutput
+	}
+	changed, err := keep(ctx, m.Aggregate.Out, link)
 	if err != nil {
 		return err
 	}

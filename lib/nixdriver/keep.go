@@ -16,9 +16,8 @@ import (
 // a symlink to it, registered as a GC root (`nix-store --add-root LINK
 // --indirect --realise OUT`), so that `nix-store --gc` keeps out as long
 // as link exists, and the commands that read aggregate directories find
-// it there. With Runner.Store, out is first copied from that store into
-// the local one (an aggregate has no references: only its own files
-// come). A link that already points at out and is a root is left alone,
+// it there. (With Runner.Store the outputs are not in the local store:
+// see CopyOutput.) A link that already points at out and is a root is left alone,
 // its modification time included; changed says whether link was
 // (re)made. A link that exists as anything but a symlink is not replaced.
 func (r *Runner) KeepOutput(ctx context.Context, out, link string) (changed bool, err error) {
@@ -28,11 +27,6 @@ func (r *Runner) KeepOutput(ctx context.Context, out, link string) (changed bool
 	}
 	if fi, err := os.Lstat(link); err == nil && fi.Mode()&os.ModeSymlink == 0 {
 		return false, fmt.Errorf("keep %s: %s exists and is not a symlink; move it away (it is where the result's link goes)", out, link)
-	}
-	if r.Store != "" {
-		if err := r.copyFromStore(ctx, out); err != nil {
-			return false, err
-		}
 	}
 	if cur, err := os.Readlink(link); err == nil && cur == out && pathExists(out) {
 		rooted, err := isRootOf(ctx, out, link)
@@ -73,23 +67,6 @@ func isRootOf(ctx context.Context, out, link string) (bool, error) {
 		}
 	}
 	return false, sc.Err()
-}
-
-// copyFromStore copies out (and its references) from Runner.Store into
-// the local store. The paths are the run's own builds, not a substitute
-// from elsewhere, so signatures are not asked for.
-func (r *Runner) copyFromStore(ctx context.Context, out string) error {
-	if pathExists(out) {
-		return nil
-	}
-	args := append(append([]string{}, nixCommand...), "copy", "--no-check-sigs", "--from", r.Store, out)
-	var errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix", append(args, r.optionArgs()...)...)
-	cmd.Stdout, cmd.Stderr = io.Discard, &errOut
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("nix copy --from %s %s: %w: %s", r.Store, out, err, bytes.TrimSpace(errOut.Bytes()))
-	}
-	return nil
 }
 
 // pathExists reports whether path (a store path, say) exists.
