@@ -17,9 +17,10 @@ import (
 // --indirect --realise OUT`), so that `nix-store --gc` keeps out as long
 // as link exists, and the commands that read aggregate directories find
 // it there. (With Runner.Store the outputs are not in the local store:
-// see CopyOutput.) A link that already points at out and is a root is left alone,
-// its modification time included; changed says whether link was
-// (re)made. A link that exists as anything but a symlink is not replaced.
+// see CopyOutput.) A link that already points at out and is a root is
+// left alone, its modification time included; changed says whether link
+// was (re)made. A link that exists as anything but a symlink is not
+// replaced.
 func (r *Runner) KeepOutput(ctx context.Context, out, link string) (changed bool, err error) {
 	link, err = filepath.Abs(link)
 	if err != nil {
