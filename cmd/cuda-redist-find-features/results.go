@@ -81,10 +81,15 @@ func aggregateDirs(arg string) ([]string, error) {
 	var versions []string
 	for _, e := range entries {
 		v, ok := strings.CutPrefix(e.Name(), aggregateLinkPrefix)
-		if !ok || !isAggregateDir(filepath.Join(arg, e.Name())) {
+		if !ok {
 			continue
 		}
-		byVersion[v] = filepath.Join(arg, e.Name())
+		path := filepath.Join(arg, e.Name())
+		if !isAggregateDir(path) {
+			// Not skipped: the newest release would silently be another.
+			return nil, fmt.Errorf("%s is no aggregate directory (a link to a store path that is gone?); run process-manifests again, or remove it", path)
+		}
+		byVersion[v] = path
 		versions = append(versions, v)
 	}
 	if len(versions) == 0 {

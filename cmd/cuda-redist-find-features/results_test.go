@@ -29,10 +29,6 @@ func resultsDir(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	// A link that is no aggregate directory is not taken for one.
-	if err := os.Symlink("/nonexistent", filepath.Join(dir, "aggregate_9.9.9")); err != nil {
-		t.Fatal(err)
-	}
 	return dir
 }
 
@@ -77,6 +73,12 @@ func TestCommandsReadResultsDirectory(t *testing.T) {
 func TestResultsDirectoryErrors(t *testing.T) {
 	empty := t.TempDir()
 	dir := resultsDir(t)
+	// A link whose store path is gone is an error, not skipped (the
+	// newest release would be another).
+	dangling := resultsDir(t)
+	if err := os.Symlink("/nonexistent", filepath.Join(dangling, "aggregate_9.9.9")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		code int
@@ -89,6 +91,7 @@ func TestResultsDirectoryErrors(t *testing.T) {
 		{[]string{"print-dependencies", "--version", "3.0.0", filepath.Join(dir, "redistrib_1.0.0.json")}, exitUsage, "is a file"},
 		{[]string{"diff", filepath.Join(dir, "aggregate_1.0.0")}, exitUsage, "one release there"},
 		{[]string{"diff", dir, dir, dir}, exitUsage, "given 3"},
+		{[]string{"print-buildredist", dangling}, exitFail, filepath.Join(dangling, "aggregate_9.9.9") + " is no aggregate directory"},
 	} {
 		code, _, stderr := runCLI(c.args...)
 		if code != c.code || !strings.Contains(stderr, c.want) {
