@@ -16,9 +16,8 @@ import (
 // directory in the Nix store (feature_<version>.json, index.json,
 // detail.json, buildRedist.json), registered as a GC root (with --store,
 // a local copy of that directory). It lies beside the manifest, or in
-// --out. report, print-buildredist,
-// print-dependencies and diff take such a directory (a "results
-// directory") as well as an aggregate directory itself.
+// --out. report, print-buildredist, print-dependencies and diff take such
+// a directory (a "results directory") as well as an aggregate directory.
 const aggregateLinkPrefix = "aggregate_"
 
 // processSummary is process-manifests' help.
