@@ -108,16 +108,3 @@ func WrapAt(path string, data []byte, off int64, err error) error {
 	line, col := Position(data, off)
 	return &Error{Path: path, Line: line, Col: col, Err: err}
 }
-
-// Unmarshal decodes data read from path into v; a syntax or type error
-// names the file, line and column.
-func Unmarshal(path string, data []byte, v any) error {
-	return Wrap(path, data, json.Unmarshal(data, v))
-}
-
-// Check fails, naming the file, line and column, unless data is exactly
-// one JSON value (trailing data is an error too).
-func Check(path string, data []byte) error {
-	var raw json.RawMessage
-	return Unmarshal(path, data, &raw)
-}

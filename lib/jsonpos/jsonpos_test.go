@@ -8,6 +8,12 @@ import (
 	"unicode/utf8"
 )
 
+// check places encoding/json's verdict on data, as jsoncheck does.
+func check(path string, data []byte) error {
+	var raw json.RawMessage
+	return Wrap(path, data, json.Unmarshal(data, &raw))
+}
+
 // TestUnmarshalNamesLineAndColumn: each broken document's error names the
 // file and the line and column of the byte at fault, as an editor counts
 // them (characters, not bytes, after a multi-byte one).
@@ -29,7 +35,7 @@ func TestUnmarshalNamesLineAndColumn(t *testing.T) {
 		if strings.HasPrefix(c.doc, "[") {
 			target = &v
 		}
-		err := Unmarshal("f.json", []byte(c.doc), target)
+		err := Wrap("f.json", []byte(c.doc), json.Unmarshal([]byte(c.doc), target))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%q: %v, want %q", c.doc, err, c.want)
 		}
@@ -45,7 +51,7 @@ func TestUnmarshalNamesLineAndColumn(t *testing.T) {
 // file only; nil stays nil.
 func TestWrapOnce(t *testing.T) {
 	data := []byte(`{"a" 1}`)
-	err := Check("f.json", data)
+	err := check("f.json", data)
 	again := Wrap("f.json", data, err)
 	if again.Error() != err.Error() || strings.Count(again.Error(), "f.json") != 1 {
 		t.Errorf("wrapped twice: %v", again)
@@ -53,7 +59,7 @@ func TestWrapOnce(t *testing.T) {
 	if got := Wrap("f.json", data, errors.New("other")).Error(); got != "f.json: other" {
 		t.Errorf("no offset: %q", got)
 	}
-	if Wrap("f.json", data, nil) != nil || Check("f.json", []byte(`{"ok": [1, 2]}`)) != nil {
+	if Wrap("f.json", data, nil) != nil || check("f.json", []byte(`{"ok": [1, 2]}`)) != nil {
 		t.Error("valid input gave an error")
 	}
 }
@@ -78,7 +84,7 @@ func FuzzPosition(f *testing.F) {
 	f.Add([]byte("{\"a\":\n  {\"b\": 1,,}}"))
 	f.Add([]byte("[\"\xff\",\n 1 2]"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		err := Check("f", data)
+		err := check("f", data)
 		if err == nil {
 			return
 		}

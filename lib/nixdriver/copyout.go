@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // CopyOutput copies the files of the store directory out, in the build's
@@ -69,7 +70,7 @@ func (r *Runner) listDir(ctx context.Context, dir string) ([]string, error) {
 		Type    string                     `json:"type"`
 		Entries map[string]json.RawMessage `json:"entries"`
 	}
-	if err := json.Unmarshal(data, &listing); err != nil || listing.Type != "directory" {
+	if err := jsoncheck.Unmarshal("nix store ls "+dir, data, &listing); err != nil || listing.Type != "directory" {
 		return nil, fmt.Errorf("nix store ls %s: not a directory listing (%v): %.200s", dir, err, data)
 	}
 	var names []string

@@ -161,7 +161,7 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 	}
 	// Each named once, JSON errors with the line and column.
 	for _, want := range []string{
-		"redistrib_3.0.0.json:1:22: not valid JSON: unexpected end of JSON input",
+		"redistrib_3.0.0.json:1:22: not valid JSON: the input ends with arrays or objects still open (2)",
 		`redistrib_3.0.1.json: package p: unknown key "linux-riscv64"`,
 		`: package demo_src: platform source: duplicate key "sha256"`,
 	} {
