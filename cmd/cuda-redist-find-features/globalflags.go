@@ -11,7 +11,7 @@ import (
 
 // rootFlagsHelp ends the top-level help: where results go, what the
 // flags shared by all commands mean. docs/cli.md shows it too.
-const rootFlagsHelp = `Results: process-manifests writes feature_<version>.json beside each manifest and keeps the manifest's aggregate directory (feature file, index.json, detail.json, buildRedist.json) as aggregate_<version>, a GC-rooted link to the Nix store, beside it (or in --out); it prints both on stdout. report, print-buildredist, print-dependencies and diff read that directory (or an aggregate directory). A run that changes nothing leaves every file and link as it was.
+const rootFlagsHelp = `Results: process-manifests writes feature_<version>.json beside each manifest and keeps the manifest's aggregate directory (feature file, index.json, detail.json, buildRedist.json) as aggregate_<version>, a GC-rooted link to the Nix store, beside it (or in --out); it prints both on stdout. report, print-buildredist, print-dependencies, coverage and diff read that directory (or an aggregate directory). A run that changes nothing leaves every file and link as it was.
 
 --version: alone or before the command (` + "`" + prog + ` --version` + "`" + `, or the version command) it prints the program's version. After a command's name it is that command's manifest version filter, as in the Python tool (` + "`" + `process-manifests --version 12.8.1 URL DIR` + "`" + `). Before a command it would be either, so ` + "`" + prog + ` --version process-manifests ...` + "`" + ` is refused.
 

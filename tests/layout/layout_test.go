@@ -25,13 +25,10 @@ var stage = map[string]int{
 	"lib/jsoncheck":    0,
 	"lib/symlink":      0,
 	"lib/builderattrs": 0,
-<<<<<<< HEAD
 	"lib/interrupt":    0,
 	"lib/safetext":     0,
-=======
 	"lib/jsonpos":      0,
 	"lib/ansi":         0,
->>>>>>> 6694b18 (layout: lib/jsonpos and lib/ansi are shared helpers (stage 0), named in README's layout section (which TestREADMELayoutNamesEveryPackage requires))
 	// 1: NVIDIA's manifests.
 	"lib/manifest":          1,
 	"lib/manifest/download": 1,
