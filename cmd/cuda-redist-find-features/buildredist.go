@@ -15,17 +15,21 @@ func printBuildRedistCommand() command {
 	return command{
 		name:    "print-buildredist",
 		args:    "FILE|DIR",
-		summary: "Print what each package's buildRedist call should declare (a buildRedist.json, or an aggregate directory holding one) as a table.",
+		summary: "Print what each package's buildRedist call should declare (from a buildRedist.json, an aggregate directory, or a directory process-manifests left results in) as a table.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			out := fs.String("out", "", "write to this file instead of stdout")
+			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			return func(args []string) error {
 				if err := wantArgs("print-buildredist", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				path := inputFile(args[0], "buildRedist.json")
+				path, err := aggregateFile(e, args[0], "buildRedist.json", *version)
+				if err != nil {
+					return err
+				}
 				var decls map[string]buildredist.Decl
-				if err := readFormat(path, "buildredist", false, &decls); err != nil {
+				if err = readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
 				return writeTableOrJSON(e, *out, *asJSON, decls, func(b *strings.Builder) { writeBuildRedistTable(b, decls) })

@@ -8,9 +8,11 @@ import (
 	"log/slog"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/spf13/cobra"
 	flag "github.com/spf13/pflag"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 // The command line is parsed by spf13/cobra with spf13/pflag: the Go
@@ -71,7 +73,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), coverageCommand(), docsCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), coverageCommand(), docsCommand(), versionCommand()}
 }
 
 // Groups of the top-level help, in this order.
@@ -109,17 +111,18 @@ func (r *runError) Unwrap() error { return r.err }
 
 // newRootCmd builds the command tree writing to e's streams.
 func newRootCmd(e *env) *cobra.Command {
-	var logLevel string
+	var logLevelName string
+	var verbose int
 	root := &cobra.Command{
 		Use:     prog,
 		Short:   "Find the features of NVIDIA CUDA redistributable archives.",
-		Long:    rootLong,
+		Long:    rootLong + "\n\n" + rootFlagsHelp,
 		Version: buildVersion(),
 		// Without a command: the help, as a usage error.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cmd.SetOut(e.stderr)
 			_ = cmd.Help()
-			return usageErrorf("no command given")
+			return noCommand(cmd)
 		},
 		SilenceErrors:     true,
 		SilenceUsage:      true,
@@ -128,21 +131,20 @@ func newRootCmd(e *env) *cobra.Command {
 	root.SetOut(e.stdout)
 	root.SetErr(e.stderr)
 	root.SetVersionTemplate(prog + " {{.Version}}\n")
-	root.PersistentFlags().StringVar(&logLevel, "log-level", "WARNING", "log level: DEBUG, INFO, WARNING, ERROR or CRITICAL")
+	root.PersistentFlags().StringVar(&logLevelName, "log-level", "WARNING", "log level: DEBUG, INFO, WARNING, ERROR or CRITICAL")
 	root.PersistentFlags().BoolVarP(&e.quiet, "quiet", "q", false, "show only errors: no progress, no Nix build lines (Nix's --quiet), log level ERROR unless --log-level is given")
+	root.PersistentFlags().CountVarP(&verbose, "verbose", "v", "log level INFO (-vv: DEBUG)")
 	_ = root.RegisterFlagCompletionFunc("log-level", cobra.FixedCompletions(
 		[]string{"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.AddGroup(commandGroups...)
 	root.SetHelpCommandGroupID(groupOther)
 	root.SetCompletionCommandGroupID(groupOther)
-	// Only on the top level: download-manifests --version V is a filter.
-	root.Flags().BoolP("version", "v", false, "print the version and exit")
+	// Only on the top level: download-manifests --version V is a filter
+	// (see versionBeforeCommand).
+	root.Flags().Bool("version", false, "print the version and exit (alone; after a command's name, --version is its manifest version filter)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		if e.quiet && !cmd.Flags().Changed("log-level") {
-			logLevel = "ERROR"
-		}
-		lv, err := parseLevel(logLevel)
+		lv, err := logLevel(cmd, e, logLevelName, verbose)
 		if err != nil {
 			return err
 		}
@@ -224,13 +226,20 @@ func firstSentence(s string) string {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	if !isTerminal(stderr) {
+		// Nix's colours (its structured log's messages keep them).
+		stderr = ansi.NewWriter(stderr)
+	}
 	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
 	defer safeErr.Flush()
 	defer safeOut.Flush()
 	e := &env{stdout: safeOut, stderr: safeErr, terminal: stderr, log: newLogger(safeErr, slog.LevelInfo)}
 	root := newRootCmd(e)
 	root.SetArgs(args)
-	cmd, err := root.ExecuteC()
+	cmd, err := root, versionBeforeCommand(root, args)
+	if err == nil {
+		cmd, err = root.ExecuteC()
+	}
 	e.stopContext()
 	if err == nil {
 		return exitOK

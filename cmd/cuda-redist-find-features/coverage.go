@@ -32,7 +32,7 @@ func coverageCommand() command {
 				if err := wantArgs("coverage", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				r, err := coverageOf(args[0], *caps)
+				r, err := coverageOf(e, args[0], *caps)
 				if err != nil {
 					return err
 				}
@@ -45,8 +45,10 @@ func coverageCommand() command {
 	}
 }
 
-// coverageOf reads the detail.json of arg and computes its coverage.
-func coverageOf(arg, caps string) (*coverage.Report, error) {
+// coverageOf reads the detail.json of arg (a file, an aggregate
+// directory, or the newest release of a results directory) and computes
+// its coverage.
+func coverageOf(e *env, arg, caps string) (*coverage.Report, error) {
 	if caps == "" {
 		return nil, usageErrorf("coverage needs --cuda-capabilities (such as 8.9,9.0,10.0f,12.0a)")
 	}
@@ -54,8 +56,12 @@ func coverageOf(arg, caps string) (*coverage.Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	path, err := aggregateFile(e, arg, "detail.json", "")
+	if err != nil {
+		return nil, err
+	}
 	var detail features.Detail
-	if err := readFormat(inputFile(arg, "detail.json"), "detail", true, &detail); err != nil {
+	if err := readFormat(path, "detail", true, &detail); err != nil {
 		return nil, err
 	}
 	return coverage.OfDetail(detail, list)

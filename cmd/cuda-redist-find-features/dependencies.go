@@ -17,17 +17,21 @@ func printDependenciesCommand() command {
 		name: "print-dependencies",
 		args: "FILE|DIR",
 		summary: "Print, per package, the sonames its libraries need from other packages and which package of the release provides each " +
-			"(a detail.json, or an aggregate directory holding one).",
+			"(from a detail.json, an aggregate directory, or a directory process-manifests left results in).",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			out := fs.String("out", "", "write to this file instead of stdout")
+			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			return func(args []string) error {
 				if err := wantArgs("print-dependencies", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				path := inputFile(args[0], "detail.json")
+				path, err := aggregateFile(e, args[0], "detail.json", *version)
+				if err != nil {
+					return err
+				}
 				var detail features.Detail
-				if err := readFormat(path, "detail", true, &detail); err != nil {
+				if err = readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				rows := dependencyRows(detail)

@@ -67,7 +67,7 @@ func readFormat(path, format string, lenient bool, v any) error {
 func parseJSON(path string, data []byte, wanted string) (any, error) {
 	err := jsoncheck.Check(data)
 	if err != nil && !errors.Is(err, jsoncheck.ErrSyntax) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, jsoncheck.Place(path, data, err)
 	}
 	if err == nil {
 		var doc any
@@ -75,7 +75,7 @@ func parseJSON(path string, data []byte, wanted string) (any, error) {
 			return doc, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: not JSON (%v); %s", path, err, wanted)
+	return nil, fmt.Errorf("%w; %s", jsoncheck.Place(path, data, err), wanted)
 }
 
 func decodeInto(path string, data []byte, v any) error {

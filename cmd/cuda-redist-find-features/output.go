@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
@@ -17,15 +15,6 @@ func writeResult(e *env, path string, data []byte) error {
 		return err
 	}
 	return atomicfile.Write(path, data)
-}
-
-// inputFile is FILE, or DIR/name when the argument is a directory (an
-// aggregate directory holding the file).
-func inputFile(arg, name string) string {
-	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-		return filepath.Join(arg, name)
-	}
-	return arg
 }
 
 // writeTableOrJSON writes v as canonical JSON when asJSON, else the table

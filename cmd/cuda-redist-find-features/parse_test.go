@@ -37,7 +37,7 @@ func TestOptionsAfterArguments(t *testing.T) {
 // TestVersionFlags: the top level's --version prints the program's
 // version; a manifest command's --version V is its filter.
 func TestVersionFlags(t *testing.T) {
-	for _, args := range [][]string{{"--version"}, {"-v"}} {
+	for _, args := range [][]string{{"--version"}, {"version"}, {"--log-level", "INFO", "--version"}} {
 		code, stdout, stderr := runCLI(args...)
 		if code != exitOK || !strings.HasPrefix(stdout, prog+" ") || stderr != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q", args, code, stdout, stderr)

@@ -31,14 +31,14 @@ type processFlags struct {
 	builders, store           *string
 	partial, cleanup, sandbox *bool
 	indexFile, redistName     *string
+	linkDir                   *string
 }
 
 func processCommand() command {
 	return command{
-		name: "process-manifests",
-		args: "URL MANIFEST_DIR",
-		summary: "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
-			"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it.",
+		name:    "process-manifests",
+		args:    "URL MANIFEST_DIR",
+		summary: processSummary,
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			pf := processFlags{filters: addFilterFlags(fs)}
 			pf.jobs = fs.IntP("max-jobs", "j", -1, "Nix's --max-jobs: builds run locally at once (-1: Nix's default; 0: none, everything on --builders; --no-parallel: 1)")
@@ -50,6 +50,7 @@ func processCommand() command {
 			pf.cleanup = fs.Bool("cleanup", false, "remove what this run added to the Nix store once the results are written")
 			pf.indexFile = fs.String("index", "", "also write the index format of all processed manifests to this file")
 			pf.redistName = fs.String("redist-name", "", "the redist's name in the index (default: from URL .../compute/<name>/redist, else MANIFEST_DIR's name)")
+			pf.linkDir = fs.String("out", "", "where the aggregate_<version> links go, the GC-rooted aggregate directories report, print-* and diff read (default: MANIFEST_DIR; one directory per redist)")
 			pf.nix = addNixFlags(fs)
 			pf.sandbox = fs.Bool("sandbox", true, "build in Nix's sandbox (--option sandbox true)")
 			return func(args []string) error {
@@ -75,7 +76,7 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if err != nil {
 		return nil, err
 	}
-	p := &processRun{e: e, cleanup: *pf.cleanup, partial: *pf.partial, indexFile: *pf.indexFile, redist: *pf.redistName}
+	p := &processRun{e: e, cleanup: *pf.cleanup, partial: *pf.partial, indexFile: *pf.indexFile, redist: *pf.redistName, linkDir: *pf.linkDir}
 	if p.redist == "" {
 		p.redist = manifest.RedistName(url, dir)
 	}
@@ -120,6 +121,7 @@ func mustAbs(p string) string {
 type nixFlags struct {
 	detector, nixLib *string
 	options          multiFlag
+	offline          *bool
 }
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
@@ -128,6 +130,7 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 		nixLib:   fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
+	nf.offline = fs.Bool("offline", false, offlineHelp)
 	return nf
 }
 
@@ -188,15 +191,8 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	}
 	r := &nixdriver.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
 	attachProgress(r, e)
-	if sandbox {
-		r.Options = append(r.Options, [2]string{"sandbox", "true"})
-	}
-	for _, o := range nf.options {
-		name, value, ok := strings.Cut(o, "=")
-		if !ok || name == "" {
-			return nil, usageErrorf("--nix-option %q: want NAME=VALUE", o)
-		}
-		r.Options = append(r.Options, [2]string{name, value})
+	if r.Options, err = nf.nixOptions(sandbox); err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -209,6 +205,7 @@ type processRun struct {
 	cleanup   bool
 	partial   bool
 	indexFile string
+	linkDir   string // --out: where the aggregate links go ("": beside the manifests)
 }
 
 // run builds the manifests' aggregates with Nix and copies their files
@@ -281,7 +278,10 @@ func (p *processRun) writeManifest(ctx context.Context, out *nixdriver.Outcome, 
 	dir := filepath.Dir(m.Path)
 	final := filepath.Join(dir, "feature_"+m.Version+".json")
 	if m.Built {
-		return "", p.copyOut(ctx, out, m.FeatureFile(), final)
+		if err := p.copyOut(ctx, out, m.FeatureFile(), final); err != nil {
+			return "", err
+		}
+		return "", p.keepAggregate(ctx, m)
 	}
 	failed := make([]string, len(m.FailedEntries))
 	for i, e := range m.FailedEntries {
@@ -299,7 +299,7 @@ func (p *processRun) writeManifest(ctx context.Context, out *nixdriver.Outcome, 
 	if err != nil {
 		return "", err
 	}
-	if err := atomicfile.Write(partial, data); err != nil {
+	if _, err := atomicfile.WriteIfChanged(partial, data); err != nil {
 		return "", err
 	}
 	fmt.Fprintln(p.e.stdout, partial)
@@ -321,13 +321,14 @@ func (p *processRun) writeIndex(ctx context.Context, out *nixdriver.Outcome) (st
 }
 
 // copyOut replaces dst atomically with the store file src (read from the
-// build's store: local, or --store) and prints dst.
+// build's store: local, or --store), unless dst holds it already, and
+// prints dst.
 func (p *processRun) copyOut(ctx context.Context, out *nixdriver.Outcome, src, dst string) error {
 	data, err := out.ReadFile(ctx, src)
 	if err != nil {
 		return fmt.Errorf("copy result: %w", err)
 	}
-	if err := atomicfile.Write(dst, data); err != nil {
+	if _, err := atomicfile.WriteIfChanged(dst, data); err != nil {
 		return err
 	}
 	fmt.Fprintln(p.e.stdout, dst)

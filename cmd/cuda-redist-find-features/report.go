@@ -15,20 +15,24 @@ import (
 func reportCommand() command {
 	return command{
 		name:    "report",
-		args:    "FEATURES_DIR...",
-		summary: "Write report.html and report.json of aggregate directories of one redist: outputs, GPU coverage, soname graph, changes.",
+		args:    "DIR...",
+		summary: "Write report.html and report.json of aggregate directories of one redist: outputs, GPU coverage, soname graph, changes. A DIR is an aggregate directory, or a directory process-manifests left aggregate_<version> links in (all its releases).",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			out := fs.String("out", "", "directory to write report.html and report.json into (required)")
 			against := fs.String("against", "", "compare the newest release with this version (default: the one before it among the inputs)")
 			caps := fs.String("cuda-capabilities", "", capabilitiesFlagUsage+": show, per release and platform, what their GPUs get from each package")
 			return func(args []string) error {
 				if len(args) == 0 {
-					return usageErrorf("report takes one or more FEATURES_DIR (aggregate directories)")
+					return usageErrorf("report takes one or more DIR (aggregate directories, or directories process-manifests left results in)")
 				}
 				if *out == "" {
 					return usageErrorf("report needs --out DIR")
 				}
-				r, unread, err := buildReport(e, args, *against, *caps)
+				dirs, err := expandAggregateDirs(args)
+				if err != nil {
+					return err
+				}
+				r, unread, err := buildReport(e, dirs, *against, *caps)
 				if err != nil {
 					return err
 				}
@@ -96,16 +100,17 @@ func buildReport(e *env, dirs []string, against, caps string) (r *report.Report,
 func releaseDiffCommand() command {
 	return command{
 		name:    "diff",
-		args:    "OLD NEW",
-		summary: "Print what changed between two releases (aggregate directories) as text for a commit message or PR description.",
+		args:    "OLD NEW | DIR",
+		summary: diffSummary,
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			return func(args []string) error {
-				if len(args) != 2 {
-					return usageErrorf("diff takes OLD and NEW (aggregate directories of one redist)")
+				dirs, err := diffDirs(args)
+				if err != nil {
+					return err
 				}
 				var rel [2]report.Release
 				var redist [2]string
-				for i, d := range args {
+				for i, d := range dirs {
 					a, err := report.ReadAggregate(d)
 					if err != nil {
 						return fmt.Errorf("aggregate %s: %w", d, err)
@@ -113,7 +118,7 @@ func releaseDiffCommand() command {
 					rel[i], redist[i] = report.ReleaseOf(a), a.Redist
 				}
 				if redist[0] != redist[1] {
-					return fmt.Errorf("diff: %s is %s but %s is %s (compare releases of one redist)", args[0], redist[0], args[1], redist[1])
+					return fmt.Errorf("diff: %s is %s but %s is %s (compare releases of one redist)", dirs[0], redist[0], dirs[1], redist[1])
 				}
 				return report.Diff(&rel[0], &rel[1]).WriteText(e.stdout, redist[0])
 			}

@@ -79,7 +79,7 @@ func TestReleaseDiffCommand(t *testing.T) {
 		{[]string{"diff", sample, filepath.Join(real, "12.2.2")}, exitFail, "is sample but"},
 		{[]string{"diff", sample, "/nonexistent"}, exitFail, "/nonexistent"},
 		{[]string{"report", sample}, exitUsage, "--out"},
-		{[]string{"report", "--out", t.TempDir()}, exitUsage, "FEATURES_DIR"},
+		{[]string{"report", "--out", t.TempDir()}, exitUsage, "one or more DIR"},
 		{[]string{"report", "--out", t.TempDir(), "--against", "0.1", sample}, exitFail, "--against 0.1"},
 	} {
 		code, _, stderr := runCLI(tc.args...)

@@ -40,7 +40,7 @@ func TestPrintBuildRedistWrongFormat(t *testing.T) {
 		{"print-buildredist", filepath.Join(golden, "detail.json"), []string{"this is a detail.json", wantDecl}},
 		{"print-buildredist", filepath.Join(golden, "index.json"), []string{"this is an index (index.json)", wantDecl}},
 		{"print-buildredist", manifest, []string{"this is an NVIDIA manifest (redistrib_<version>.json)", wantDecl}},
-		{"print-buildredist", notJSON, []string{"not JSON", wantDecl}},
+		{"print-buildredist", notJSON, []string{":1:1: not valid JSON: invalid character 'h'", wantDecl}},
 		{"print-buildredist", badDecl, []string{"not a buildRedist.json: at '/libx'", "got number, want null or array", wantDecl}},
 		{"print-dependencies", filepath.Join(golden, "buildRedist.json"), []string{"this is a buildRedist.json", wantDetail}},
 		{"print-dependencies", manifest, []string{"this is an NVIDIA manifest", wantDetail}},
@@ -50,7 +50,7 @@ func TestPrintBuildRedistWrongFormat(t *testing.T) {
 		if code != exitFail || stdout != "" {
 			t.Errorf("%s %s: exit %d, stdout %q; want exit 1 and nothing on stdout", tc.cmd, tc.file, code, stdout)
 		}
-		for _, w := range append([]string{tc.file + ": "}, tc.want...) {
+		for _, w := range append([]string{tc.file + ":"}, tc.want...) {
 			if !strings.Contains(stderr, w) {
 				t.Errorf("%s %s: stderr lacks %q:\n%s", tc.cmd, tc.file, w, stderr)
 			}

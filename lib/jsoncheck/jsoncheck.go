@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsonpos"
 )
 
 // MaxDepth bounds how deeply arrays and objects nest. The deepest real
@@ -150,7 +152,11 @@ func scan(r io.Reader, maxDepth int) error {
 	for {
 		tok, err := dec.Token()
 		if errors.Is(err, io.EOF) {
-			if !done {
+			switch {
+			case len(stack) > 0:
+				// A truncated file: say so rather than "no value".
+				return fail(ErrSyntax, "the input ends with arrays or objects still open (%d)", len(stack))
+			case !done:
 				return fail(ErrSyntax, "no JSON value")
 			}
 			return nil
@@ -192,13 +198,29 @@ func scan(r io.Reader, maxDepth int) error {
 }
 
 // Unmarshal checks data and then decodes it into v with encoding/json.
-// Errors name source.
+// Errors name source and, where they say, the line and column (see
+// Place).
 func Unmarshal(source string, data []byte, v any) error {
 	if err := Check(data); err != nil {
-		return fmt.Errorf("%s: %w", source, err)
+		return Place(source, data, err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %w", source, err)
+		return Place(source, data, err)
 	}
 	return nil
+}
+
+// Place names source, and the line and column in data where err is (an
+// *Error of Check, or encoding/json's syntax and type errors):
+// "source:3:14: ...". An error that says no place gets "source: ...";
+// without a source, err is returned as it is.
+func Place(source string, data []byte, err error) error {
+	var e *Error
+	switch {
+	case err == nil || source == "":
+		return err
+	case errors.As(err, &e):
+		return jsonpos.WrapAt(source, data, e.Offset, err)
+	}
+	return jsonpos.Wrap(source, data, err)
 }

@@ -34,6 +34,7 @@ func TestRefuses(t *testing.T) {
 		want string
 	}{
 		{``, ErrSyntax, "not valid JSON: no JSON value (byte 0)"},
+		{`{"a": [1, {"b": 2}`, ErrSyntax, "not valid JSON: the input ends with arrays or objects still open (2) (byte 18)"},
 		{`{"a":`, ErrSyntax, "not valid JSON"},
 		{`{"a":1} {}`, ErrSyntax, "data after the top-level value"},
 		{`{"a":1,"a":2}`, ErrDuplicate, `top level: duplicate key "a" (byte 10)`},

@@ -13,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsonpos"
 )
 
 //go:embed keys.json
@@ -383,10 +384,12 @@ func CheckJSON(source string, data []byte) error {
 	err := jsoncheck.Check(data)
 	var e *jsoncheck.Error
 	if errors.As(err, &e) && e.Kind != jsoncheck.ErrSyntax {
-		return fmt.Errorf("manifest %s: %s%w", source, describePath(e.Path), errors.New(e.Message()))
+		// The place in the manifest's own terms (package, platform).
+		err = jsonpos.WrapAt(source, data, e.Offset, errors.New(describePath(e.Path)+e.Message()))
+		return fmt.Errorf("manifest %w", err)
 	}
 	if err != nil {
-		return fmt.Errorf("manifest %s: %w", source, err)
+		return fmt.Errorf("manifest %w", jsoncheck.Place(source, data, err))
 	}
 	return nil
 }

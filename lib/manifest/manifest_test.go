@@ -58,7 +58,7 @@ func TestParseLayouts(t *testing.T) {
 func TestParseErrors(t *testing.T) {
 	h := strings.Repeat("a", 64)
 	tests := []struct{ name, json, want string }{
-		{"broken JSON", `{"a":`, "manifest m.json: not valid JSON"},
+		{"broken JSON", `{"a":`, "manifest m.json:1:6: not valid JSON"},
 		{"unknown platform", `{"p":{"version":"1","linux-riscv":{"relative_path":"x","sha256":"` + h + `"}}}`, `package p: unknown key "linux-riscv"`},
 		{"unknown top-level scalar", `{"release_notes":"x"}`, `unknown top-level key "release_notes"`},
 		{"unknown leaf field", `{"p":{"version":"1","linux-x86_64":{"relative_path":"x","sha256":"` + h + `","url":"u"}}}`, `platform linux-x86_64: unknown archive field "url"`},
@@ -66,10 +66,10 @@ func TestParseErrors(t *testing.T) {
 		{"escaping path", `{"p":{"version":"1","linux-x86_64":{"relative_path":"../x","sha256":"` + h + `"}}}`, `leaves the base URL`},
 		{"variant not declared", `{"p":{"version":"1","cuda_variant":["12"],"linux-x86_64":{"cuda11":{"relative_path":"x","sha256":"` + h + `"}}}}`, `variant cuda11: not listed in cuda_variant`},
 		{"no version", `{"p":{"name":"n"}}`, "package p: no version"},
-		{"duplicate package", `{"p":{"version":"1"},"p":{"version":"2"}}`, `top level: duplicate key "p"`},
+		{"duplicate package", `{"p":{"version":"1"},"p":{"version":"2"}}`, `m.json:1:25: top level: duplicate key "p"`},
 		{"duplicate platform", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a","sha256":"` + h + `"},"linux-x86_64":{"relative_path":"b","sha256":"` + h + `"}}}`, `package p: duplicate key "linux-x86_64"`},
 		{"duplicate leaf key", `{"p":{"version":"1","linux-x86_64":{"cuda12":{"relative_path":"a","sha256":"` + h + `","sha256":"` + h + `"}}}}`, `package p: platform linux-x86_64: variant cuda12: duplicate key "sha256"`},
-		{"deep nesting", strings.Repeat(`{"p":`, 100), "manifest m.json: package p: platform p: variant p: key p: and 60 keys deeper: nested too deeply: more than 64 arrays and objects inside each other (byte 321)"},
+		{"deep nesting", strings.Repeat(`{"p":`, 100), "manifest m.json:1:322: package p: platform p: variant p: key p: and 60 keys deeper: nested too deeply: more than 64 arrays and objects inside each other (byte 321)"},
 		{"trailing data", `{"p":{"version":"1"}} {}`, "data after the top-level value"},
 		{"absolute path", `{"p":{"version":"1","linux-x86_64":{"relative_path":"/etc/x","sha256":"` + h + `"}}}`, `package p: platform linux-x86_64: relative_path "/etc/x" leaves the base URL`},
 		{"dot component", `{"p":{"version":"1","linux-x86_64":{"relative_path":"a/./x","sha256":"` + h + `"}}}`, `relative_path "a/./x" is unsafe`},

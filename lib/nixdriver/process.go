@@ -67,7 +67,8 @@ func (r *Runner) Process(ctx context.Context, ms []Manifest, opts ProcessOptions
 	for _, m := range ms {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
-			opts.Log.Error("manifest refused; the others are still processed", "error", err)
+			// The error itself is reported once, with the run's others.
+			opts.Log.Warn("manifest refused; the others are still processed", "manifest", m.Path)
 			o.Refused = append(o.Refused, err)
 			continue
 		}

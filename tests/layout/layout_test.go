@@ -27,6 +27,8 @@ var stage = map[string]int{
 	"lib/builderattrs": 0,
 	"lib/interrupt":    0,
 	"lib/safetext":     0,
+	"lib/jsonpos":      0,
+	"lib/ansi":         0,
 	// 1: NVIDIA's manifests.
 	"lib/manifest":          1,
 	"lib/manifest/download": 1,

@@ -84,8 +84,9 @@ func TestProcessManifestsLocalArchiveRepaired(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("repaired archive (a symlink): exit %d, want 0:\n%s", code, stderr)
 	}
-	if strings.TrimSpace(stdout) != final {
-		t.Errorf("stdout %q, want %s", stdout, final)
+	// The feature file and the aggregate's link.
+	if want := final + "\n" + filepath.Join(dir, "aggregate_1.0.0") + "\n"; stdout != want {
+		t.Errorf("stdout %q, want %q", stdout, want)
 	}
 	data, err := os.ReadFile(final)
 	if err != nil || !strings.Contains(string(data), `"demo_samples"`) {

@@ -59,7 +59,8 @@ func TestProcessManifestsMatchesGolden(t *testing.T) {
 	}
 	diffPaths(t, filepath.Join(golden, "index.json"), index)
 	diffPaths(t, buildSample(t, "index"), index)
-	if want := 3; len(strings.Fields(stdout)) != want {
+	// Two feature files, two aggregate links, the index.
+	if want := 5; len(strings.Fields(stdout)) != want {
 		t.Errorf("stdout lists %q, want %d files", stdout, want)
 	}
 
@@ -158,14 +159,18 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s", code, stderr)
 	}
+	// Each named once, JSON errors with the line and column.
 	for _, want := range []string{
-		"redistrib_3.0.0.json: not valid JSON",
+		"redistrib_3.0.0.json:1:22: not valid JSON: the input ends with arrays or objects still open (2)",
 		`redistrib_3.0.1.json: package p: unknown key "linux-riscv64"`,
-		`redistrib_3.0.2.json: package demo_src: platform source: duplicate key "sha256"`,
+		`: package demo_src: platform source: duplicate key "sha256"`,
 	} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		if n := strings.Count(stderr, want); n != 1 {
+			t.Errorf("stderr has %q %d times, want once:\n%s", want, n, stderr)
 		}
+	}
+	if !regexp.MustCompile(`redistrib_3\.0\.2\.json:[0-9]+:[0-9]+: package demo_src`).MatchString(stderr) {
+		t.Errorf("the duplicate key's line and column are not named:\n%s", stderr)
 	}
 	for _, v := range []string{"1.0.0", "2.0.0"} {
 		if !strings.Contains(stdout, "feature_"+v+".json") {
@@ -284,7 +289,7 @@ func TestProcessManifestsQuiet(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if strings.TrimSpace(stdout) != filepath.Join(dir, "feature_2.0.0.json") {
+	if strings.TrimSpace(stdout) != filepath.Join(dir, "feature_2.0.0.json")+"\n"+filepath.Join(dir, "aggregate_2.0.0") {
 		t.Errorf("stdout %q", stdout)
 	}
 	if stderr != "" {

@@ -110,7 +110,7 @@ func TestProgressLines(t *testing.T) {
 		}
 		return string(out), string(logged)
 	}
-	result := filepath.Join(dir, "feature_2.0.0.json") + "\n"
+	result := filepath.Join(dir, "feature_2.0.0.json") + "\n" + filepath.Join(dir, "aggregate_2.0.0") + "\n"
 
 	newArchive("lines")
 	stdout, stderr := run()

@@ -232,6 +232,21 @@ func TestRemoteStore(t *testing.T) {
 	if got, err := os.ReadFile(index); err != nil || !bytes.Contains(got, []byte(sum)) {
 		t.Errorf("index %s lacks the new archive's sha256 (%v)", index, err)
 	}
+	// The aggregate directories come back as copies (the local store gets
+	// none of the run's outputs), printed and read by the other commands.
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		agg := filepath.Join(dir, "aggregate_"+v)
+		if fi, err := os.Lstat(agg); err != nil || !fi.IsDir() || !strings.Contains(stdout.String(), agg+"\n") {
+			t.Errorf("%s: not a directory, or not printed (%v); stdout:\n%s", agg, err, stdout.String())
+			continue
+		}
+		diffPaths(t, filepath.Join(golden, v, "feature_"+v+".json"), filepath.Join(agg, "feature_"+v+".json"))
+	}
+	// 1.0.0 has none of the new archive.
+	diffPaths(t, filepath.Join(golden, "1.0.0", "detail.json"), filepath.Join(dir, "aggregate_1.0.0", "detail.json"))
+	if code, _, stderr := runDetector(t, "print-buildredist", dir); code != 0 {
+		t.Errorf("print-buildredist %s: exit %d\n%s", dir, code, stderr)
+	}
 
 	// The derivations that run this detector (unpacks, detections,
 	// aggregates, index) and the fetches they need: every output is in the
