@@ -33,37 +33,6 @@
           detector = detectorFor system;
           inherit system;
         };
-      # Hydra: per manifest the aggregate (its buildRedist.json and report), and one
-      # job per archive, so one bad archive fails alone.
-      hydraFeaturesFor =
-        system:
-        let
-          all = featuresFor system;
-          perVersion =
-            agg:
-            {
-              aggregate = agg;
-              inherit (agg) buildRedist report;
-            }
-            // builtins.mapAttrs (
-              package: platforms:
-              if package == "aggregate" || package == "buildRedist" || package == "report" then
-                throw "hydraJobs: a package named ${package} hides a job"
-              else
-                builtins.mapAttrs (
-                  _: variants: builtins.mapAttrs (_: d: d.features) variants
-                ) platforms
-            ) agg.entries;
-        in
-        builtins.mapAttrs (
-          redist: versions:
-          if redist == "index" then
-            versions
-          else
-            builtins.mapAttrs (
-              v: x: if v == "index" || v == "report" then x else perVersion x
-            ) versions
-        ) all;
     in
     {
       lib = nixLib;
@@ -141,10 +110,11 @@
         }
       );
 
-      hydraJobs = {
-        package = forAllSystems (system: self.packages.${system}.default);
-        checks = self.checks;
-        features = forAllSystems hydraFeaturesFor;
+      # Per manifest the aggregate and one job per archive (nix/hydra-jobs.nix).
+      hydraJobs = import ./nix/hydra-jobs.nix {
+        inherit systems featuresFor;
+        packageFor = system: self.packages.${system}.default;
+        inherit (self) checks;
       };
     };
 }
