@@ -1,15 +1,47 @@
 /**
   Evaluation tests of nix/manifest.nix, in the shape of nixpkgs' runTests:
-  a list of { name, expr, expected }. nix/checks.nix fails on any mismatch.
+  a list of { name, expr, expected }. nix/checks.nix writes the values of
+  both sides to files and its `eval` check compares them in its builder, so
+  a mismatch fails that build.
+
+  # Inputs
+
+  `golden`
+  : The directory of expected results (tests/golden; entry-counts.json is read).
+
+  # Type
+
+  ```
+  tests :: { golden :: Path; } -> [ { name :: String; expr :: Any; expected :: Any; } ]
+  ```
 */
 { golden }:
 let
   inherit (import ./manifest.nix) entries;
   sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);
+  /**
+    A manifest leaf (one archive) at `path`, with a fixed sha256.
+
+    # Type
+
+    ```
+    leaf :: String -> { relative_path :: String; sha256 :: String; }
+    ```
+  */
   leaf = path: {
     relative_path = path;
     sha256 = sha;
   };
+  /**
+    Whether forcing `expr` deeply throws (an evaluation error is the result
+    the error-case tests expect).
+
+    # Type
+
+    ```
+    fails :: Any -> Bool
+    ```
+  */
   fails = expr: !(builtins.tryEval (builtins.deepSeq expr expr)).success;
   # Archives per manifest of dir/<redist>/redistrib_*.json, every entry
   # forced (deepSeq), so that a check the walker makes lazily still fails.
