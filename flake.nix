@@ -4,7 +4,7 @@
 
   # Only packages.<system>.default (the binary) uses nixpkgs; the pipeline
   # itself needs nothing but the static binary and Nix's built-in fetcher.
-  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-24.11";
+  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
 
   outputs =
     { self, nixpkgs }:
@@ -79,13 +79,13 @@
               pkgs.bc
               pkgs.gitMinimal
               pkgs.openssh
-              pkgs.nixfmt-rfc-style
+              pkgs.nixfmt
             ];
           };
         }
       );
 
-      formatter = forAllSystems (system: (pkgsFor system).nixfmt-rfc-style);
+      formatter = forAllSystems (system: (pkgsFor system).nixfmt);
 
       # `nix build .#features.<redist>.<version>`
       # (and `.entries.<pkg>.<platform>.<variant>.features`).

@@ -375,29 +375,22 @@ func TestFlakeCheck(t *testing.T) {
 }
 
 // TestStandInEnforcesBuildGoModuleContract: the offline stand-in refuses
-// what nixos-24.11's buildGoModule refuses (an env attribute that the
-// derivation already has, such as CGO_ENABLED; a missing vendorHash), and
-// accepts nix/package.nix.
+// what nixos-25.11's buildGoModule refuses (a top-level CGO_ENABLED, which
+// meets the env.CGO_ENABLED buildGoModule sets; an env attribute that the
+// derivation already has; a missing vendorHash), and accepts nix/package.nix.
 func TestStandInEnforcesBuildGoModuleContract(t *testing.T) {
 	requireNix(t)
-	const expr = `{ standIn, pkgFile, attrs }:
-let
-  buildGoModule = import (/. + standIn + "/build-go-module.nix") { system = "x86_64-linux"; go = "/nonexistent-go"; busybox = "/nonexistent-busybox"; };
-  lib.optionalString = c: s: if c then s else "";
-in
-if attrs == "package" then
-  (import (/. + pkgFile) { inherit buildGoModule lib; src = "/nonexistent-src"; version = "1"; nixLib = "/nonexistent-lib"; }).name
-else
-  (buildGoModule ({ pname = "p"; version = "1"; src = "/nonexistent-src"; } // builtins.fromJSON attrs)).name`
+	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "stand-in-contract.nix")
 	standIn := filepath.Join(repoRoot(), "tests", "nixpkgs-stand-in")
 	for _, tc := range []struct{ attrs, want string }{
 		{"package", `"cuda-redist-find-features-1"`},
-		{`{"vendorHash": null, "CGO_ENABLED": 0}`, `"p-1"`},
-		{`{"vendorHash": null, "env": {"CGO_ENABLED": "0"}}`, "overlapping: CGO_ENABLED"},
-		{`{"vendorHash": null, "CGO_ENABLED": 0, "env": {"GOFLAGS": "-x"}}`, "overlapping: GOFLAGS"},
-		{`{"CGO_ENABLED": 0}`, "vendorHash is missing"},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": 0}}`, `"p-1"`},
+		{`{"vendorHash": null, "CGO_ENABLED": 0}`, "overlapping: CGO_ENABLED"},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": 0, "GOFLAGS": "-x"}}`, "overlapping: GOFLAGS"},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": 2}}`, "CGO_ENABLED must be 0 or 1"},
+		{`{"env": {"CGO_ENABLED": 0}}`, "vendorHash is missing"},
 	} {
-		out, stderr, err := nix(t, "nix-instantiate", "--eval", "-E", expr, "--argstr", "standIn", standIn,
+		out, stderr, err := nix(t, "nix-instantiate", "--eval", expr, "--argstr", "standIn", standIn,
 			"--argstr", "pkgFile", filepath.Join(repoRoot(), "nix", "package.nix"), "--argstr", "attrs", tc.attrs)
 		if !strings.Contains(out+stderr, tc.want) {
 			t.Errorf("%s: got %q (%v), want %q\n%s", tc.attrs, out, err, tc.want, stderr)
