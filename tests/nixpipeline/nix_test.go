@@ -203,15 +203,13 @@ func copySample(t *testing.T) string {
 	return dst
 }
 
-// pipelineExpr is a Nix expression for the features of one manifest in
-// dir, fetched from dir with file:// (made visible to the sandbox by
-// extra-sandbox-paths).
-func pipelineExpr(t *testing.T, dir, manifestFile string) string {
-	return `(import ` + repoRoot() + `/default.nix { detector = ` + detectorBinary(t) + `; }).pipeline.manifestFeatures {
-	  redistName = "broken"; version = "1.0.0";
-	  manifest = ` + filepath.Join(dir, manifestFile) + `;
-	  baseUrl = "file://` + dir + `";
-	}`
+// pipelineExpr is the Nix file and arguments for the features of one
+// manifest in dir, fetched from dir with file:// (made visible to the
+// sandbox by extra-sandbox-paths); -A selects within them.
+func pipelineExpr(t *testing.T, dir, manifestFile string) []string {
+	return []string{filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "pipeline.nix"),
+		"--argstr", "repo", repoRoot(), "--argstr", "detector", detectorBinary(t),
+		"--argstr", "dir", dir, "--argstr", "manifest", manifestFile}
 }
 
 func rewriteManifest(t *testing.T, path string, edit func(m map[string]any)) {
@@ -249,7 +247,7 @@ func TestWrongHashFailsOnlyItsEntry(t *testing.T) {
 		leaf(m, "cuda_demo_tools", "linux-x86_64")["sha256"] = wrong
 	})
 	expr := pipelineExpr(t, dir, "redistrib_1.0.0.json")
-	_, stderr, err := nix(t, "nix-build", "--no-out-link", "--keep-going", "--option", "extra-sandbox-paths", dir, "-E", expr)
+	_, stderr, err := nix(t, append([]string{"nix-build", "--no-out-link", "--keep-going", "--option", "extra-sandbox-paths", dir}, expr...)...)
 	if err == nil {
 		t.Fatal("build with a wrong sha256 succeeded")
 	}
@@ -258,7 +256,7 @@ func TestWrongHashFailsOnlyItsEntry(t *testing.T) {
 	}
 	// The other entries were built despite the failure.
 	for _, e := range []string{"cuda_demo_rt.linux-x86_64.None", "cuda_demo_rt.windows-x86_64.None", "demo_samples.linux-x86_64.None", "libdemo_versioned.linux-x86_64.None"} {
-		drv := mustNix(t, "nix-instantiate", "--option", "extra-sandbox-paths", dir, "-E", "("+expr+").entries."+e+".features")
+		drv := mustNix(t, append(append([]string{"nix-instantiate", "--option", "extra-sandbox-paths", dir}, expr...), "-A", "entries."+e+".features")...)
 		out := mustNix(t, "nix-store", "-q", "--outputs", drv)
 		if _, err := os.Stat(out); err != nil {
 			t.Errorf("entry %s was not built: %v", e, err)
@@ -285,8 +283,8 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 	rewriteManifest(t, filepath.Join(dir, "redistrib_1.0.0.json"), func(m map[string]any) {
 		leaf(m, "demo_samples", "linux-x86_64")["sha256"] = sum
 	})
-	expr := "(" + pipelineExpr(t, dir, "redistrib_1.0.0.json") + ").entries.demo_samples.linux-x86_64.None.features"
-	_, stderr, err := nix(t, "nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir, "-E", expr)
+	expr := append(pipelineExpr(t, dir, "redistrib_1.0.0.json"), "-A", "entries.demo_samples.linux-x86_64.None.features")
+	_, stderr, err := nix(t, append([]string{"nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir}, expr...)...)
 	if err == nil {
 		t.Fatal("build of a truncated archive succeeded")
 	}
