@@ -13,6 +13,31 @@
         "x86_64-linux"
         "aarch64-linux"
       ];
+      /**
+        An attribute per system of `systems`, its value `f system`.
+
+        # Inputs
+
+        `f`
+        : What to make for a system.
+
+        # Type
+
+        ```
+        forAllSystems :: (string -> a) -> attrsOf a
+        ```
+
+        # Examples
+        :::{.example}
+        ## `forAllSystems` usage example
+
+        ```nix
+        forAllSystems (system: "hello-${system}")
+        => { aarch64-linux = "hello-aarch64-linux"; x86_64-linux = "hello-x86_64-linux"; }
+        ```
+
+        :::
+      */
       forAllSystems =
         f:
         builtins.listToAttrs (
@@ -23,10 +48,36 @@
         );
       version = "0.1.0";
       nixLib = import ./nix;
+      /**
+        nixpkgs' package set for `system`.
+
+        # Type
+
+        ```
+        pkgsFor :: string -> AttrSet
+        ```
+      */
       pkgsFor = system: nixpkgs.legacyPackages.${system};
-      # The pipeline's builder: the binary from the Go sources alone, so an
-      # edit to the Nix files rebuilds no detection.
+      /**
+        The pipeline's builder for `system`: the binary from the Go sources
+        alone, so an edit to the Nix files rebuilds no detection.
+
+        # Type
+
+        ```
+        detectorFor :: string -> derivation
+        ```
+      */
       detectorFor = system: self.packages.${system}.detector;
+      /**
+        The bundled feature attributes (nix/bundled.nix) built on `system`.
+
+        # Type
+
+        ```
+        featuresFor :: string -> AttrSet
+        ```
+      */
       featuresFor =
         system:
         nixLib.bundled {

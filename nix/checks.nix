@@ -31,7 +31,9 @@
   } -> AttrsOf Derivation
   ```
 
-  # Example
+  # Examples
+  :::{.example}
+  ## `checks` usage example
 
   ```nix
   (import ./nix/checks.nix {
@@ -40,6 +42,8 @@
   }).eval
   => «derivation /nix/store/…-check-eval.drv»
   ```
+
+  :::
 */
 {
   detector,

@@ -30,7 +30,9 @@
   } -> { package :: AttrsOf Derivation; checks :: AttrSet; features :: AttrSet; }
   ```
 
-  # Example
+  # Examples
+  :::{.example}
+  ## `hydraJobs` usage example
 
   ```nix
   (import ./nix/hydra-jobs.nix {
@@ -41,6 +43,8 @@
   }).features.x86_64-linux.sample."1.0.0".entries.cuda_demo_rt.linux-x86_64.None
   => «derivation …-features.json.drv»
   ```
+
+  :::
 */
 {
   systems,
@@ -49,6 +53,15 @@
   featuresFor,
 }:
 let
+  /**
+    An attribute per system of `systems`, its value `f system`.
+
+    # Type
+
+    ```
+    forAllSystems :: (string -> a) -> attrsOf a
+    ```
+  */
   forAllSystems =
     f:
     builtins.listToAttrs (

@@ -48,7 +48,9 @@
   } -> Derivation
   ```
 
-  # Example
+  # Examples
+  :::{.example}
+  ## `package` usage example
 
   ```nix
   pkgs.callPackage ./nix/package.nix {
@@ -57,6 +59,8 @@
   }
   => «derivation /nix/store/…-cuda-redist-find-features-0.1.0.drv»
   ```
+
+  :::
 */
 {
   lib,

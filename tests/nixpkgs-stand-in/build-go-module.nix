@@ -43,7 +43,9 @@
   buildGoModule :: { system :: String; go :: Path; busybox :: Path; } -> AttrSet -> Derivation
   ```
 
-  # Example
+  # Examples
+  :::{.example}
+  ## `buildGoModule` usage example
 
   ```nix
   (import ./build-go-module.nix { inherit system go busybox; }) {
@@ -55,6 +57,8 @@
   }
   => «derivation /nix/store/…-p-1.drv»
   ```
+
+  :::
 */
 {
   system,
