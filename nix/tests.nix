@@ -43,8 +43,33 @@ let
     ```
   */
   fails = expr: !(builtins.tryEval (builtins.deepSeq expr expr)).success;
-  # Archives per manifest of dir/<redist>/redistrib_*.json, every entry
-  # forced (deepSeq), so that a check the walker makes lazily still fails.
+
+  /**
+    Archives per manifest of dir/<redist>/redistrib_*.json, every entry
+    forced (deepSeq), so that a check the walker makes lazily still fails.
+
+    # Inputs
+
+    `dir`
+    : A directory of redist directories (manifests/, or a test's).
+
+    # Type
+
+    ```
+    countsIn :: path -> attrsOf int
+    ```
+
+    # Examples
+    :::{.example}
+    ## `countsIn` usage example
+
+    ```nix
+    (countsIn ../manifests)."cuda/redistrib_12.8.0.json"
+    => 132
+    ```
+
+    :::
+  */
   countsIn =
     dir:
     let
@@ -54,11 +79,29 @@ let
           "README.md"
         ]
       );
+      /**
+        The manifest file names of the redist directory `r`.
+
+        # Type
+
+        ```
+        files :: string -> [ string ]
+        ```
+      */
       files =
         r:
         builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (
           builtins.attrNames (builtins.readDir (dir + "/${r}"))
         );
+      /**
+        How many archives the manifest `file` lists, all forced.
+
+        # Type
+
+        ```
+        count :: string -> path -> int
+        ```
+      */
       count =
         name: file:
         let
