@@ -4,7 +4,7 @@
 
   # Only packages.<system>.default (the binary) uses nixpkgs; the pipeline
   # itself needs nothing but the static binary and Nix's built-in fetcher.
-  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-24.11";
+  inputs.nixpkgs.url = "github:NixOS/nixpkgs/nixos-25.11";
 
   outputs =
     { self, nixpkgs }:
@@ -13,6 +13,31 @@
         "x86_64-linux"
         "aarch64-linux"
       ];
+      /**
+        An attribute per system of `systems`, its value `f system`.
+
+        # Inputs
+
+        `f`
+        : What to make for a system.
+
+        # Type
+
+        ```
+        forAllSystems :: (string -> a) -> attrsOf a
+        ```
+
+        # Examples
+        :::{.example}
+        ## `forAllSystems` usage example
+
+        ```nix
+        forAllSystems (system: "hello-${system}")
+        => { aarch64-linux = "hello-aarch64-linux"; x86_64-linux = "hello-x86_64-linux"; }
+        ```
+
+        :::
+      */
       forAllSystems =
         f:
         builtins.listToAttrs (
@@ -23,47 +48,42 @@
         );
       version = "0.1.0";
       nixLib = import ./nix;
+      /**
+        nixpkgs' package set for `system`.
+
+        # Type
+
+        ```
+        pkgsFor :: string -> AttrSet
+        ```
+      */
       pkgsFor = system: nixpkgs.legacyPackages.${system};
-      # The pipeline's builder: the binary from the Go sources alone, so an
-      # edit to the Nix files rebuilds no detection.
+      /**
+        The pipeline's builder for `system`: the binary from the Go sources
+        alone, so an edit to the Nix files rebuilds no detection.
+
+        # Type
+
+        ```
+        detectorFor :: string -> derivation
+        ```
+      */
       detectorFor = system: self.packages.${system}.detector;
+      /**
+        The bundled feature attributes (nix/bundled.nix) built on `system`.
+
+        # Type
+
+        ```
+        featuresFor :: string -> AttrSet
+        ```
+      */
       featuresFor =
         system:
         nixLib.bundled {
           detector = detectorFor system;
           inherit system;
         };
-      # Hydra: per manifest the aggregate (its buildRedist.json and report), and one
-      # job per archive, so one bad archive fails alone.
-      hydraFeaturesFor =
-        system:
-        let
-          all = featuresFor system;
-          perVersion =
-            agg:
-            {
-              aggregate = agg;
-              inherit (agg) buildRedist report;
-            }
-            // builtins.mapAttrs (
-              package: platforms:
-              if package == "aggregate" || package == "buildRedist" || package == "report" then
-                throw "hydraJobs: a package named ${package} hides a job"
-              else
-                builtins.mapAttrs (
-                  _: variants: builtins.mapAttrs (_: d: d.features) variants
-                ) platforms
-            ) agg.entries;
-        in
-        builtins.mapAttrs (
-          redist: versions:
-          if redist == "index" then
-            versions
-          else
-            builtins.mapAttrs (
-              v: x: if v == "index" || v == "report" then x else perVersion x
-            ) versions
-        ) all;
     in
     {
       lib = nixLib;
@@ -110,13 +130,13 @@
               pkgs.bc
               pkgs.gitMinimal
               pkgs.openssh
-              pkgs.nixfmt-rfc-style
+              pkgs.nixfmt
             ];
           };
         }
       );
 
-      formatter = forAllSystems (system: (pkgsFor system).nixfmt-rfc-style);
+      formatter = forAllSystems (system: (pkgsFor system).nixfmt);
 
       # `nix build .#features.<redist>.<version>`
       # (and `.entries.<pkg>.<platform>.<variant>.features`).
@@ -141,10 +161,11 @@
         }
       );
 
-      hydraJobs = {
-        package = forAllSystems (system: self.packages.${system}.default);
-        checks = self.checks;
-        features = forAllSystems hydraFeaturesFor;
+      # Per manifest the aggregate and one job per archive (nix/hydra-jobs.nix).
+      hydraJobs = import ./nix/hydra-jobs.nix {
+        inherit systems featuresFor;
+        packageFor = system: self.packages.${system}.default;
+        inherit (self) checks;
       };
     };
 }

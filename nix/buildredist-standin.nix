@@ -38,6 +38,28 @@
   syntax error) fails the whole nix-instantiate: `tryEval` catches none of
   them but `throw` and `assert`. The caller (lib/buildredist/pkgeval) therefore runs
   a failing request again file by file and case by case.
+
+  # Inputs
+
+  `request`
+  : The path (a string) of the request JSON described above.
+
+  # Type
+
+  ```
+  buildredist-standin :: { request :: string; } -> attrsOf [ AttrSet ]
+  ```
+
+  # Examples
+  :::{.example}
+  ## `buildredist-standin` usage example
+
+  ```nix
+  import ./nix/buildredist-standin.nix { request = "/tmp/request.json"; }
+  => { "cuda_cudart.nix" = [ { pname = "cuda_cudart"; redistName = "cuda"; ... } ]; }
+  ```
+
+  :::
 */
 { request }:
 let
@@ -55,9 +77,36 @@ let
     listToAttrs
     ;
 
-  # What a package file sees instead of Nix's builtins (see the top).
+  /**
+    Aborts: what a package file sees instead of Nix's builtins (see the top)
+    refuses with this, naming `what` it may not do.
+
+    # Type
+
+    ```
+    refuse :: string -> never
+    ```
+  */
   refuse = what: abort "package files may not ${what}";
+  /**
+    The absolute path `p` stands for, as a string (no context).
+
+    # Type
+
+    ```
+    canonical :: path | string -> string
+    ```
+  */
   canonical = p: toString (/. + builtins.unsafeDiscardStringContext (toString p));
+  /**
+    Whether `p` is one of the request's `allowed` paths or under one.
+
+    # Type
+
+    ```
+    isAllowed :: path | string -> bool
+    ```
+  */
   isAllowed =
     p:
     let
@@ -66,6 +115,15 @@ let
     builtins.any (
       r: s == r || builtins.substring 0 (builtins.stringLength r + 1) s == r + "/"
     ) req.allowed;
+  /**
+    The guarded fetcher `builtins.<name>`: refuses whatever it is given.
+
+    # Type
+
+    ```
+    fetching :: string -> a -> never
+    ```
+  */
   fetching = name: _: refuse "fetch anything (builtins.${name})";
   guardedBuiltins = builtins // {
     builtins = guardedBuiltins;
@@ -123,10 +181,23 @@ let
     else
       guardedImport ./lib-standin.nix;
 
-  # A package argument: an attribute set that is its own every output
-  # (`lib.getLib x` is `x`), interpolates to a fake store path, and can be
-  # called or overridden (returning itself), so a file that only passes it
-  # around evaluates.
+  /**
+    A package argument: an attribute set that is its own every output
+    (`lib.getLib x` is `x`), interpolates to a fake store path, and can be
+    called or overridden (returning itself), so a file that only passes it
+    around evaluates.
+
+    # Inputs
+
+    `name`
+    : The package's name (what it stands for).
+
+    # Type
+
+    ```
+    package :: string -> AttrSet
+    ```
+  */
   package =
     name:
     let
@@ -174,7 +245,16 @@ let
     in
     self;
 
-  # A package set argument (`qt6.qtwayland`): each attribute asked for is a package.
+  /**
+    A package set argument (`qt6.qtwayland`) named `name`: each of `names`
+    asked for is a package.
+
+    # Type
+
+    ```
+    packageSet :: string -> [ string ] -> AttrSet
+    ```
+  */
   packageSet =
     name: names:
     listToAttrs (
@@ -187,11 +267,24 @@ let
       __crffPackage = name;
     };
 
-  # The dotted paths a file's text selects from each name (`qt6.qtbase.qtPluginPrefix`
-  # gives qt6 → [ [ "qtbase" "qtPluginPrefix" ] ]), so a package or package
-  # set argument has every member the file asks of it (`gst_all_1.gstreamer`,
-  # `xorg.libXcursor`, `qt6.qtdeclarative`) without the stand-in listing
-  # Nixpkgs' scopes. Quoted members (`x."a b"`) are not seen; they are rare.
+  /**
+    The dotted paths a file's text selects from each name (`qt6.qtbase.qtPluginPrefix`
+    gives qt6 → [ [ "qtbase" "qtPluginPrefix" ] ]), so a package or package
+    set argument has every member the file asks of it (`gst_all_1.gstreamer`,
+    `xorg.libXcursor`, `qt6.qtdeclarative`) without the stand-in listing
+    Nixpkgs' scopes. Quoted members (`x."a b"`) are not seen; they are rare.
+
+    # Inputs
+
+    `text`
+    : A package file's source text.
+
+    # Type
+
+    ```
+    selections :: string -> attrsOf [ [ string ] ]
+    ```
+  */
   selections =
     text:
     let
@@ -204,8 +297,24 @@ let
     in
     builtins.mapAttrs (_: ps: map (p: p.tail) ps) (builtins.groupBy (p: p.head) paths);
 
-  # withMembers base paths: base, with each path's missing attributes
-  # added as packages named after the member; what base has is kept.
+  /**
+    `base`, with each of `paths`' missing attributes added as packages
+    named after the member; what base has is kept.
+
+    # Inputs
+
+    `base`
+    : A package or package set argument.
+
+    `paths`
+    : The member paths the file selects (`selections`).
+
+    # Type
+
+    ```
+    withMembers :: AttrSet -> [ [ string ] ] -> AttrSet
+    ```
+  */
   withMembers =
     base: paths:
     if !(isAttrs base) || paths == [ ] then
@@ -223,6 +332,21 @@ let
     linux-aarch64 = "aarch64-linux";
   };
 
+  /**
+    The arguments a package file gets for one case: stdenv, the CUDA
+    package set's configuration and packages, all stand-ins.
+
+    # Inputs
+
+    `case`
+    : One of the request's `cases`: platform, cudaVersion, redistName, releases.
+
+    # Type
+
+    ```
+    standins :: Case -> AttrSet
+    ```
+  */
   standins =
     case:
     let
@@ -328,8 +452,16 @@ let
       pkgs = { };
     };
 
-  # buildRedist's own argument handling: a set, or a function of the final
-  # attributes (finalAttrs), whose version is the manifest's.
+  /**
+    buildRedist's own argument handling: a set, or a function of the final
+    attributes (finalAttrs), whose version is the manifest's.
+
+    # Type
+
+    ```
+    buildRedist :: Case -> (AttrSet | (AttrSet -> AttrSet)) -> AttrSet
+    ```
+  */
   buildRedist =
     case: arg:
     let
@@ -354,7 +486,15 @@ let
       inherit attrs version;
     };
 
-  # The name a build input stands for (`null`s and non-packages dropped).
+  /**
+    The names build inputs stand for (`null`s and non-packages dropped).
+
+    # Type
+
+    ```
+    inputNames :: [ AttrSet | null ] -> [ string ]
+    ```
+  */
   inputNames =
     xs:
     concatMap (
@@ -369,8 +509,27 @@ let
         [ ]
     ) xs;
 
-  # A value of the wrong type fails this file's evaluation, with a message
-  # naming the argument, rather than the reading of the results.
+  /**
+    `v` when `ok v`: a value of the wrong type fails this file's evaluation,
+    with a message naming the argument, rather than the reading of the results.
+
+    # Inputs
+
+    `name`
+    : The buildRedist argument.
+
+    `ok`
+    : The type test.
+
+    `v`
+    : The value.
+
+    # Type
+
+    ```
+    typed :: string -> (a -> bool) -> a -> a
+    ```
+  */
   typed =
     name: ok: v:
     if ok v then
@@ -378,6 +537,23 @@ let
     else
       throw "buildRedist argument ${name} has the wrong type (${builtins.typeOf v})";
 
+  /**
+    The result for one package file and one case (see the top).
+
+    # Inputs
+
+    `file`
+    : The package file's name in `dir`.
+
+    `case`
+    : One of the request's `cases`.
+
+    # Type
+
+    ```
+    evalCase :: string -> Case -> AttrSet
+    ```
+  */
   evalCase =
     file:
     let

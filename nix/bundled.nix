@@ -7,6 +7,34 @@
   releases), and the whole set has `index` at the top. A release's `report`
   compares it with the previous release of its redist (versions in numeric
   order), when there is one.
+
+  # Inputs
+
+  `pipeline`
+  : An instantiated nix/pipeline.nix (`import ./pipeline.nix { detector, system }`).
+
+  # Type
+
+  ```
+  bundled :: { pipeline :: AttrSet; } -> {
+    ${redist} :: { ${version} :: derivation; index :: derivation; report :: derivation; };
+    sample :: { ... };
+    index :: derivation;
+  }
+  ```
+
+  # Examples
+  :::{.example}
+  ## `bundled` usage example
+
+  ```nix
+  (import ./nix/bundled.nix {
+    pipeline = import ./nix/pipeline.nix { detector = ./crff; system = "x86_64-linux"; };
+  }).sample."1.0.0"
+  => «derivation /nix/store/…-sample-1.0.0-features.drv»
+  ```
+
+  :::
 */
 { pipeline }:
 let
@@ -28,13 +56,77 @@ let
     sort
     ;
 
+  /**
+    The version in a manifest's file name, as a one-element list, or null
+    when `file` is no `redistrib_<version>.json`.
+
+    # Inputs
+
+    `file`
+    : A file name.
+
+    # Type
+
+    ```
+    versionOf :: string -> [ string ] | null
+    ```
+
+    # Examples
+    :::{.example}
+    ## `versionOf` usage example
+
+    ```nix
+    versionOf "redistrib_12.8.0.json"
+    => [ "12.8.0" ]
+    ```
+
+    :::
+  */
   versionOf = file: match "redistrib_([0-9][0-9.]*)\\.json" file;
 
+  /**
+    The manifest file names (`redistrib_<version>.json`) in a directory.
+
+    # Inputs
+
+    `dir`
+    : The directory to list.
+
+    # Type
+
+    ```
+    manifestsIn :: path -> [ string ]
+    ```
+  */
   manifestsIn =
     dir: filter (f: versionOf f != null) (attrNames (readDir dir));
 
-  # The version just before each one, by numeric order (11.10.0 after 11.9.0):
-  # version → previous version, absent for the oldest.
+  /**
+    The version just before each one, by numeric order (11.10.0 after
+    11.9.0): version → previous version, absent for the oldest.
+
+    # Inputs
+
+    `versions`
+    : The versions, in any order.
+
+    # Type
+
+    ```
+    previousVersions :: [ string ] -> attrsOf string
+    ```
+
+    # Examples
+    :::{.example}
+    ## `previousVersions` usage example
+
+    ```nix
+    previousVersions [ "11.10.0" "11.9.0" "12.0.0" ]
+    => { "11.10.0" = "11.9.0"; "12.0.0" = "11.10.0"; }
+    ```
+
+    :::
+  */
   previousVersions =
     versions:
     let
@@ -47,6 +139,27 @@ let
       }) (length sorted - 1)
     );
 
+  /**
+    The features of every manifest of one redist: `<version>` (with its
+    `report` against the previous release), `index` and `report`.
+
+    # Inputs
+
+    `redistName`
+    : The product, e.g. `"cudnn"`.
+
+    `dir`
+    : The directory of its `redistrib_<version>.json` files.
+
+    `baseUrl`
+    : Where the manifests' `relative_path`s are resolved.
+
+    # Type
+
+    ```
+    redistFeatures :: { redistName :: string; dir :: path; baseUrl :: string; } -> AttrSet
+    ```
+  */
   redistFeatures =
     { redistName, dir, baseUrl }:
     let

@@ -32,6 +32,31 @@
 
   `src` is the fetch's output path: the CLI puts local (file://) archives
   there with `nix-store --add-fixed`, so nothing has to be fetched.
+
+  # Inputs
+
+  `argsFile`
+  : The path (a string) of the JSON file above.
+
+  # Type
+
+  ```
+  cli :: { argsFile :: string; } -> {
+    manifests :: [ AttrSet ];
+    index :: { drv :: string; out :: string; } | null;
+  }
+  ```
+
+  # Examples
+  :::{.example}
+  ## `cli` usage example
+
+  ```nix
+  (import ./nix/cli.nix { argsFile = "/tmp/crff-args.json"; }).index
+  => { drv = "/nix/store/…-all-index.drv"; out = "/nix/store/…-all-index"; }
+  ```
+
+  :::
 */
 { argsFile }:
 let
@@ -49,6 +74,24 @@ let
     }
   ) args.manifests;
 
+  /**
+    Every entry of an aggregate, flat: package, platform, variant, and the
+    fetch's output path, the detection's .drv and output paths.
+
+    # Inputs
+
+    `agg`
+    : A `manifestFeatures` result.
+
+    # Type
+
+    ```
+    entriesOf :: derivation -> [ {
+      package :: string; platform :: string; variant :: string;
+      src :: string; drv :: string; out :: string;
+    } ]
+    ```
+  */
   entriesOf =
     agg:
     builtins.concatMap (

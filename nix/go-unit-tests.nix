@@ -4,8 +4,29 @@
   package's tests. Tests that need what the sandbox lacks (Nix, Chromium,
   real CUDA binaries, the network) skip with their reason, since
   CRFF_REQUIRE_ALL and CRFF_REQUIRE_* are unset here; scripts/test.sh runs
-  them outside. No subPackages: buildGoModule's check phase tests the same
-  directories it builds, so all of them.
+  them outside. No subPackages: then the check phase tests every directory
+  holding a _test.go file.
+
+  # Inputs
+
+  `buildGoModule`
+  : From nixpkgs (callPackage passes it).
+
+  `src`
+  : The whole repository as the tests see it (nix/test-source.nix).
+
+  `version`
+  : The version (names the derivation).
+
+  # Type
+
+  ```
+  goUnitTests :: {
+    buildGoModule :: AttrSet -> Derivation;
+    src :: Path;
+    version :: String;
+  } -> Derivation
+  ```
 */
 {
   buildGoModule,
@@ -16,7 +37,7 @@ buildGoModule {
   pname = "cuda-redist-find-features-go-unit-tests";
   inherit src version;
   vendorHash = null;
-  CGO_ENABLED = 0;
+  env.CGO_ENABLED = 0;
   doCheck = true;
   # The binaries are a by-product: the result is that the tests passed.
   postInstall = ''

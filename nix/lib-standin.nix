@@ -6,6 +6,23 @@
   check-nixpkgs evaluates those files with it when no Nixpkgs checkout is
   given (`--nixpkgs` uses the real `lib` instead). Anything missing fails
   that file's evaluation with Nix's error, and no other file's.
+
+  # Type
+
+  ```
+  lib-standin :: AttrSet
+  ```
+
+  # Examples
+  :::{.example}
+  ## `lib-standin` usage example
+
+  ```nix
+  (import ./nix/lib-standin.nix).versions.majorMinor "12.8.57"
+  => "12.8"
+  ```
+
+  :::
 */
 let
   inherit (builtins)
@@ -30,8 +47,39 @@ let
     substring
     ;
   compareVersions = builtins.compareVersions;
+  /**
+    The first `n` elements of `l` (all of them when it is shorter), as
+    `lib.lists.take`.
+
+    # Type
+
+    ```
+    take :: int -> [ a ] -> [ a ]
+    ```
+  */
   take = n: l: genList (i: elemAt l i) (if n < length l then n else length l);
 
+  /**
+    `lib.lists`: builtins and
+    Each function has the name, inputs, type and behaviour of the nixpkgs
+    `lib` function it stands in for (see that function's documentation),
+    within what cuda-modules' package files use.
+
+    # Type
+
+    ```
+    optionals :: bool -> [ a ] -> [ a ]
+    optional :: bool -> a -> [ a ]
+    flatten :: a | [ a ] -> [ a ]
+    unique :: [ a ] -> [ a ]
+    subtractLists :: [ a ] -> [ a ] -> [ a ]
+    intersectLists :: [ a ] -> [ a ] -> [ a ]
+    remove :: a -> [ a ] -> [ a ]
+    last :: [ a ] -> a
+    findFirst :: (a -> bool) -> a -> [ a ] -> a
+    toList :: a | [ a ] -> [ a ]
+    ```
+  */
   lists = rec {
     inherit
       all
@@ -59,6 +107,27 @@ let
     toList = x: if isList x then x else [ x ];
   };
 
+  /**
+    `lib.strings`: builtins and
+    Each function has the name, inputs, type and behaviour of the nixpkgs
+    `lib` function it stands in for (see that function's documentation),
+    within what cuda-modules' package files use.
+
+    # Type
+
+    ```
+    optionalString :: bool -> string -> string
+    hasPrefix :: string -> string -> bool
+    hasSuffix :: string -> string -> bool
+    concatMapStringsSep :: string -> (a -> string) -> [ a ] -> string
+    concatStrings :: [ string ] -> string
+    makeSearchPath :: string -> [ path | null ] -> string
+    makeBinPath :: [ derivation ] -> string
+    makeLibraryPath :: [ derivation ] -> string
+    versionAtLeast :: string -> string -> bool
+    versionOlder :: string -> string -> bool
+    ```
+  */
   strings = rec {
     inherit concatStringsSep stringLength substring;
     inherit (builtins) toString replaceStrings;
@@ -81,6 +150,22 @@ let
     versionOlder = v1: v2: compareVersions v2 v1 > 0;
   };
 
+  /**
+    `lib.attrsets`: builtins and
+    Each function has the name, inputs, type and behaviour of the nixpkgs
+    `lib` function it stands in for (see that function's documentation),
+    within what cuda-modules' package files use.
+
+    # Type
+
+    ```
+    optionalAttrs :: bool -> AttrSet -> AttrSet
+    genAttrs :: [ string ] -> (string -> a) -> attrsOf a
+    filterAttrs :: (string -> a -> bool) -> attrsOf a -> attrsOf a
+    getOutput :: string -> derivation -> derivation
+    getLib, getDev, getBin, getInclude, getStatic, getMan :: derivation -> derivation
+    ```
+  */
   attrsets = rec {
     inherit attrNames hasAttr listToAttrs;
     inherit (builtins) attrValues mapAttrs;
@@ -124,6 +209,29 @@ let
     getMan = getOutput "man";
   };
 
+  /**
+    `lib.versions`:
+    Each function has the name, inputs, type and behaviour of the nixpkgs
+    `lib` function it stands in for (see that function's documentation),
+    within what cuda-modules' package files use.
+
+    # Type
+
+    ```
+    major, minor, patch, majorMinor :: string -> string
+    ```
+
+    # Examples
+    :::{.example}
+    ## `versions.majorMinor` usage example
+
+    ```nix
+    versions.majorMinor "12.8.57"
+    => "12.8"
+    ```
+
+    :::
+  */
   versions = {
     major = v: head (splitVersion v);
     minor = v: elemAt (splitVersion v) 1;
@@ -131,6 +239,25 @@ let
     majorMinor = v: concatStringsSep "." (take 2 (splitVersion v));
   };
 
+  /**
+    `lib.trivial`:
+    Each function has the name, inputs, type and behaviour of the nixpkgs
+    `lib` function it stands in for (see that function's documentation),
+    within what cuda-modules' package files use.
+    `warn` drops its message (a stand-in has no one to warn).
+
+    # Type
+
+    ```
+    id :: a -> a
+    const :: a -> b -> a
+    flip :: (a -> b -> c) -> b -> a -> c
+    pipe :: a -> [ (a -> a) ] -> a
+    mapNullable :: (a -> b) -> a | null -> b | null
+    defaultTo :: a -> a | null -> a
+    warn :: string -> a -> a
+    ```
+  */
   trivial = rec {
     id = x: x;
     const = x: _: x;
@@ -142,9 +269,31 @@ let
     inherit (strings) versionAtLeast versionOlder;
   };
 
-  # As nixpkgs' lib.customisation.extendMkDerivation, without the
-  # overriding machinery: extendDrvArgs sees the caller's arguments and
-  # wins over them.
+  /**
+    As nixpkgs' lib.customisation.extendMkDerivation, without the
+    overriding machinery: extendDrvArgs sees the caller's arguments and
+    wins over them.
+
+    # Inputs
+
+    `constructDrv`
+    : The derivation constructor to wrap (buildRedist's stand-in).
+
+    `extendDrvArgs`
+    : `finalAttrs: args: { ... }`, the attributes added to the caller's.
+
+    `fpargs`
+    : The caller's arguments, or a function of `finalAttrs` giving them.
+
+    # Type
+
+    ```
+    extendMkDerivation :: {
+      constructDrv :: (AttrSet -> AttrSet) -> a;
+      extendDrvArgs :: AttrSet -> AttrSet -> AttrSet;
+    } -> (AttrSet | (AttrSet -> AttrSet)) -> a
+    ```
+  */
   extendMkDerivation =
     { constructDrv, extendDrvArgs, ... }:
     fpargs:
@@ -156,7 +305,21 @@ let
       args // extendDrvArgs finalAttrs args
     );
 
-  # Only ever reached through `meta`, which check-nixpkgs never forces.
+  /**
+    An error for a part of lib the stand-in lacks. Only ever reached
+    through `meta`, which check-nixpkgs never forces.
+
+    # Inputs
+
+    `what`
+    : The attribute's name under `lib`.
+
+    # Type
+
+    ```
+    unavailable :: string -> never
+    ```
+  */
   unavailable =
     what:
     throw (
@@ -178,6 +341,17 @@ lists
     ;
   inherit extendMkDerivation;
   customisation = { inherit extendMkDerivation; };
+  /**
+    As `lib.getExe`, `lib.getName` and `lib.fix`.
+
+    # Type
+
+    ```
+    getExe :: derivation -> string
+    getName :: derivation -> string
+    fix :: (a -> a) -> a
+    ```
+  */
   getExe = x: "${attrsets.getBin x}/bin/${x.meta.mainProgram or x.pname or x.name}";
   getName = x: x.pname or x.name;
   fix = f: let x = f x; in x;

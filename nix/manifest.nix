@@ -13,6 +13,12 @@
   manifest with it before evaluating, and the aggregate derivation's
   builder parses the manifest again with it, so `nix build` of a
   manifest with duplicates fails there, naming the key.
+
+  # Type
+
+  ```
+  manifest :: { keys :: AttrSet; entries :: { ... } -> [ Entry ]; }
+  ```
 */
 let
   inherit (builtins)
@@ -39,9 +45,34 @@ let
 
   keys = fromJSON (readFile ../lib/manifest/keys.json);
 
-  # The known keys as sets, built once: per-entry checks are then primop
-  # calls (removeAttrs, hasAttr, intersectAttrs) rather than a Nix function
-  # call per key, which is most of what walking thousands of entries costs.
+  /**
+    `names` as a set (`{ <name> = true; }`). The known keys are made sets
+    once: per-entry checks are then primop calls (removeAttrs, hasAttr,
+    intersectAttrs) rather than a Nix function call per key, which is most
+    of what walking thousands of entries costs.
+
+    # Inputs
+
+    `names`
+    : The keys.
+
+    # Type
+
+    ```
+    setOf :: [ string ] -> attrsOf bool
+    ```
+
+    # Examples
+    :::{.example}
+    ## `setOf` usage example
+
+    ```nix
+    setOf [ "name" "version" ]
+    => { name = true; version = true; }
+    ```
+
+    :::
+  */
   setOf = names: listToAttrs (map (name: { inherit name; value = true; }) names);
   platformSet = setOf keys.platforms;
   releaseStringSet = setOf releaseStrings;
@@ -53,21 +84,87 @@ let
     "version"
   ];
 
-  # cuda12, and from CUDA 13.1's cuda_compat a major.minor version, cuda13.1
-  # (lib/manifest's variantName).
+  /**
+    Whether `name` is a CUDA variant key: cuda12, and from CUDA 13.1's
+    cuda_compat a major.minor version, cuda13.1 (lib/manifest's variantName).
+
+    # Type
+
+    ```
+    isVariantName :: string -> bool
+    ```
+  */
   isVariantName = name: match "cuda[0-9]+(\\.[0-9]+)?" name != null;
 
-  # The same expression as lib/manifest's SafeRelativePath: components of
-  # the characters a store path name can hold, none starting with '.'.
+  /**
+    Whether `p` is a safe relative_path: the same expression as
+    lib/manifest's SafeRelativePath, components of the characters a store
+    path name can hold, none starting with '.'.
+
+    # Inputs
+
+    `p`
+    : The relative_path.
+
+    # Type
+
+    ```
+    isSafeRelativePath :: string -> bool
+    ```
+
+    # Examples
+    :::{.example}
+    ## `isSafeRelativePath` usage example
+
+    ```nix
+    map isSafeRelativePath [ "p/p-1.tar.xz" "../p.tar.xz" "/p.tar.xz" ]
+    => [ true false false ]
+    ```
+
+    :::
+  */
   isSafeRelativePath =
     p: match "[A-Za-z0-9+_-][A-Za-z0-9+._-]*(/[A-Za-z0-9+_-][A-Za-z0-9+._-]*)*" p != null;
   maxArchiveNameLength = 180;
 
+  /**
+    Whether `s` is a sha256 as manifests write it: 64 lowercase hex digits.
+
+    # Type
+
+    ```
+    isSha256 :: string -> bool
+    ```
+  */
   isSha256 = s: match "[0-9a-f]{64}" s != null;
 
-  # Every field the Go parser reads must be a string there too.
-  # `nameSet` is `names` as a set; the fast path checks all of them at once,
-  # the slow one (only on error) finds the first bad one in `names`' order.
+  /**
+    `value` itself when each of its fields in `names` is a string (every
+    field the Go parser reads must be a string there too); otherwise an
+    error naming `where` and the first such field that is not. The fast
+    path checks all of them at once, the slow one (only on error) finds the
+    first bad one in `names`' order.
+
+    # Inputs
+
+    `where`
+    : The place for the error message, e.g. `"manifest m: package p"`.
+
+    `names`
+    : The fields that must be strings where present.
+
+    `nameSet`
+    : `names` as a set (`setOf names`).
+
+    `value`
+    : The object to check.
+
+    # Type
+
+    ```
+    requireStrings :: string -> [ string ] -> attrsOf bool -> AttrSet -> AttrSet
+    ```
+  */
   requireStrings =
     where: names: nameSet: value:
     let
@@ -78,6 +175,26 @@ let
     else
       throw "${where}: ${builtins.head bad} is ${typeOf value.${builtins.head bad}}, not a string";
 
+  /**
+    An archive object (a leaf of the manifest) checked field by field:
+    itself, or an error naming `where` and the first thing wrong (an
+    unknown field, no or an unsafe relative_path, a file name over
+    maxArchiveNameLength, a bad sha256).
+
+    # Inputs
+
+    `where`
+    : The place for the error message.
+
+    `value`
+    : The archive object.
+
+    # Type
+
+    ```
+    leafOf :: string -> AttrSet -> AttrSet
+    ```
+  */
   leafOf =
     where: value:
     let
@@ -105,9 +222,22 @@ let
     else
       checked;
 
-  # leafOf's checks for an archive that passes them all, as one expression
-  # of primop calls: the path every good archive takes. Only when it is
-  # false does leafOf run the checks one by one, for the message.
+  /**
+    Whether an archive object passes all of leafOf's checks, as one
+    expression of primop calls: the path every good archive takes. Only
+    when it is false does leafOf run the checks one by one, for the message.
+
+    # Inputs
+
+    `value`
+    : The archive object.
+
+    # Type
+
+    ```
+    goodLeaf :: AttrSet -> bool
+    ```
+  */
   goodLeaf =
     value:
     removeAttrs value keys.leaf == { }
@@ -116,6 +246,27 @@ let
     && stringLength (baseNameOf value.relative_path) <= maxArchiveNameLength
     && isSha256 (value.sha256 or "");
 
+  /**
+    The entries of one package's release: per platform its archive, or per
+    CUDA variant its archives, checked as the Go parser checks them.
+
+    # Inputs
+
+    `where`
+    : The manifest's place for error messages, e.g. `"manifest m"`.
+
+    `package`
+    : The package's key.
+
+    `release0`
+    : The package's object in the manifest.
+
+    # Type
+
+    ```
+    releaseEntries :: string -> string -> AttrSet -> [ Entry ]
+    ```
+  */
   releaseEntries =
     where: package: release0:
     let
@@ -134,13 +285,30 @@ let
         else
           map (x: "cuda${x}") cv;
 
-      # A closure per release rather than a function of five arguments:
-      # one call per platform.
+      /**
+        The entries of one platform of the release. A closure per release
+        rather than a function of five arguments: one call per platform.
+
+        # Type
+
+        ```
+        platformEntries :: string -> [ Entry ]
+        ```
+      */
       platformEntries =
         platform:
         let
           value = release.${platform};
           pat = "${at}: platform ${platform}";
+          /**
+            The entry of one checked archive object.
+
+            # Type
+
+            ```
+            entry :: string | null -> AttrSet -> Entry
+            ```
+          */
           entry = variant: leaf: {
             inherit package platform variant version;
             relativePath = leaf.relative_path;
@@ -206,18 +374,35 @@ in
     `manifest`
     : The manifest, as `builtins.fromJSON` returns it.
 
-    `platforms`, `packages`
-    : Optional lists to select entries; `null` (the default) keeps all.
+    `platforms`
+    : The platforms to keep, e.g. `[ "linux-sbsa" ]`; `null` (the default) keeps all.
+
+    `packages`
+    : The packages to keep; `null` (the default) keeps all.
 
     # Type
 
     ```
-    entries :: { name :: String, manifest :: AttrSet,
-                 platforms :: [String]?, packages :: [String]? }
-            -> [ { package, platform, variant :: String?, relativePath, sha256, version } ]
+    entries :: {
+      name :: string;
+      manifest :: AttrSet;
+      platforms :: [ string ] | null;
+      packages :: [ string ] | null;
+    } -> [ Entry ]
+
+    Entry :: {
+      package :: string;
+      platform :: string;
+      variant :: string | null;
+      relativePath :: string;
+      sha256 :: string;
+      version :: string;
+    }
     ```
 
     # Examples
+    :::{.example}
+    ## `entries` usage example
 
     ```nix
     entries {
@@ -230,6 +415,8 @@ in
     => [ { package = "p"; platform = "linux-x86_64"; variant = null;
            relativePath = "p.tar.xz"; sha256 = "..."; version = "1"; } ]
     ```
+
+    :::
   */
   entries =
     {

@@ -2,11 +2,42 @@
   The Nix library as the package installs it: nix/*.nix and the
   lib/manifest/*.json files they read (keys.json, base-urls.json), with
   the repository's layout, so ../lib/manifest resolves the same way.
+
+  # Inputs
+
+  `root`
+  : The repository's root directory (a path).
+
+  # Type
+
+  ```
+  nixlibSource :: path -> path
+  ```
+
+  # Examples
+  :::{.example}
+  ## `nixlibSource` usage example
+
+  ```nix
+  import ./nix/nixlib-source.nix ./.
+  => /nix/store/…-cuda-redist-find-features-nix-lib
+  ```
+
+  :::
 */
 root:
 builtins.path {
   path = root;
   name = "cuda-redist-find-features-nix-lib";
+  /**
+    Whether to keep `path` (of `type`, as `builtins.path` gives it).
+
+    # Type
+
+    ```
+    filter :: path -> string -> bool
+    ```
+  */
   filter =
     path: type:
     let

@@ -3,11 +3,15 @@
   buildGoModule from the committed vendor/ tree (vendorHash = null; CI
   checks that vendor/ is current with `go mod vendor` and `git diff`).
 
-  Written to the buildGoModule of nixos-24.11 (pkgs/build-support/go/module.nix):
-  `CGO_ENABLED` is an argument of buildGoModule, which passes it to the
-  derivation itself; setting `env.CGO_ENABLED` as well is stdenv's
-  "overlapping attributes" evaluation error there. (Later releases move
-  it to `env`; this file follows the release flake.lock pins.)
+  Written to the buildGoModule of nixos-25.11, the release flake.lock pins
+  (pkgs/build-support/go/module.nix, a `lib.extendMkDerivation` over
+  stdenv.mkDerivation): buildGoModule sets `env.CGO_ENABLED` itself from
+  `args.env.CGO_ENABLED or go.CGO_ENABLED`, so the static build asks for
+  `env.CGO_ENABLED = 0`; a top-level `CGO_ENABLED` (the argument of
+  releases before 25.05) would reach the derivation too and be stdenv's
+  "overlapping attributes" error. `ldflags` is a list (buildGoModule adds
+  `-buildid=`), `subPackages` limits both build and check phase, and
+  `doCheck` defaults to true.
 
   With `nixLib` (the library's source: nix/*.nix and lib/manifest/*.json)
   the package also installs the Nix library under
@@ -16,6 +20,47 @@
   check-nixpkgs work from any directory. Without it, the binary alone:
   the flake's pipeline builder (`packages.detector`), whose hash depends on
   the Go sources only, so edits to the Nix files rebuild no detection.
+
+  # Inputs
+
+  `lib`, `buildGoModule`
+  : From nixpkgs (callPackage passes them).
+
+  `src`
+  : The Go sources (nix/source.nix).
+
+  `version`
+  : The version, also linked into the binary as `main.version`.
+
+  `nixLib`
+  : The Nix library's source (nix/nixlib-source.nix) to install beside the
+    binary, or `null` (the default) for the binary alone.
+
+  # Type
+
+  ```
+  package :: {
+    lib :: AttrSet;
+    buildGoModule :: AttrSet -> Derivation;
+    src :: Path;
+    version :: String;
+    nixLib :: Path | Null;
+  } -> Derivation
+  ```
+
+  # Examples
+  :::{.example}
+  ## `package` usage example
+
+  ```nix
+  pkgs.callPackage ./nix/package.nix {
+    src = import ./nix/source.nix ./.;
+    version = "0.1.0";
+  }
+  => «derivation /nix/store/…-cuda-redist-find-features-0.1.0.drv»
+  ```
+
+  :::
 */
 {
   lib,
@@ -31,7 +76,7 @@ buildGoModule {
   subPackages = [ "cmd/cuda-redist-find-features" ];
   # A static binary: it is the builder of sandboxed derivations, which have
   # no dynamic loader.
-  CGO_ENABLED = 0;
+  env.CGO_ENABLED = 0;
   ldflags = [
     "-s"
     "-w"

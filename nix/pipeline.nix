@@ -6,13 +6,43 @@
   No stdenv, no shell, no nixpkgs: fetches use Nix's `builtin:fetchurl`,
   and every other derivation has the static detector binary as `builder`,
   so the closure of a detection is the archive plus one binary.
+
+  # Inputs
+
+  `detector`
+  : Path of the static cuda-redist-find-features binary, or a derivation
+    with it in bin/.
+
+  `system`
+  : The system the derivations build on (archives of any platform are
+    detected on it: nothing executes their code).
+
+  # Type
+
+  ```
+  pipeline :: { detector :: path | derivation; system :: string; } -> {
+    fetch, unpack, detect, entryDerivations, manifestFeatures, report, mergeIndex
+  }
+  ```
+
+  # Examples
+  :::{.example}
+  ## `pipeline` usage example
+
+  ```nix
+  (import ./nix/pipeline.nix { detector = ./crff; system = "x86_64-linux"; }).manifestFeatures {
+    redistName = "sample";
+    version = "1.0.0";
+    manifest = ./sample/redistrib_1.0.0.json;
+    baseUrl = "file:///path/to/sample";
+  }
+  => «derivation /nix/store/…-sample-1.0.0-features.drv»
+  ```
+
+  :::
 */
 {
-  # Path of the static cuda-redist-find-features binary, or a derivation
-  # with it in bin/.
   detector,
-  # The system the derivations build on (archives of any platform are
-  # detected on it: nothing executes their code).
   system,
 }:
 let
@@ -33,7 +63,33 @@ let
   builder =
     if isAttrs detector then "${detector}/bin/cuda-redist-find-features" else "${detector}";
 
-  # Store path names allow [A-Za-z0-9+._?=-]; anything else becomes '-'.
+  /**
+    `s` as a store path name: store path names allow [A-Za-z0-9+._?=-];
+    space, `/`, `:`, `@` and `~` become `-` (the characters manifests'
+    names and versions hold).
+
+    # Inputs
+
+    `s`
+    : The name to make store-safe.
+
+    # Type
+
+    ```
+    sanitize :: string -> string
+    ```
+
+    # Examples
+    :::{.example}
+    ## `sanitize` usage example
+
+    ```nix
+    sanitize "cuda 12/x"
+    => "cuda-12-x"
+    ```
+
+    :::
+  */
   sanitize =
     s:
     let
@@ -41,7 +97,31 @@ let
     in
     if m != null then s else replaceStrings [ " " "/" ":" "@" "~" ] [ "-" "-" "-" "-" "-" ] s;
 
-  # The archive's name without its compression suffix.
+  /**
+    The archive's file name without its archive suffix, store-safe.
+
+    # Inputs
+
+    `relativePath`
+    : The archive's `relative_path` in the manifest.
+
+    # Type
+
+    ```
+    stemOf :: string -> string
+    ```
+
+    # Examples
+    :::{.example}
+    ## `stemOf` usage example
+
+    ```nix
+    stemOf "cuda_cudart/linux-x86_64/cuda_cudart-linux-x86_64-12.8.57-archive.tar.xz"
+    => "cuda_cudart-linux-x86_64-12.8.57-archive"
+    ```
+
+    :::
+  */
   stemOf =
     relativePath:
     let
@@ -50,14 +130,38 @@ let
     in
     sanitize (if m == null then base else builtins.head m);
 
-  # The stem of an archive name manifest.nix has validated. Such a name
-  # is already store-safe (SafeRelativePath allows a subset of the
-  # characters a store path name may hold), so it needs no sanitize; and
-  # the suffixes nearly every archive has are cut with substring, because
-  # std::regex's POSIX matching of stemOf's pattern tries every split of
-  # the name and, with sanitize, was the largest per-archive cost of
-  # evaluation. Same result as stemOf on such names: no suffix of the list
-  # is another one's dotted suffix, so there is one way to cut.
+  /**
+    The stem of an archive name manifest.nix has validated. Such a name
+    is already store-safe (SafeRelativePath allows a subset of the
+    characters a store path name may hold), so it needs no sanitize; and
+    the suffixes nearly every archive has are cut with substring, because
+    std::regex's POSIX matching of stemOf's pattern tries every split of
+    the name and, with sanitize, was the largest per-archive cost of
+    evaluation. Same result as stemOf on such names: no suffix of the list
+    is another one's dotted suffix, so there is one way to cut.
+
+    # Inputs
+
+    `base`
+    : The archive's file name (the base name of a validated relative_path).
+
+    # Type
+
+    ```
+    validStemOf :: string -> string
+    ```
+
+    # Examples
+    :::{.example}
+    ## `validStemOf` usage example
+
+    ```nix
+    validStemOf "demo_samples-linux-x86_64-1.0.0-archive.tar.xz"
+    => "demo_samples-linux-x86_64-1.0.0-archive"
+    ```
+
+    :::
+  */
   validStemOf =
     base:
     let
@@ -73,6 +177,22 @@ let
       in
       if m == null then base else builtins.head m;
 
+  /**
+    The attribute name of an entry's variant under `entries.<package>.<platform>`:
+    the variant, or `"None"` for an archive without one (the name the
+    feature files use).
+
+    # Inputs
+
+    `e`
+    : A manifest entry (nix/manifest.nix).
+
+    # Type
+
+    ```
+    variantKey :: Entry -> string
+    ```
+  */
   variantKey = e: if e.variant == null then "None" else e.variant;
 
   # What builtin:fetchurl honours of the environment (proxies). One list
@@ -92,17 +212,39 @@ rec {
     Not `preferLocalBuild`: on remote builders the fetch, unpack and detect
     of a multi-GB archive should happen on one machine.
 
+    # Inputs
+
+    `baseUrl`
+    : Where the manifest's `relative_path`s are resolved, without a trailing slash.
+
+    `entry`
+    : The manifest entry (nix/manifest.nix): its `relativePath` and `sha256`.
+
+    `name`
+    : The archive's file name, when the caller has it store-safe (default:
+      the sanitized base name of `entry.relativePath`).
+
     # Type
 
     ```
-    fetch :: { baseUrl :: String, entry :: Entry, name :: String? } -> Derivation
+    fetch :: { baseUrl :: string; entry :: Entry; name :: string?; } -> derivation
     ```
+
+    # Examples
+    :::{.example}
+    ## `fetch` usage example
+
+    ```nix
+    fetch { baseUrl = "https://example.invalid/redist"; inherit entry; }
+    => «derivation /nix/store/…-demo-tools-1.0.7.tar.gz.drv»
+    ```
+
+    :::
   */
   fetch =
     {
       baseUrl,
       entry,
-      # The archive's file name, when the caller has it store-safe.
       name ? sanitize (baseNameOf entry.relativePath),
     }:
     derivation {
@@ -121,17 +263,28 @@ rec {
     directory stripped (as `fetchzip` does). The builder refuses unsafe
     archives with an error naming the entry.
 
+    # Inputs
+
+    `src`
+    : The fetched archive (`fetch`).
+
+    `entry`
+    : The manifest entry the archive belongs to.
+
+    `stem`
+    : The archive's name without its suffix, when the caller has it
+      (default: `stemOf entry.relativePath`); names the derivation.
+
     # Type
 
     ```
-    unpack :: { src :: Derivation, entry :: Entry, stem :: String? } -> Derivation
+    unpack :: { src :: derivation; entry :: Entry; stem :: string?; } -> derivation
     ```
   */
   unpack =
     {
       src,
       entry,
-      # The archive's name without its suffix, when the caller has it.
       stem ? stemOf entry.relativePath,
     }:
     derivation {
@@ -147,10 +300,21 @@ rec {
   /**
     The features of an unpacked tree: a JSON file (see the README's schema).
 
+    # Inputs
+
+    `unpacked`
+    : The unpacked archive (`unpack`).
+
+    `entry`
+    : The manifest entry; its `variant` (`cudaNN`) sets `--cuda-major`.
+
+    `stem`
+    : As for `unpack`; the derivation is `<stem>-features.json`.
+
     # Type
 
     ```
-    detect :: { unpacked :: Derivation, entry :: Entry, stem :: String? } -> Derivation
+    detect :: { unpacked :: derivation; entry :: Entry; stem :: string?; } -> derivation
     ```
   */
   detect =
@@ -193,11 +357,32 @@ rec {
   /**
     Fetch, unpack and detect one manifest entry.
 
+    # Inputs
+
+    `baseUrl`
+    : As for `fetch`.
+
+    `entry`
+    : The manifest entry.
+
     # Type
 
     ```
-    entryDerivations :: { baseUrl :: String, entry :: Entry } -> { src, unpacked, features }
+    entryDerivations :: { baseUrl :: string; entry :: Entry; } -> {
+      src :: derivation; unpacked :: derivation; features :: derivation;
+    }
     ```
+
+    # Examples
+    :::{.example}
+    ## `entryDerivations` usage example
+
+    ```nix
+    (entryDerivations { baseUrl = "file:///srv/sample"; inherit entry; }).features
+    => «derivation /nix/store/…-demo_samples-linux-x86_64-1.0.0-archive-features.json.drv»
+    ```
+
+    :::
   */
   entryDerivations =
     { baseUrl, entry }:
@@ -235,15 +420,40 @@ rec {
     `baseUrl`
     : Where `relative_path`s are resolved, without a trailing slash.
 
-    `platforms`, `packages`
-    : Optional selections (default: all).
+    `platforms`
+    : The platforms to include, e.g. `[ "linux-x86_64" ]` (default `null`: all).
+
+    `packages`
+    : The packages to include (default `null`: all).
 
     # Type
 
     ```
-    manifestFeatures :: { redistName, version, manifest :: Path, baseUrl, platforms?, packages? }
-                     -> Derivation
+    manifestFeatures :: {
+      redistName :: string;
+      version :: string;
+      manifest :: path;
+      baseUrl :: string;
+      platforms :: [ string ] | null;
+      packages :: [ string ] | null;
+    } -> derivation
     ```
+
+    # Examples
+    :::{.example}
+    ## `manifestFeatures` usage example
+
+    ```nix
+    (manifestFeatures {
+      redistName = "sample";
+      version = "1.0.0";
+      manifest = ./sample/redistrib_1.0.0.json;
+      baseUrl = "file:///srv/sample";
+    }).entries.cuda_demo_rt.linux-x86_64.None.features
+    => «derivation /nix/store/…-features.json.drv»
+    ```
+
+    :::
   */
   manifestFeatures =
     {
@@ -270,8 +480,16 @@ rec {
           builtins.toFile (baseNameOf manifest) text
         else
           "${manifest}";
-      # entryDerivations for an entry of `entries`, whose relative_path
-      # manifest.nix has checked: its names need no sanitize.
+      /**
+        entryDerivations for an entry of `entries`, whose relative_path
+        manifest.nix has checked: its names need no sanitize.
+
+        # Type
+
+        ```
+        drvsOf :: Entry -> { src :: derivation; unpacked :: derivation; features :: derivation; }
+        ```
+      */
       drvsOf =
         entry:
         let
@@ -326,6 +544,15 @@ rec {
           }
         ) withDrvs;
       };
+      /**
+        `list` grouped by `keyOf`, each group mapped by `f`.
+
+        # Type
+
+        ```
+        byKey :: (a -> string) -> ([ a ] -> b) -> [ a ] -> attrsOf b
+        ```
+      */
       byKey = keyOf: f: list: builtins.mapAttrs (_: f) (builtins.groupBy keyOf list);
       tree = byKey (x: x.entry.package) (
         byKey (x: x.entry.platform) (
@@ -364,17 +591,39 @@ rec {
       };
     };
 
-  # The release report of aggregates of one redist (nix/report.nix).
+  /**
+    The release report of aggregates of one redist: nix/report.nix with
+    this pipeline's detector and system.
+
+    # Inputs
+
+    `args`
+    : nix/report.nix's other inputs: `name`, `features`.
+
+    # Type
+
+    ```
+    report :: { name :: string; features :: [ derivation ]; } -> derivation
+    ```
+  */
   report = args: import ./report.nix ({ inherit detector system; } // args);
 
   /**
     Merge the index of several manifests' features into one `index.json`
     (redistName → version → package → …).
 
+    # Inputs
+
+    `name`
+    : Names the derivation (`<name>-index`).
+
+    `features`
+    : The aggregates (`manifestFeatures` results) whose index.json to merge.
+
     # Type
 
     ```
-    mergeIndex :: { name :: String, features :: [Derivation] } -> Derivation
+    mergeIndex :: { name :: string; features :: [ derivation ]; } -> derivation
     ```
   */
   mergeIndex =

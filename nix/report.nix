@@ -29,10 +29,29 @@
   # Type
 
   ```
-  report ::
-    { detector, system, name :: String, features :: [Derivation], against :: String? }
-    -> Derivation
+  report :: {
+    detector :: path | derivation;
+    system :: string;
+    name :: string;
+    features :: [ derivation ];
+    against :: string | null;
+  } -> derivation
   ```
+
+  # Examples
+  :::{.example}
+  ## `report` usage example
+
+  ```nix
+  import ./nix/report.nix {
+    inherit detector system;
+    name = "sample";
+    features = [ sample."1.0.0" sample."2.0.0" ];
+  }
+  => «derivation /nix/store/…-sample-report.drv»
+  ```
+
+  :::
 */
 {
   detector,

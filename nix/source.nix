@@ -2,11 +2,42 @@
   The Go sources of the binary, and nothing else: edits to Nix files,
   docs or the sample do not change the binary's hash, so they do not
   re-run every detection.
+
+  # Inputs
+
+  `root`
+  : The repository's root directory (a path).
+
+  # Type
+
+  ```
+  source :: path -> path
+  ```
+
+  # Examples
+  :::{.example}
+  ## `source` usage example
+
+  ```nix
+  import ./nix/source.nix ./.
+  => /nix/store/…-cuda-redist-find-features-source
+  ```
+
+  :::
 */
 root:
 builtins.path {
   path = root;
   name = "cuda-redist-find-features-source";
+  /**
+    Whether to keep `path` (of `type`, as `builtins.path` gives it).
+
+    # Type
+
+    ```
+    filter :: path -> string -> bool
+    ```
+  */
   filter =
     path: type:
     let

@@ -7,11 +7,42 @@
   sandbox anyway). nix/source.nix is the binary's narrower set; this one is
   used only by the go-unit-tests check, so its hash changing rebuilds no
   detection.
+
+  # Inputs
+
+  `root`
+  : The repository's root directory (a path).
+
+  # Type
+
+  ```
+  testSource :: path -> path
+  ```
+
+  # Examples
+  :::{.example}
+  ## `testSource` usage example
+
+  ```nix
+  import ./nix/test-source.nix ./.
+  => /nix/store/…-cuda-redist-find-features-test-source
+  ```
+
+  :::
 */
 root:
 builtins.path {
   path = root;
   name = "cuda-redist-find-features-test-source";
+  /**
+    Whether to keep `path` (of `type`, as `builtins.path` gives it).
+
+    # Type
+
+    ```
+    filter :: path -> string -> bool
+    ```
+  */
   filter =
     path: type:
     let

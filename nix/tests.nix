@@ -1,18 +1,75 @@
 /**
   Evaluation tests of nix/manifest.nix, in the shape of nixpkgs' runTests:
-  a list of { name, expr, expected }. nix/checks.nix fails on any mismatch.
+  a list of { name, expr, expected }. nix/checks.nix writes the values of
+  both sides to files and its `eval` check compares them in its builder, so
+  a mismatch fails that build.
+
+  # Inputs
+
+  `golden`
+  : The directory of expected results (tests/golden; entry-counts.json is read).
+
+  # Type
+
+  ```
+  tests :: { golden :: Path; } -> [ { name :: String; expr :: Any; expected :: Any; } ]
+  ```
 */
 { golden }:
 let
   inherit (import ./manifest.nix) entries;
   sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);
+  /**
+    A manifest leaf (one archive) at `path`, with a fixed sha256.
+
+    # Type
+
+    ```
+    leaf :: String -> { relative_path :: String; sha256 :: String; }
+    ```
+  */
   leaf = path: {
     relative_path = path;
     sha256 = sha;
   };
+  /**
+    Whether forcing `expr` deeply throws (an evaluation error is the result
+    the error-case tests expect).
+
+    # Type
+
+    ```
+    fails :: Any -> Bool
+    ```
+  */
   fails = expr: !(builtins.tryEval (builtins.deepSeq expr expr)).success;
-  # Archives per manifest of dir/<redist>/redistrib_*.json, every entry
-  # forced (deepSeq), so that a check the walker makes lazily still fails.
+
+  /**
+    Archives per manifest of dir/<redist>/redistrib_*.json, every entry
+    forced (deepSeq), so that a check the walker makes lazily still fails.
+
+    # Inputs
+
+    `dir`
+    : A directory of redist directories (manifests/, or a test's).
+
+    # Type
+
+    ```
+    countsIn :: path -> attrsOf int
+    ```
+
+    # Examples
+    :::{.example}
+    ## `countsIn` usage example
+
+    ```nix
+    (countsIn ../manifests)."cuda/redistrib_12.8.0.json"
+    => 132
+    ```
+
+    :::
+  */
   countsIn =
     dir:
     let
@@ -22,11 +79,29 @@ let
           "README.md"
         ]
       );
+      /**
+        The manifest file names of the redist directory `r`.
+
+        # Type
+
+        ```
+        files :: string -> [ string ]
+        ```
+      */
       files =
         r:
         builtins.filter (f: builtins.match "redistrib_.*\\.json" f != null) (
           builtins.attrNames (builtins.readDir (dir + "/${r}"))
         );
+      /**
+        How many archives the manifest `file` lists, all forced.
+
+        # Type
+
+        ```
+        count :: string -> path -> int
+        ```
+      */
       count =
         name: file:
         let

@@ -39,8 +39,8 @@ func TestBenchExpressions(t *testing.T) {
 	if want := mustNix(t, "nix", "hash", "path", unpacked); f.NarHash != want {
 		t.Errorf("one-archive.nix detect: narHash %s, nix hash path %s", f.NarHash, want)
 	}
-	drv := mustNix(t, "nix-instantiate", "--eval", "--expr",
-		"(import ./scripts/bench/eval-baseline.nix { detector = "+detectorBinary(t)+"; }).drvPath")
+	drv := mustNix(t, "nix-instantiate", "--eval", "scripts/bench/eval-baseline.nix",
+		"--arg", "detector", detectorBinary(t), "-A", "drvPath")
 	if !strings.HasSuffix(drv, `-index.drv"`) {
 		t.Errorf("eval-baseline.nix: drvPath %s", drv)
 	}

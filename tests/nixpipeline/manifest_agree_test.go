@@ -194,17 +194,8 @@ func TestGoAndNixReadManifestsAlike(t *testing.T) {
 	if accepted < n/4 || accepted > n*3/4 {
 		t.Fatalf("the generator is off balance: %d of %d manifests valid", accepted, n)
 	}
-	const expr = `{ lib, dir, n }:
-let
-  inherit (import (/. + lib + "/manifest.nix")) entries;
-  one = i:
-    let
-      es = entries { name = toString i; manifest = builtins.fromJSON (builtins.readFile (/. + dir + "/${toString i}.json")); };
-      r = builtins.tryEval (builtins.deepSeq es es);
-    in
-    if r.success then map (e: builtins.concatStringsSep "|" [ e.package e.platform (if e.variant == null then "None" else e.variant) e.relativePath e.sha256 e.version ]) r.value else null;
-in builtins.genList one (builtins.fromJSON n)`
-	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "-E", expr,
+	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "manifest-entries.nix")
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", expr,
 		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
 	var got [][]string
 	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != n {
@@ -255,16 +246,10 @@ func TestNixWalkerReadsEveryNixpkgsManifest(t *testing.T) {
 		want[rel] = keys
 		rels = append(rels, rel)
 	}
-	const expr = `{ lib, dir, files }:
-let
-  inherit (import (/. + lib + "/manifest.nix")) entries;
-  one = rel:
-    let es = entries { name = rel; manifest = builtins.fromJSON (builtins.readFile (/. + (dir + "/" + rel))); };
-    in map (e: builtins.concatStringsSep "|" [ e.package e.platform (if e.variant == null then "None" else e.variant) e.relativePath e.sha256 e.version ]) es;
-in builtins.listToAttrs (map (rel: { name = rel; value = one rel; }) (builtins.fromJSON files))`
+	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "manifest-files.nix")
 	list, _ := json.Marshal(rels)
 	start := time.Now()
-	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "-E", expr,
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", expr,
 		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "files", string(list))
 	elapsed := time.Since(start)
 	var got map[string][]string

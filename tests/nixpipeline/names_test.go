@@ -45,32 +45,9 @@ func TestManifestFeaturesNamesMatchEntryDerivations(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "redistrib_1.0.0.json"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	expr := `
-	  let
-	    lib = import ` + repoRoot() + `/nix;
-	    pipeline = lib.pipeline { detector = ` + detectorBinary(t) + `; system = "x86_64-linux"; };
-	    inherit (builtins) attrNames concatMap filter fromJSON match readDir readFile;
-	    manifestsIn = d: map (f: d + "/${f}") (filter (f: match "redistrib_.*\\.json" f != null) (attrNames (readDir d)));
-	    redists = d: concatMap (r: manifestsIn (d + "/${r}")) (attrNames (readDir d));
-	    files = redists ` + repoRoot() + `/manifests ++ manifestsIn ` + repoRoot() + `/sample ++ manifestsIn ` + dir + `;
-	    baseUrl = "https://example.invalid";
-	    mismatches = file:
-	      let
-	        agg = pipeline.manifestFeatures { redistName = "r"; version = "1"; manifest = file; inherit baseUrl; };
-	        entries = lib.manifest.entries { name = "m"; manifest = fromJSON (readFile file); };
-	        names = d: [ d.src.name d.unpacked.name d.features.name ];
-	      in
-	      concatMap (e:
-	        let
-	          fast = names agg.entries.${e.package}.${e.platform}.${if e.variant == null then "None" else e.variant};
-	          general = names (pipeline.entryDerivations { inherit baseUrl; entry = e; });
-	        in
-	        if fast == general then [ ] else [ { inherit (e) relativePath; inherit fast general; } ]
-	      ) entries;
-	  in
-	  { count = builtins.length (concatMap (f: lib.manifest.entries { name = "m"; manifest = fromJSON (readFile f); }) files);
-	    mismatches = concatMap mismatches files; }`
-	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "-E", expr)
+	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "names.nix")
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", expr,
+		"--argstr", "repo", repoRoot(), "--argstr", "detector", detectorBinary(t), "--argstr", "dir", dir)
 	var got struct {
 		Count      int               `json:"count"`
 		Mismatches []json.RawMessage `json:"mismatches"`

@@ -203,15 +203,13 @@ func copySample(t *testing.T) string {
 	return dst
 }
 
-// pipelineExpr is a Nix expression for the features of one manifest in
-// dir, fetched from dir with file:// (made visible to the sandbox by
-// extra-sandbox-paths).
-func pipelineExpr(t *testing.T, dir, manifestFile string) string {
-	return `(import ` + repoRoot() + `/default.nix { detector = ` + detectorBinary(t) + `; }).pipeline.manifestFeatures {
-	  redistName = "broken"; version = "1.0.0";
-	  manifest = ` + filepath.Join(dir, manifestFile) + `;
-	  baseUrl = "file://` + dir + `";
-	}`
+// pipelineExpr is the Nix file and arguments for the features of one
+// manifest in dir, fetched from dir with file:// (made visible to the
+// sandbox by extra-sandbox-paths); -A selects within them.
+func pipelineExpr(t *testing.T, dir, manifestFile string) []string {
+	return []string{filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "pipeline.nix"),
+		"--argstr", "repo", repoRoot(), "--argstr", "detector", detectorBinary(t),
+		"--argstr", "dir", dir, "--argstr", "manifest", manifestFile}
 }
 
 func rewriteManifest(t *testing.T, path string, edit func(m map[string]any)) {
@@ -249,7 +247,7 @@ func TestWrongHashFailsOnlyItsEntry(t *testing.T) {
 		leaf(m, "cuda_demo_tools", "linux-x86_64")["sha256"] = wrong
 	})
 	expr := pipelineExpr(t, dir, "redistrib_1.0.0.json")
-	_, stderr, err := nix(t, "nix-build", "--no-out-link", "--keep-going", "--option", "extra-sandbox-paths", dir, "-E", expr)
+	_, stderr, err := nix(t, append([]string{"nix-build", "--no-out-link", "--keep-going", "--option", "extra-sandbox-paths", dir}, expr...)...)
 	if err == nil {
 		t.Fatal("build with a wrong sha256 succeeded")
 	}
@@ -258,7 +256,7 @@ func TestWrongHashFailsOnlyItsEntry(t *testing.T) {
 	}
 	// The other entries were built despite the failure.
 	for _, e := range []string{"cuda_demo_rt.linux-x86_64.None", "cuda_demo_rt.windows-x86_64.None", "demo_samples.linux-x86_64.None", "libdemo_versioned.linux-x86_64.None"} {
-		drv := mustNix(t, "nix-instantiate", "--option", "extra-sandbox-paths", dir, "-E", "("+expr+").entries."+e+".features")
+		drv := mustNix(t, append(append([]string{"nix-instantiate", "--option", "extra-sandbox-paths", dir}, expr...), "-A", "entries."+e+".features")...)
 		out := mustNix(t, "nix-store", "-q", "--outputs", drv)
 		if _, err := os.Stat(out); err != nil {
 			t.Errorf("entry %s was not built: %v", e, err)
@@ -285,8 +283,8 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 	rewriteManifest(t, filepath.Join(dir, "redistrib_1.0.0.json"), func(m map[string]any) {
 		leaf(m, "demo_samples", "linux-x86_64")["sha256"] = sum
 	})
-	expr := "(" + pipelineExpr(t, dir, "redistrib_1.0.0.json") + ").entries.demo_samples.linux-x86_64.None.features"
-	_, stderr, err := nix(t, "nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir, "-E", expr)
+	expr := append(pipelineExpr(t, dir, "redistrib_1.0.0.json"), "-A", "entries.demo_samples.linux-x86_64.None.features")
+	_, stderr, err := nix(t, append([]string{"nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir}, expr...)...)
 	if err == nil {
 		t.Fatal("build of a truncated archive succeeded")
 	}
@@ -375,29 +373,22 @@ func TestFlakeCheck(t *testing.T) {
 }
 
 // TestStandInEnforcesBuildGoModuleContract: the offline stand-in refuses
-// what nixos-24.11's buildGoModule refuses (an env attribute that the
-// derivation already has, such as CGO_ENABLED; a missing vendorHash), and
-// accepts nix/package.nix.
+// what nixos-25.11's buildGoModule refuses (a top-level CGO_ENABLED, which
+// meets the env.CGO_ENABLED buildGoModule sets; an env attribute that the
+// derivation already has; a missing vendorHash), and accepts nix/package.nix.
 func TestStandInEnforcesBuildGoModuleContract(t *testing.T) {
 	requireNix(t)
-	const expr = `{ standIn, pkgFile, attrs }:
-let
-  buildGoModule = import (/. + standIn + "/build-go-module.nix") { system = "x86_64-linux"; go = "/nonexistent-go"; busybox = "/nonexistent-busybox"; };
-  lib.optionalString = c: s: if c then s else "";
-in
-if attrs == "package" then
-  (import (/. + pkgFile) { inherit buildGoModule lib; src = "/nonexistent-src"; version = "1"; nixLib = "/nonexistent-lib"; }).name
-else
-  (buildGoModule ({ pname = "p"; version = "1"; src = "/nonexistent-src"; } // builtins.fromJSON attrs)).name`
+	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "stand-in-contract.nix")
 	standIn := filepath.Join(repoRoot(), "tests", "nixpkgs-stand-in")
 	for _, tc := range []struct{ attrs, want string }{
 		{"package", `"cuda-redist-find-features-1"`},
-		{`{"vendorHash": null, "CGO_ENABLED": 0}`, `"p-1"`},
-		{`{"vendorHash": null, "env": {"CGO_ENABLED": "0"}}`, "overlapping: CGO_ENABLED"},
-		{`{"vendorHash": null, "CGO_ENABLED": 0, "env": {"GOFLAGS": "-x"}}`, "overlapping: GOFLAGS"},
-		{`{"CGO_ENABLED": 0}`, "vendorHash is missing"},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": 0}}`, `"p-1"`},
+		{`{"vendorHash": null, "CGO_ENABLED": 0}`, "overlapping: CGO_ENABLED"},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": 0, "GOFLAGS": "-x"}}`, "overlapping: GOFLAGS"},
+		{`{"vendorHash": null, "env": {"CGO_ENABLED": 2}}`, "CGO_ENABLED must be 0 or 1"},
+		{`{"env": {"CGO_ENABLED": 0}}`, "vendorHash is missing"},
 	} {
-		out, stderr, err := nix(t, "nix-instantiate", "--eval", "-E", expr, "--argstr", "standIn", standIn,
+		out, stderr, err := nix(t, "nix-instantiate", "--eval", expr, "--argstr", "standIn", standIn,
 			"--argstr", "pkgFile", filepath.Join(repoRoot(), "nix", "package.nix"), "--argstr", "attrs", tc.attrs)
 		if !strings.Contains(out+stderr, tc.want) {
 			t.Errorf("%s: got %q (%v), want %q\n%s", tc.attrs, out, err, tc.want, stderr)

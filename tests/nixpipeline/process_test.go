@@ -259,8 +259,8 @@ func TestProcessManifestsCleanup(t *testing.T) {
 	}
 	// Whatever the run added is gone again: the fetch, unpack and
 	// detection of the new archive are not in the store any more.
-	drv := mustNix(t, "nix-instantiate", "-E",
-		"("+pipelineExpr(t, dir, "redistrib_2.0.0.json")+").entries.demo_src.source.None.features")
+	drv := mustNix(t, append(append([]string{"nix-instantiate"}, pipelineExpr(t, dir, "redistrib_2.0.0.json")...),
+		"-A", "entries.demo_src.source.None.features")...)
 	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))
 	checked := 0
 	for _, d := range closure {

@@ -41,8 +41,8 @@ func TestTarZstThroughThePipeline(t *testing.T) {
 	digest := sha256.Sum256(zst)
 	build := func(manifest string) string {
 		t.Helper()
-		expr := "(" + pipelineExpr(t, dir, manifest) + ").entries.demo_samples.linux-x86_64.None.features"
-		out := strings.TrimSpace(mustNix(t, "nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir, "-E", expr))
+		expr := append(pipelineExpr(t, dir, manifest), "-A", "entries.demo_samples.linux-x86_64.None.features")
+		out := strings.TrimSpace(mustNix(t, append([]string{"nix-build", "--no-out-link", "--option", "extra-sandbox-paths", dir}, expr...)...))
 		data, err := os.ReadFile(out)
 		if err != nil {
 			t.Fatal(err)

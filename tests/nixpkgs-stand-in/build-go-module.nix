@@ -1,21 +1,65 @@
-# The subset of nixpkgs' buildGoModule (as of nixos-24.11,
-# pkgs/build-support/go/module.nix) our package uses, enforcing the same
-# contract where ours could get it wrong:
-#
-# - `vendorHash = null`: build from the committed vendor/ (-mod=vendor);
-# - `CGO_ENABLED` is an argument that buildGoModule itself passes to the
-#   derivation (default: the toolchain's), so an `env` attribute of a name
-#   the derivation already has (CGO_ENABLED, GOFLAGS, ...) is the error
-#   stdenv.mkDerivation raises for overlapping attributes;
-# - the build runs in $NIX_BUILD_TOP/$TMPDIR (never a fixed /build: Nix's
-#   sandbox may be off, Debian's default), GOCACHE and GOPATH under it;
-# - `go install` of each subPackage (none given: every package directory
-#   outside vendor/ and testdata/, as getGoDirs does; directories holding
-#   only tests are passed over), the binaries in $out/bin, then
-#   `postInstall` in a POSIX shell (a static busybox sh stands in for bash);
-# - `doCheck` (default true, as in nixpkgs): between build and install,
-#   `go test -vet=off` in each of the same directories, on a writable copy
-#   of the source and without -trimpath, as nixpkgs' checkPhase does.
+/**
+  The subset of nixpkgs' buildGoModule (as of nixos-25.11,
+  pkgs/build-support/go/module.nix) our packages use, enforcing the same
+  contract where ours could get it wrong:
+
+  - `vendorHash = null`: build from the committed vendor/ (GOFLAGS
+    `-mod=vendor -trimpath`); a missing vendorHash is an error;
+  - buildGoModule sets `env` itself: `env.GO111MODULE`, `env.GOTOOLCHAIN`
+    and `env.CGO_ENABLED = args.env.CGO_ENABLED or go.CGO_ENABLED` (1
+    here). Every other argument is passed on to the derivation, as
+    stdenv.mkDerivation does, so a top-level `CGO_ENABLED` (the argument
+    of releases before 25.05) or any `env` attribute of a name the
+    derivation already has (GOFLAGS, ldflags, ...) is the error
+    stdenv.mkDerivation raises for overlapping attributes;
+  - `ldflags` gets `-buildid=` appended unless one is given;
+  - the build runs in $NIX_BUILD_TOP/$TMPDIR (never a fixed /build: Nix's
+    sandbox may be off, Debian's default), GOCACHE and GOPATH under it;
+  - `go install` of each subPackage (none given: every directory with a
+    .go file outside vendor/, less `/_`, examples, Godeps and testdata, as
+    getGoDirs does; a directory with only tests is passed over), the
+    binaries in $out/bin, then `postInstall` in a POSIX shell (a static
+    busybox sh stands in for bash);
+  - `doCheck` (default true): after the build, `go test -vet=off -p
+    $NIX_BUILD_CORES $checkFlags` in each subPackage, or without
+    subPackages in each directory holding a *test.go file, on a writable
+    copy of the source and with -trimpath taken out of GOFLAGS, as the
+    checkPhase does.
+
+  # Inputs
+
+  `system`
+  : The system the derivations build on.
+
+  `go`
+  : A Go toolchain directory (bin/go).
+
+  `busybox`
+  : A directory with a static busybox as bin/sh and bin/busybox.
+
+  # Type
+
+  ```
+  buildGoModule :: { system :: String; go :: Path; busybox :: Path; } -> AttrSet -> Derivation
+  ```
+
+  # Examples
+  :::{.example}
+  ## `buildGoModule` usage example
+
+  ```nix
+  (import ./build-go-module.nix { inherit system go busybox; }) {
+    pname = "p";
+    version = "1";
+    src = ./.;
+    vendorHash = null;
+    env.CGO_ENABLED = 0;
+  }
+  => «derivation /nix/store/…-p-1.drv»
+  ```
+
+  :::
+*/
 {
   system,
   go,
@@ -28,37 +72,50 @@
   vendorHash ? throw "buildGoModule: vendorHash is missing",
   subPackages ? [ ],
   ldflags ? [ ],
-  CGO_ENABLED ? 1,
+  GOFLAGS ? [ ],
   env ? { },
   postInstall ? "",
   doCheck ? true,
+  checkFlags ? [ ],
   meta ? { },
   ...
 }@args:
 let
   inherit (builtins)
+    any
     attrNames
     concatStringsSep
     filter
     hasAttr
+    substring
     ;
-  derivationArgs = {
-    name = "${pname}-${version}";
-    inherit
-      system
-      src
-      CGO_ENABLED
-      postInstall
-      doCheck
-      ;
-    builder = "${busybox}/bin/sh";
+  # buildGoModule's own `env` over the caller's, as module.nix sets it.
+  goEnv = env // {
     GO111MODULE = "on";
     GOTOOLCHAIN = "local";
-    GOFLAGS = "-mod=vendor -trimpath";
-    ldflags = concatStringsSep " " (ldflags ++ [ "-buildid=" ]);
-    subPackages = concatStringsSep " " subPackages;
+    CGO_ENABLED = env.CGO_ENABLED or 1;
   };
-  overlapping = filter (n: hasAttr n derivationArgs) (attrNames env);
+  hasBuildId = any (f: substring 0 9 f == "-buildid=") ldflags;
+  # What stdenv.mkDerivation hands to `derivation`: the caller's arguments
+  # (less env, meta and what buildGoModule consumes) and buildGoModule's.
+  derivationArgs =
+    removeAttrs args [
+      "env"
+      "meta"
+      "passthru"
+      "vendorHash"
+    ]
+    // {
+      name = "${pname}-${version}";
+      inherit system src postInstall;
+      doCheck = if doCheck then "1" else "";
+      builder = "${busybox}/bin/sh";
+      GOFLAGS = concatStringsSep " " (GOFLAGS ++ [ "-mod=vendor" "-trimpath" ]);
+      ldflags = concatStringsSep " " (ldflags ++ (if hasBuildId then [ ] else [ "-buildid=" ]));
+      subPackages = concatStringsSep " " subPackages;
+      checkFlags = concatStringsSep " " checkFlags;
+    };
+  overlapping = filter (n: hasAttr n derivationArgs) (attrNames goEnv);
   script = ''
     set -eu
     bb=${busybox}/bin/busybox
@@ -67,15 +124,21 @@ let
     $bb --install -s "$TMPDIR/bin"
     export GOCACHE="$TMPDIR/go-cache" GOPATH="$TMPDIR/go" HOME="$TMPDIR"
     export GOPROXY=off GOSUMDB=off
+    cores=''${NIX_BUILD_CORES:-1}
+    [ "$cores" != 0 ] || cores=$(nproc)
+    # getGoDirs: the subPackages, or the directories with a $1.go file.
+    goDirs() {
+      if [ -n "$subPackages" ]; then
+        echo "$subPackages"
+      else
+        find . -type f -name "*$1.go" -not -path './vendor/*' | xargs -n1 dirname | sort -u \
+          | grep -v -e '/_' -e examples -e Godeps -e testdata | sed 's|^\./||; s|^\.$|.|'
+      fi
+    }
     cd "$src"
-    dirs=$subPackages
-    if [ -z "$dirs" ]; then
-      dirs=$(find . -name '*.go' -not -path './vendor/*' | xargs -n1 dirname | sort -u \
-        | grep -v -e '/_' -e examples -e Godeps -e testdata | sed 's|^\./||; s|^\.$|.|')
-    fi
-    for p in $dirs; do
+    for p in $(goDirs ""); do
       echo "Building subPackage ./$p"
-      if ! msg=$(go install -ldflags="$ldflags" "./$p" 2>&1); then
+      if ! msg=$(go install -p "$cores" -ldflags="$ldflags" "./$p" 2>&1); then
         case $msg in
           *"no non-test Go files"* | *"no Go files"* | *"build constraints exclude all"*) ;;
           *) echo "$msg" >&2; exit 1 ;;
@@ -86,11 +149,10 @@ let
       cp -r "$src" "$TMPDIR/check-src"
       chmod -R u+w "$TMPDIR/check-src"
       cd "$TMPDIR/check-src"
-      export GOFLAGS=-mod=vendor
-      cores=''${NIX_BUILD_CORES:-1}
-      [ "$cores" != 0 ] || cores=$(nproc)
-      for p in $dirs; do
-        go test -vet=off -p "$cores" -ldflags="$ldflags" "./$p"
+      GOFLAGS=$(echo " $GOFLAGS " | sed 's/ -trimpath / /g')
+      export GOFLAGS
+      for p in $(goDirs test); do
+        go test -vet=off -p "$cores" -ldflags="$ldflags" $checkFlags "./$p"
       done
       cd "$src"
     fi
@@ -100,8 +162,8 @@ let
   '';
 in
 assert vendorHash == null;
-if !(builtins.elem (toString CGO_ENABLED) [ "0" "1" ]) then
-  throw "buildGoModule: CGO_ENABLED must be 0 or 1"
+if !(builtins.elem (toString goEnv.CGO_ENABLED) [ "0" "1" ]) then
+  throw "buildGoModule: env.CGO_ENABLED must be 0 or 1"
 else if overlapping != [ ] then
   throw (
     "The `env` attribute set cannot contain any attributes passed to derivation. "
@@ -109,7 +171,7 @@ else if overlapping != [ ] then
   )
 else
   derivation (
-    env
+    goEnv
     // derivationArgs
     // {
       args = [

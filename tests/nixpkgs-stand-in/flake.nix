@@ -71,7 +71,7 @@
           bc = unavailable "bc";
           gitMinimal = unavailable "git";
           openssh = unavailable "openssh";
-          nixfmt-rfc-style = unavailable "nixfmt";
+          nixfmt = unavailable "nixfmt";
         };
     in
     {

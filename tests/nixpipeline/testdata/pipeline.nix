@@ -1,0 +1,15 @@
+# The features of one manifest (dir/manifest) through default.nix's
+# pipeline, its archives fetched from dir with file:// (the tests make dir
+# visible to the sandbox with extra-sandbox-paths).
+{
+  repo,
+  detector,
+  dir,
+  manifest,
+}:
+(import (/. + repo + "/default.nix") { detector = /. + detector; }).pipeline.manifestFeatures {
+  redistName = "broken";
+  version = "1.0.0";
+  manifest = /. + dir + "/${manifest}";
+  baseUrl = "file://${dir}";
+}
