@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/nixfix"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/nixpkgscheck"
@@ -77,7 +79,7 @@ func (fr *fixRun) probes(ctx context.Context, byFile map[string][]nixpkgscheck.F
 	var results map[string][]pkgeval.Result
 	err := fr.inCopy(texts, func(dir string) error {
 		var err error
-		results, err = fr.c.eval.Evaluate(ctx, dir, sortedKeys(texts), fr.plan.Cases)
+		results, err = fr.c.eval.Evaluate(ctx, dir, slices.Sorted(maps.Keys(texts)), fr.plan.Cases)
 		return err
 	})
 	return results, err
@@ -86,7 +88,7 @@ func (fr *fixRun) probes(ctx context.Context, byFile map[string][]nixpkgscheck.F
 // fixFiles runs the fixer over every file that evaluated; a file it
 // refuses is an error finding saying why.
 func (fr *fixRun) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[string][]pkgeval.Result) {
-	for _, file := range sortedKeys(byFile) {
+	for _, file := range slices.Sorted(maps.Keys(byFile)) {
 		cases := fr.cases(byFile[file], probes[file])
 		out, err := nixfix.Fix(fr.old[file], cases)
 		switch {
@@ -171,7 +173,7 @@ func (fr *fixRun) validate(ctx context.Context) error {
 		return fmt.Errorf("fix: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	for i, file := range sortedKeys(fr.new) {
+	for i, file := range slices.Sorted(maps.Keys(fr.new)) {
 		p := filepath.Join(dir, fmt.Sprintf("%d.nix", i))
 		if err := os.WriteFile(p, []byte(fr.new[file]), 0o644); err != nil {
 			return fmt.Errorf("fix: %w", err)
@@ -254,7 +256,7 @@ func copyTree(src, dst string) error {
 
 // printDiff prints the unified diff of every change, by file name.
 func (fr *fixRun) printDiff() error {
-	for _, file := range sortedKeys(fr.new) {
+	for _, file := range slices.Sorted(maps.Keys(fr.new)) {
 		if _, err := fmt.Fprint(fr.c.e.stdout, nixfix.Diff(file, fr.old[file], fr.new[file])); err != nil {
 			return fmt.Errorf("printing the diff: %w", err)
 		}
@@ -265,45 +267,16 @@ func (fr *fixRun) printDiff() error {
 // write replaces each changed file (a temporary file renamed over it,
 // keeping its mode) and creates the new ones.
 func (fr *fixRun) write() error {
-	for _, file := range sortedKeys(fr.new) {
+	for _, file := range slices.Sorted(maps.Keys(fr.new)) {
 		path := filepath.Join(fr.packagesDir, filepath.FromSlash(file))
 		mode := fs.FileMode(0o644)
 		if st, err := os.Stat(path); err == nil {
 			mode = st.Mode().Perm()
 		}
-		tmp, err := os.CreateTemp(filepath.Dir(path), ".crff-fix-*")
-		if err != nil {
+		if err := atomicfile.WritePerm(path, []byte(fr.new[file]), mode); err != nil {
 			return fmt.Errorf("fix: %w", err)
-		}
-		if err := replaceWith(tmp, fr.new[file], mode, path); err != nil {
-			os.Remove(tmp.Name())
-			return fmt.Errorf("fix: writing %s: %w", path, err)
 		}
 		fr.c.e.log.Info("fixed", "file", path)
 	}
 	return nil
-}
-
-// replaceWith writes text to tmp and renames it over path.
-func replaceWith(tmp *os.File, text string, mode fs.FileMode, path string) error {
-	_, err := tmp.WriteString(text)
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), mode)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

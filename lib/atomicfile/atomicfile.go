@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -9,6 +10,12 @@ import (
 // Write writes data to path through a temporary file in the same
 // directory and a rename. Missing directories are created.
 func Write(path string, data []byte) error {
+	return WritePerm(path, data, 0o644)
+}
+
+// WritePerm is Write with the permission bits the file gets (a file that
+// is edited in place keeps its own).
+func WritePerm(path string, data []byte, perm fs.FileMode) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -20,7 +27,7 @@ func Write(path string, data []byte) error {
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(data)
 	if err == nil {
-		err = tmp.Chmod(0o644)
+		err = tmp.Chmod(perm)
 	}
 	if err == nil {
 		err = tmp.Sync()

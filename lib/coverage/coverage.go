@@ -2,6 +2,8 @@ package coverage
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -226,9 +228,9 @@ func nonNil(l []string) []string {
 // (none in a finished aggregate) are left out.
 func OfDetail(d features.Detail, caps []Capability) (*Report, error) {
 	r := &Report{Capabilities: Names(caps), Archives: []Archive{}, None: []Gap{}}
-	for _, pkg := range sortedKeys(d) {
-		for _, platform := range sortedKeys(d[pkg]) {
-			for _, variant := range sortedKeys(d[pkg][platform]) {
+	for _, pkg := range slices.Sorted(maps.Keys(d)) {
+		for _, platform := range slices.Sorted(maps.Keys(d[pkg])) {
+			for _, variant := range slices.Sorted(maps.Keys(d[pkg][platform])) {
 				e := d[pkg][platform][variant]
 				if e.Features == nil {
 					continue
@@ -243,13 +245,4 @@ func OfDetail(d features.Detail, caps []Capability) (*Report, error) {
 		}
 	}
 	return r, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
