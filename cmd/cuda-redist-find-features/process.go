@@ -4,14 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"os"
 	"path/filepath"
 	"strings"
 
+	flag "github.com/spf13/pflag"
+
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
@@ -144,6 +146,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		// reader of stderr that went away cannot end Nix either (see
 		// stderrFor), and line by line made safe, Nix's colours kept.
 		lw := safetext.NewLineWriter(e.terminal)
+		lw.Skip = nixlog.IsRetryNotice
 		r.Stderr = lw
 		e.atExit = append(e.atExit, func() { lw.Flush() })
 		r.BuildArgs = append(r.BuildArgs, "--quiet")

@@ -1,6 +1,7 @@
 package nixlog
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
@@ -56,4 +57,17 @@ func (e Event) IntField(i int) int64 {
 		}
 	}
 	return 0
+}
+
+// busyDatabase is Nix's notice that another Nix process holds its store
+// database: Nix waits and retries by itself, so the line reports no
+// failure ("warning: error: SQLite database '/nix/var/nix/db/db.sqlite'
+// is busy" in Nix 2.8).
+var busyDatabase = regexp.MustCompile(`^warning: (error: )?SQLite database '[^']*' is busy$`)
+
+// IsRetryNotice reports whether a line of Nix's plain stderr only says
+// that Nix is waiting to retry something by itself; --quiet leaves such
+// lines out, since they are neither errors nor results.
+func IsRetryNotice(line string) bool {
+	return busyDatabase.MatchString(strings.TrimRight(line, "\r"))
 }

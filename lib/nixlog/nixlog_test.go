@@ -42,3 +42,18 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+func TestIsRetryNotice(t *testing.T) {
+	for line, want := range map[string]bool{
+		"warning: error: SQLite database '/nix/var/nix/db/db.sqlite' is busy":   true,
+		"warning: SQLite database '/nix/var/nix/db/db.sqlite' is busy\r":        true,
+		"error: SQLite database '/nix/var/nix/db/db.sqlite' is busy":            false,
+		"warning: error: SQLite database '/nix/var/nix/db/db.sqlite' is locked": false,
+		"error: builder for '/nix/store/x.drv' failed with exit code 1":         false,
+		"": false,
+	} {
+		if got := IsRetryNotice(line); got != want {
+			t.Errorf("IsRetryNotice(%q) = %v, want %v", line, got, want)
+		}
+	}
+}

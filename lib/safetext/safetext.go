@@ -190,9 +190,12 @@ func TextKeepingColours(s string) string {
 
 // LineWriter passes what a command (Nix) writes to w line by line, each
 // made safe by TextKeepingColours; Flush writes an unfinished last line.
+// Lines for which Skip (when set) says true are left out.
 type LineWriter struct {
 	w       io.Writer
 	pending []byte
+	// Skip names lines not to pass on (without their newline).
+	Skip func(line string) bool
 }
 
 // NewLineWriter returns a LineWriter to w.
@@ -203,10 +206,29 @@ func NewLineWriter(w io.Writer) *LineWriter { return &LineWriter{w: w} }
 func (lw *LineWriter) Write(p []byte) (int, error) {
 	lw.pending = append(lw.pending, p...)
 	if i := bytes.LastIndexByte(lw.pending, '\n'); i >= 0 {
-		io.WriteString(lw.w, TextKeepingColours(string(lw.pending[:i+1])))
+		lw.emit(string(lw.pending[:i+1]))
 		lw.pending = append(lw.pending[:0], lw.pending[i+1:]...)
 	}
 	return len(p), nil
+}
+
+// emit writes whole lines (or the unfinished last one), leaving out the
+// skipped ones.
+func (lw *LineWriter) emit(text string) error {
+	if lw.Skip != nil {
+		var kept strings.Builder
+		for _, line := range strings.SplitAfter(text, "\n") {
+			if line != "" && !lw.Skip(strings.TrimSuffix(line, "\n")) {
+				kept.WriteString(line)
+			}
+		}
+		text = kept.String()
+	}
+	if text == "" {
+		return nil
+	}
+	_, err := io.WriteString(lw.w, TextKeepingColours(text))
+	return err
 }
 
 // Flush writes the unfinished last line.
@@ -214,7 +236,7 @@ func (lw *LineWriter) Flush() error {
 	if len(lw.pending) == 0 {
 		return nil
 	}
-	_, err := io.WriteString(lw.w, TextKeepingColours(string(lw.pending)))
+	err := lw.emit(string(lw.pending))
 	lw.pending = nil
 	return err
 }

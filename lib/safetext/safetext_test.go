@@ -108,3 +108,16 @@ func TestNixLines(t *testing.T) {
 		t.Errorf("LineWriter wrote %q, want %q", out.String(), want)
 	}
 }
+
+func TestLineWriterSkips(t *testing.T) {
+	var out strings.Builder
+	lw := NewLineWriter(&out)
+	lw.Skip = func(line string) bool { return strings.HasPrefix(line, "skip") }
+	for _, piece := range []string{"keep 1\nski", "p this\nkeep 2\n", "skip", " too\nkeep\x1b]0;x\x07 3"} {
+		lw.Write([]byte(piece))
+	}
+	lw.Flush()
+	if want := "keep 1\nkeep 2\nkeep\\u001b]0;x\\u0007 3"; out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
