@@ -298,7 +298,7 @@ rec {
     };
 
   /**
-    The features of an unpacked tree: a JSON file (see the README's schema).
+    The features of an unpacked tree: a JSON file (see docs/detection.md).
 
     # Inputs
 

@@ -1,7 +1,7 @@
 /**
   The whole repository as the Go unit tests see it: every package with its
   _test.go files and testdata, the pinned reference data (tests/testdata,
-  manifests/), the goldens, the sample, docs/cli.md and the README that
+  manifests/), the goldens, the sample, docs/ and the README that
   tests compare against. Left out: version control, build results and the
   real-CUDA download cache (hundreds of MB, and those tests skip in the
   sandbox anyway). nix/source.nix is the binary's narrower set; this one is

@@ -1,6 +1,6 @@
 // Package layout_test holds the repository's tree to the pipeline it
 // implements: every package has a stage, no package imports a later
-// stage, and the README's layout section names every package.
+// stage, and docs/layout.md names every package.
 package layout_test
 
 import (
@@ -101,7 +101,7 @@ func TestNoImportRunsBackUpThePipeline(t *testing.T) {
 		}
 		own, ok := stage[name]
 		if !ok {
-			t.Errorf("package %s has no stage: add it to this test and to the README's layout", name)
+			t.Errorf("package %s has no stage: add it to this test and to docs/layout.md", name)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -128,26 +128,18 @@ func TestStagesAreReal(t *testing.T) {
 	}
 }
 
-// TestREADMELayoutNamesEveryPackage: the README's layout section names
-// every package directory.
-func TestREADMELayoutNamesEveryPackage(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "README.md"))
+// TestLayoutDocNamesEveryPackage: docs/layout.md, the map of the tree,
+// names every package directory.
+func TestLayoutDocNamesEveryPackage(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "docs", "layout.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(readme)
-	start := strings.Index(text, "\n## Layout")
-	if start < 0 {
-		t.Fatal("README has no ## Layout section")
-	}
-	section := text[start+1:]
-	if end := strings.Index(section, "\n## "); end >= 0 {
-		section = section[:end]
-	}
+	text := string(doc)
 	for _, p := range listPackages(t) {
 		name := rel(p.ImportPath)
-		if !strings.Contains(section, name+"/") {
-			t.Errorf("README's layout section does not name %s/", name)
+		if !strings.Contains(text, name+"/") {
+			t.Errorf("docs/layout.md does not name %s/", name)
 		}
 	}
 }

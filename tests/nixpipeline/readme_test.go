@@ -8,8 +8,8 @@ import (
 	"testing"
 )
 
-// readmeExample is one "$ command" of a console block in the README and
-// the output lines after it.
+// readmeExample is one "$ command" of a console block of a Markdown file
+// (the README or a page of docs/) and the output lines after it.
 type readmeExample struct {
 	line    int
 	command string // continuation lines joined
@@ -50,11 +50,14 @@ func readmeExamples(t *testing.T, file string) []readmeExample {
 	return out
 }
 
-// TestREADMEExamples runs the README's console examples of this program
-// and compares their output, so the README cannot drift from it. The
-// aggregate results (result-sample-<version>) are the golden files the
-// other tests prove equal to the Nix builds. Examples that cannot run here
-// are listed with the reason; a new example must be either.
+// TestREADMEExamples runs the console examples of this program in the
+// README and in the guides that took over its sections (docs/cli-guide.md:
+// the process-manifests session; docs/check-nixpkgs.md: print-buildredist,
+// check-nixpkgs and print-dependencies) and compares their output, so the
+// docs cannot drift from it. The aggregate results (result-sample-<version>)
+// are the golden files the other tests prove equal to the Nix builds.
+// Examples that cannot run here are listed with the reason; a new example
+// must be either.
 func TestREADMEExamples(t *testing.T) {
 	requireNix(t)
 	notRun := map[string]string{
@@ -62,11 +65,13 @@ func TestREADMEExamples(t *testing.T) {
 		"cp -r sample /tmp/demo":        "setup, done by the test",
 		"cp -r sample /tmp/demo/sample": "setup of the check-nixpkgs session, done by the test",
 		"echo $?":                       "the exit code of the command before it, checked with that command",
-		"P=/tmp/nixpkgs-full/pkgs/development/cuda-modules":                               "setup of the run on the real Nixpkgs files",
-		"./crff check-nixpkgs --eval-only --hints=false $P/packages $P/_cuda/manifests/*": "the real Nixpkgs package files are not in the repository; their shapes are tested in check_*_test.go",
 	}
-	if ran := runExamples(t, "README.md", notRun); ran < 5 {
-		t.Errorf("ran %d README examples, want at least 5 (print-buildredist, print-dependencies, process-manifests, check-nixpkgs and its --json)", ran)
+	ran := 0
+	for _, file := range []string{"README.md", "docs/cli-guide.md", "docs/check-nixpkgs.md"} {
+		ran += runExamples(t, file, notRun)
+	}
+	if ran < 5 {
+		t.Errorf("ran %d examples of the README and its guides, want at least 5 (print-buildredist, print-dependencies, process-manifests, check-nixpkgs and its --json)", ran)
 	}
 }
 

@@ -4,7 +4,7 @@
 // evaluate: Nix's tryEval catches no missing attribute, type error or
 // syntax error, so one broken file fails the whole nix-instantiate.
 //
-// The strategy, chosen by measurement (README, "Drift check"): one
+// The strategy, chosen by measurement (docs/check-nixpkgs.md): one
 // nix-instantiate for every file and case (0.08 s for 75 files × 3
 // cases, against 4.7 s for one process per file on 2 workers); when it
 // fails, the set is halved until the failing files stand alone (a bounded
