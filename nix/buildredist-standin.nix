@@ -138,6 +138,9 @@ let
     fetchGit = fetching "fetchGit";
     fetchMercurial = fetching "fetchMercurial";
     fetchTree = fetching "fetchTree";
+    # Restricted mode does not check what a flake reads.
+    getFlake = fetching "getFlake";
+    fetchClosure = fetching "fetchClosure";
     exec = _: refuse "run programs (builtins.exec)";
     storePath = _: refuse "reach into the Nix store (builtins.storePath)";
     pathExists =

@@ -75,6 +75,12 @@ func secrets(t *testing.T) ([]string, string, []escape) {
 	}
 	stored := strings.TrimSpace(string(out))
 	t.Cleanup(func() { exec.Command("nix-store", "--delete", stored).Run() })
+	// A flake beside the secret, and a user configuration that turns
+	// flakes on, as a maintainer's may: getFlake is not checked by
+	// restricted mode, so it must be refused on its own.
+	flake := filepath.Dir(write("flake/flake.nix", "{ outputs = _: { }; }\n"))
+	write("flake/secret", content)
+	t.Setenv("NIX_USER_CONF_FILES", write("nix.conf", "experimental-features = nix-command flakes fetch-closure\n"))
 	t.Setenv("CRFF_TEST_SECRET", envValue)
 	t.Setenv("NIX_PATH", "nixpkgs="+dir)
 	forbidden := "forbidden in restricted mode"
@@ -95,6 +101,8 @@ func secrets(t *testing.T) ([]string, string, []escape) {
 		{"fetchurl.nix", fmt.Sprintf(`builtins.readFile (builtins.fetchurl "file://%s")`, secret), "may not fetch"},
 		{"fetch_tarball.nix", fmt.Sprintf(`builtins.readFile "${builtins.fetchTarball "file://%s"}/secret"`, tarball), "may not fetch"},
 		{"fetch_git.nix", fmt.Sprintf(`builtins.readFile "${builtins.fetchGit %q}/secret"`, repo), "may not fetch"},
+		{"get_flake.nix", fmt.Sprintf(`builtins.readFile ((builtins.getFlake "path:%s").outPath + "/secret")`, flake), "may not fetch"},
+		{"fetch_closure.nix", fmt.Sprintf(`builtins.readFile (builtins.fetchClosure { fromStore = "file://%s"; fromPath = %q; })`, dir, stored), "may not fetch"},
 		{"exec.nix", fmt.Sprintf(`builtins.exec [ "cat" %q ]`, secretNix), "may not run programs"},
 		{"ifd.nix", fmt.Sprintf(`import (derivation { name = "ifd"; system = "x86_64-linux"; builder = "/bin/sh"; args = [ "-c" "cp %s $out" ]; })`, secretNix), "is not valid"},
 		{"read_dir_root.nix", `builtins.concatStringsSep "," (builtins.attrNames (builtins.readDir /.))`, forbidden},

@@ -39,6 +39,10 @@ var restrictedOptions = [][2]string{
 	{"nix-path", ""},
 	{"allow-import-from-derivation", "false"},
 	{"allow-unsafe-native-code-during-evaluation", "false"},
+	// No experimental feature: flakes (getFlake reads what restricted
+	// mode does not check) and fetchClosure stay off whatever the user's
+	// nix.conf says; the stand-in refuses both as well.
+	{"experimental-features", ""},
 }
 
 // keptEnv are the environment variables nix-instantiate gets: where the
