@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -33,6 +34,11 @@ type fixRun struct {
 // repair repairs the package files after a check: the diff goes to stdout,
 // then what the check of the repaired files still finds.
 func (c *checkRun) repair(ctx context.Context, packagesDir string, files []string, plan *nixpkgscheck.Plan, results map[string][]pkgeval.Result) error {
+	// The copies are made from the directory itself, not from a link to
+	// it (a walk does not enter a link at its root).
+	if resolved, err := filepath.EvalSymlinks(packagesDir); err == nil {
+		packagesDir = resolved
+	}
 	fr := &fixRun{c: c, packagesDir: packagesDir, files: files, plan: plan, old: map[string]string{}, new: map[string]string{}}
 	byFile, missing := plan.FixInput(files, results)
 	probes, err := fr.probes(ctx, byFile)
@@ -218,11 +224,37 @@ func (fr *fixRun) inCopy(files map[string]string, f func(dir string) error) erro
 		return fmt.Errorf("fix: copying %s: %w", fr.packagesDir, err)
 	}
 	for file, text := range files {
+		if err := notThroughLink(dir, file); err != nil {
+			return err
+		}
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(file)), []byte(text), 0o644); err != nil {
 			return fmt.Errorf("fix: %w", err)
 		}
 	}
 	return f(dir)
+}
+
+// notThroughLink refuses to write file (slash-separated, relative to root)
+// when it or a directory on its way is a symbolic link: the write would
+// land wherever the link points, outside the packages directory or in a
+// file the fix did not read. A file that does not exist yet is fine.
+func notThroughLink(root, file string) error {
+	p := root
+	parts := strings.Split(file, "/")
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("fix: %s: %s is a symbolic link; --fix edits no file through a link (fix the file it points to in place)", file, strings.Join(parts[:i+1], "/"))
+		}
+	}
+	return nil
 }
 
 // copyTree copies the directories, regular files and symlinks under src
@@ -268,6 +300,9 @@ func (fr *fixRun) printDiff() error {
 // keeping its mode) and creates the new ones.
 func (fr *fixRun) write() error {
 	for _, file := range slices.Sorted(maps.Keys(fr.new)) {
+		if err := notThroughLink(fr.packagesDir, file); err != nil {
+			return err
+		}
 		path := filepath.Join(fr.packagesDir, filepath.FromSlash(file))
 		mode := fs.FileMode(0o644)
 		if st, err := os.Stat(path); err == nil {
