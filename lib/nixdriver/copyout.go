@@ -33,6 +33,8 @@ func (r *Runner) CopyOutput(ctx context.Context, out, dir string) (changed bool,
 			return false, fmt.Errorf("copy %s: %w", out, err)
 		}
 		changed = true
+	} else if err == nil && !isEarlierCopy(dir) {
+		return false, fmt.Errorf("copy %s: %s is a directory this program did not write (no index.json, not empty); move it away", out, dir)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, fmt.Errorf("copy %s: %w", out, err)
@@ -102,4 +104,19 @@ func removeOthers(dir string, keep map[string]bool) (bool, error) {
 		removed = true
 	}
 	return removed, nil
+}
+
+// isEarlierCopy says whether dir may be taken over: it is empty, or holds
+// an aggregate (index.json) an earlier run copied there. Any other
+// directory is the user's, whose files the copy would remove.
+func isEarlierCopy(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	if len(entries) == 0 {
+		return true
+	}
+	_, err = os.Lstat(filepath.Join(dir, "index.json"))
+	return err == nil
 }

@@ -311,11 +311,19 @@ func Closure(ctx context.Context, drvs []string) ([]string, error) {
 			all = append(all, p)
 		}
 	}
-	outs, err := interrupt.Output(ctx, exec.Command("nix-store", append([]string{"-q", "--outputs"}, all...)...))
-	if err != nil {
-		return nil, fmt.Errorf("nix-store -q --outputs: %w", err)
+	// In batches: the 217 manifests Nixpkgs carries make about 22,000
+	// derivations, over the kernel's limit for one command line.
+	var outputs []string
+	for len(all) > 0 {
+		n := min(len(all), validBatch)
+		outs, err := interrupt.Output(ctx, exec.Command("nix-store", append([]string{"-q", "--outputs"}, all[:n]...)...))
+		if err != nil {
+			return nil, fmt.Errorf("nix-store -q --outputs: %w", err)
+		}
+		outputs = append(outputs, strings.Fields(string(outs))...)
+		all = all[n:]
 	}
-	return strings.Fields(string(outs)), nil
+	return outputs, nil
 }
 
 // AddFixed adds local files to the store as flat sha256 fixed outputs
