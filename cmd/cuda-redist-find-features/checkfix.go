@@ -133,6 +133,7 @@ var validPname = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+-]*$`)
 // newFiles writes <pname>.nix for each package no file has (unless a
 // file that would be its own exists: it does not evaluate, and says so).
 func (fr *fixRun) newFiles(missing []nixpkgscheck.Unpackaged) {
+	clashed := map[string]bool{}
 	for _, u := range missing {
 		name := u.Package + ".nix"
 		if !validPname.MatchString(u.Package) {
@@ -140,6 +141,15 @@ func (fr *fixRun) newFiles(missing []nixpkgscheck.Unpackaged) {
 			continue
 		}
 		if fr.hasOwnFile(u.Package) {
+			continue
+		}
+		if _, taken := fr.new[name]; taken || clashed[name] {
+			// Two redists without a file for the same pname: one file
+			// cannot be both; the maintainer names them.
+			fr.refuse(name, "packages "+u.Package+" of two redists ("+u.Redist+" and another) would both be "+name)
+			delete(fr.new, name)
+			delete(fr.old, name)
+			clashed[name] = true
 			continue
 		}
 		var archives []nixfix.NewArchive
