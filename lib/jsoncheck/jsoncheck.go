@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsonpos"
 )
@@ -89,8 +91,12 @@ type frame struct {
 	many map[string]struct{}
 }
 
-// see records key and reports whether the object had it already.
+// see records key and reports whether the object had it already, keys
+// that differ only in case counting as the same: encoding/json matches
+// struct fields case-insensitively, so of "narHash" and "NarHash" the
+// last would silently win.
 func (f *frame) see(key string) bool {
+	key = foldKey(key)
 	if f.many != nil {
 		if _, ok := f.many[key]; ok {
 			return true
@@ -223,4 +229,36 @@ func Place(source string, data []byte, err error) error {
 		return jsonpos.WrapAt(source, data, e.Offset, err)
 	}
 	return jsonpos.Wrap(source, data, err)
+}
+
+// foldKey maps key to one spelling per case-folding class (each rune to
+// the ASCII lower-case letter of its simple-folding orbit, else the
+// orbit's smallest rune: the equivalence strings.EqualFold and
+// encoding/json use).
+func foldKey(key string) string {
+	ascii := true
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return key
+	}
+	return strings.Map(func(r rune) rune {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			if 'a' <= f && f <= 'z' {
+				// An ASCII lower-case letter stands for its class, as it
+				// does in the all-ASCII case above (k, K and the Kelvin sign).
+				return f
+			}
+			least = min(least, f)
+		}
+		if 'a' <= r && r <= 'z' {
+			return r
+		}
+		return least
+	}, key)
 }

@@ -39,6 +39,8 @@ func TestRefuses(t *testing.T) {
 		{`{"a":1} {}`, ErrSyntax, "data after the top-level value"},
 		{`{"a":1,"a":2}`, ErrDuplicate, `top level: duplicate key "a" (byte 10)`},
 		{`{"p":{"q":[{"x":1,"x":1}]}}`, ErrDuplicate, `at "p"."q": duplicate key "x"`},
+		{`{"narHash":1,"NarHash":2}`, ErrDuplicate, `top level: duplicate key "NarHash"`},
+		{`{"k":1,"K":2}`, ErrDuplicate, `duplicate key`},
 		{deep, ErrDepth, "top level: nested too deeply: more than 64 arrays and objects inside each other (byte 65)"},
 		{`{"a":` + deep[:MaxDepth] + `{"b":1}`, ErrDepth, `at "a": nested too deeply`},
 		{strings.Repeat(`{"`+strings.Repeat("k", 100)+`":`, 100), ErrDepth, `at "` + strings.Repeat("k", 64) + `...".`},
@@ -144,7 +146,10 @@ func reference(dec *json.Decoder, depth int) error {
 		if depth >= MaxDepth {
 			return ErrDepth
 		}
-		seen := map[string]bool{}
+		// Keys equal but for case are the same key (encoding/json folds
+		// them): compared pairwise with strings.EqualFold, independently
+		// of Check's folding.
+		var seen []string
 		for dec.More() {
 			if tok == json.Delim('{') {
 				kt, err := dec.Token()
@@ -152,10 +157,12 @@ func reference(dec *json.Decoder, depth int) error {
 					return ErrSyntax
 				}
 				k, _ := kt.(string)
-				if seen[k] {
-					return ErrDuplicate
+				for _, s := range seen {
+					if strings.EqualFold(s, k) {
+						return ErrDuplicate
+					}
 				}
-				seen[k] = true
+				seen = append(seen, k)
 			}
 			if err := reference(dec, depth+1); err != nil {
 				return err
