@@ -3,6 +3,7 @@ package capability
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -110,41 +111,38 @@ var families = map[int][]Capability{
 // inFamily reports whether c is a member of the family of target t.
 func inFamily(t Target, c Capability) bool {
 	if members, ok := families[t.SM]; ok {
-		for _, m := range members {
-			if m == c {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(members, c)
 	}
-	own := t.Capability()
+	return sameMajorAtLeast(t.Capability(), c)
+}
+
+// sameMajorAtLeast is binary compatibility: code for own runs on c of the
+// same major version and an equal or higher minor one.
+func sameMajorAtLeast(own, c Capability) bool {
 	return c.Major == own.Major && c.Minor >= own.Minor
 }
 
 // RunsSASS reports whether a cubin built for t runs on a GPU of
 // capability c.
 func (t Target) RunsSASS(c Capability) bool {
-	own := t.Capability()
 	switch t.Kind {
 	case Specific:
-		return c == own
+		return c == t.Capability()
 	case Family:
 		return inFamily(t, c)
 	}
-	return c.Major == own.Major && c.Minor >= own.Minor
+	return sameMajorAtLeast(t.Capability(), c)
 }
 
 // JITs reports whether the driver can compile PTX built for t for a GPU
-// of capability c.
+// of capability c. Specific and family PTX compile for the GPUs their
+// SASS runs on; generic PTX also for every later major version.
 func (t Target) JITs(c Capability) bool {
-	own := t.Capability()
-	switch t.Kind {
-	case Specific:
-		return c == own
-	case Family:
-		return inFamily(t, c)
+	if t.Kind != Generic {
+		return t.RunsSASS(c)
 	}
-	return c.Major > own.Major || (c.Major == own.Major && c.Minor >= own.Minor)
+	own := t.Capability()
+	return c.Major > own.Major || sameMajorAtLeast(own, c)
 }
 
 // Of says how a GPU of the given capability ("10.3") runs device code with
