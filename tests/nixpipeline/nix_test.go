@@ -32,12 +32,7 @@ var nixOptions = []string{
 
 func repoRoot() string { return testenv.RepoRoot() }
 
-func requireNix(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("nix-build"); err != nil {
-		testenv.Unavailable(t, "Nix is not installed: no nix-build (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
-	}
-}
+func requireNix(t *testing.T) { testenv.RequireNix(t, "nix-build") }
 
 var (
 	buildOnce sync.Once

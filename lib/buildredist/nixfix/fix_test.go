@@ -3,7 +3,6 @@ package nixfix
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,12 +14,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-func requireNix(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("nix-instantiate"); err != nil {
-		testenv.Unavailable(t, "Nix is not installed: no nix-instantiate (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
-	}
-}
+func requireNix(t *testing.T) { testenv.RequireNix(t, "nix-instantiate") }
 
 // target is one archive: the platform and CUDA version its package
 // file is evaluated for, and what it holds.

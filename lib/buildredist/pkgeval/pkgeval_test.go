@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,12 +13,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-func requireNix(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("nix-instantiate"); err != nil {
-		testenv.Unavailable(t, "Nix is not installed: no nix-instantiate (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
-	}
-}
+func requireNix(t *testing.T) { testenv.RequireNix(t, "nix-instantiate") }
 
 // equateEmpty treats nil and empty string slices alike.
 var equateEmpty = cmp.Transformer("nonNil", func(s []string) []string {
