@@ -98,10 +98,15 @@ func Cause(ctx context.Context) (*Error, bool) {
 }
 
 // signalFor is what a child gets when ctx is done: the signal the program
-// received, else SIGTERM (the context was cancelled otherwise).
+// received; SIGKILL when ctx's deadline passed (a time bound was reached:
+// nothing is left to ask the child); else SIGTERM (the context was
+// cancelled otherwise).
 func signalFor(ctx context.Context) syscall.Signal {
 	if e, ok := Cause(ctx); ok {
 		return e.Signal
+	}
+	if errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
+		return syscall.SIGKILL
 	}
 	return syscall.SIGTERM
 }
@@ -115,7 +120,7 @@ func hurry(ctx context.Context) <-chan struct{} {
 
 // Run runs cmd (made with exec.Command, not CommandContext) in a process
 // group of its own. When ctx is done, the group gets the signal that
-// ended ctx (SIGTERM if none), and Grace later, or at a second signal,
+// ended ctx (SIGKILL for a passed deadline, SIGTERM if none), and Grace later, or at a second signal,
 // SIGKILL; whatever of the group outlives the command itself is killed
 // too. A terminal's Ctrl-C thus reaches the child once, through the
 // program, which then knows the run was interrupted. Run does not start

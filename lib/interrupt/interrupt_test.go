@@ -100,6 +100,28 @@ func TestRunKillsWhatIgnoresTheSignal(t *testing.T) {
 	}
 }
 
+// TestRunKillsAtTheDeadline: a context whose deadline passed (a time
+// bound, as check-nixpkgs sets per evaluation) kills the group at once,
+// with no SIGTERM first: the child's TERM trap never runs.
+func TestRunKillsAtTheDeadline(t *testing.T) {
+	old := Grace
+	Grace = 5 * time.Second
+	defer func() { Grace = old }()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	marker := filepath.Join(t.TempDir(), "trapped")
+	pid, errc := startShell(t, ctx, `trap 'echo TERM > `+marker+`' TERM; sleep 1000 & echo "ready $!"; wait; wait`)
+	cancel(context.DeadlineExceeded)
+	if err := <-errc; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Run returned %v, want context.DeadlineExceeded", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("the child got SIGTERM before SIGKILL")
+	}
+	if !gone(pid) {
+		t.Errorf("the grandchild %d outlived the run", pid)
+	}
+}
+
 // TestRunNotStartedAfterInterrupt: once interrupted, nothing new starts.
 func TestRunNotStartedAfterInterrupt(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())

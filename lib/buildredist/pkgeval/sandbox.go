@@ -125,23 +125,17 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	kib := strconv.FormatInt((maxMemory+1023)/1024, 10)
-	cmd := exec.CommandContext(runCtx, "/bin/sh", append([]string{"-c", boundScript, "crff-eval", kib, nix}, args...)...)
+	cmd := exec.Command("/bin/sh", append([]string{"-c", boundScript, "crff-eval", kib, nix}, args...)...)
 	cmd.Env = sandboxEnv()
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error {
-		// Interrupted: the user's signal, which Nix handles by stopping
-		// (WaitDelay later, Go kills it). A bound reached: SIGKILL.
-		if ie, ok := interrupt.Cause(ctx); ok {
-			return syscall.Kill(-cmd.Process.Pid, ie.Signal)
-		}
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	// Should anything of the group survive and hold the pipes.
-	cmd.WaitDelay = 10 * time.Second
+	// In a process group of its own (interrupt.Run): interrupted, the
+	// group gets the user's signal, which Nix handles by stopping; the
+	// time bound reached, SIGKILL. Should the check itself die, so does
+	// nix-instantiate.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	e.runs.Add(1)
-	err = cmd.Run()
+	err = interrupt.Run(runCtx, cmd)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
