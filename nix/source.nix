@@ -49,8 +49,9 @@ builtins.path {
     if type == "directory" then
       builtins.elem topDir [
         "cmd"
-        "detector"
         "lib"
+        "nixdriver"
+        "stage"
         "vendor"
       ]
       && !(builtins.elem base [ "testdata" ])
@@ -63,6 +64,6 @@ builtins.path {
       || (builtins.match ".*\\.go" base != null && !isTest)
       # Go assembly (CRC-64 and the /usr/ search on amd64).
       || (builtins.match ".*\\.s" base != null)
-      || rel == "lib/manifest/keys.json"
-      || rel == "lib/manifest/base-urls.json";
+      || rel == "stage/manifest/keys.json"
+      || rel == "stage/manifest/base-urls.json";
 }

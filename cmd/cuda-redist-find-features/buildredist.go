@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
+	flag "github.com/spf13/pflag"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
 func printBuildRedistCommand() command {
@@ -28,7 +29,7 @@ func printBuildRedistCommand() command {
 				if err != nil {
 					return err
 				}
-				var decls map[string]buildredist.Decl
+				var decls map[string]features.BuildRedistDecl
 				if err = readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
@@ -41,7 +42,7 @@ func printBuildRedistCommand() command {
 // writeBuildRedistTable writes one row per package; packages whose lists
 // differ between platforms get the Nix expression and the per-platform
 // lists on the following lines.
-func writeBuildRedistTable(w io.Writer, decls map[string]buildredist.Decl) {
+func writeBuildRedistTable(w io.Writer, decls map[string]features.BuildRedistDecl) {
 	names := make([]string, 0, len(decls))
 	for n := range decls {
 		names = append(names, n)

@@ -5,18 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/nixpkgscheck"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/pkgeval"
+	flag "github.com/spf13/pflag"
+
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // exitError makes run exit with a code other than exitFail.

@@ -13,10 +13,10 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/nixfix"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/nixpkgscheck"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixfix"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
 )
 
 // fixRun is one check-nixpkgs --fix: the edits are made in a copy of the

@@ -2,14 +2,15 @@ package main
 
 import (
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"io"
 	"sort"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/deps"
+	flag "github.com/spf13/pflag"
+
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/sonames"
 )
 
 func printDependenciesCommand() command {
@@ -43,23 +44,23 @@ func printDependenciesCommand() command {
 
 // dependencyRow is one archive's needs.
 type dependencyRow struct {
-	Package  string      `json:"package"`
-	Platform string      `json:"platform"`
-	Variant  string      `json:"variant"`
-	Needs    []deps.Need `json:"needs"`
+	Package  string         `json:"package"`
+	Platform string         `json:"platform"`
+	Variant  string         `json:"variant"`
+	Needs    []sonames.Need `json:"needs"`
 	// Unresolved are the needed sonames no package of the release provides.
 	Unresolved []string `json:"unresolved"`
 }
 
 func dependencyRows(detail features.Detail) []dependencyRow {
-	var archives []deps.Archive
+	var archives []sonames.Archive
 	for pkg, platforms := range detail {
 		for platform, variants := range platforms {
 			for variant, en := range variants {
 				if en.Features == nil {
 					continue
 				}
-				archives = append(archives, deps.FromFeatures(pkg, platform, variant, en.Features))
+				archives = append(archives, sonames.FromFeatures(pkg, platform, variant, en.Features))
 			}
 		}
 	}
@@ -67,10 +68,10 @@ func dependencyRows(detail features.Detail) []dependencyRow {
 		a, b := archives[i], archives[j]
 		return a.Package+"\x00"+a.Platform+"\x00"+a.Variant < b.Package+"\x00"+b.Platform+"\x00"+b.Variant
 	})
-	ix := deps.NewIndex(archives)
+	ix := sonames.NewIndex(archives)
 	rows := []dependencyRow{}
 	for _, a := range archives {
-		needs := deps.Needs(a, ix)
+		needs := sonames.Needs(a, ix)
 		if len(needs) == 0 {
 			continue
 		}

@@ -3,9 +3,9 @@ package main
 import (
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/detector"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
 )
 
 func detectCommand() command {
@@ -19,13 +19,13 @@ func detectCommand() command {
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
-			maxBytes := fs.Int64("max-bytes", detector.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
-			maxEntries := fs.Int("max-entries", detector.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
+			maxBytes := fs.Int64("max-bytes", detect.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
+			maxEntries := fs.Int("max-entries", detect.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
 			return func(args []string) error {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				opts := detector.Options{CudaMajor: *cudaMajor, Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+				opts := detect.Options{CudaMajor: *cudaMajor, Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
 				if *attrsFile != "" && !*fromNix {
 					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
 				}
@@ -35,7 +35,7 @@ func detectCommand() command {
 						return err
 					}
 				}
-				f, err := detector.DetectWith(args[0], opts)
+				f, err := detect.DetectWith(args[0], opts)
 				if err != nil {
 					return err
 				}

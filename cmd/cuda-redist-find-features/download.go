@@ -3,13 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/download"
+	flag "github.com/spf13/pflag"
+
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest/download"
 )
 
 // describeListed says how many manifest versions an index page lists,

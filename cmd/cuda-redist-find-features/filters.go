@@ -1,11 +1,12 @@
 package main
 
 import (
-	flag "github.com/spf13/pflag"
 	"os"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	flag "github.com/spf13/pflag"
+
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // filterFlags are the version filters and parallelism flags that

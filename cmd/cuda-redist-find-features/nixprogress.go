@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
 // nixProgress shows the progress of the Nix builds that nixlog.Tracker

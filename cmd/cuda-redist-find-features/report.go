@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	flag "github.com/spf13/pflag"
 	"os"
 	"path/filepath"
 
+	flag "github.com/spf13/pflag"
+
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/report"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/report"
 )
 
 func reportCommand() command {

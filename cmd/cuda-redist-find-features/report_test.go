@@ -27,7 +27,7 @@ func TestReportCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Error("report.json differs from lib/report/testdata/sample-report.json")
+		t.Error("report.json differs from stage/report/testdata/sample-report.json")
 	}
 	s := compileSchema(t, "print-feature-schema", "--format", "report")
 	if err := validateFile(t, s, filepath.Join(out, "report.json")); err != nil {

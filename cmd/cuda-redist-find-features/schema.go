@@ -1,11 +1,12 @@
 package main
 
 import (
-	flag "github.com/spf13/pflag"
 	"strings"
 
+	flag "github.com/spf13/pflag"
+
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
 )
 
 func manifestSchemaCommand() command {

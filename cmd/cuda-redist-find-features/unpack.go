@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
+
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/unpack"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/unpack"
 )
 
 func unpackCommand() command {

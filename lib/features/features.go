@@ -2,8 +2,6 @@ package features
 
 import (
 	"encoding/json"
-
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 )
 
 // OutputNames are the outputs the detector decides, in index order: "out"
@@ -34,13 +32,13 @@ type Features struct {
 	// BuildRedist is what Nixpkgs' buildRedist needs for this archive
 	// (outputs to declare, stubs hook, FHS references), simulated with
 	// the CUDA major of the archive's variant when it has one.
-	BuildRedist buildredist.Facts `json:"buildRedist"`
+	BuildRedist BuildRedistFacts `json:"buildRedist"`
 	// BuildRedistByCudaMajor simulates each lib/<major> directory of an
 	// archive without a variant, for each cudaMajorVersion it can serve.
-	BuildRedistByCudaMajor map[string]buildredist.Facts `json:"buildRedistByCudaMajor,omitempty"`
+	BuildRedistByCudaMajor map[string]BuildRedistFacts `json:"buildRedistByCudaMajor,omitempty"`
 	// Tree lists the archive for later simulations with other
 	// declarations (check-nixpkgs).
-	Tree buildredist.Tree `json:"tree"`
+	Tree Tree `json:"tree"`
 }
 
 // Library is what one library file (or *.so-named link) holds.
@@ -66,7 +64,7 @@ type Library struct {
 	// yet can be read later without detecting again.
 	FatbinEntries []FatbinEntry `json:"fatbinEntries"`
 	// FatbinEntriesOmitted counts the entries of the groups past the
-	// first 256 (detector.MaxFatbinGroups), which are not listed.
+	// first 256 (detect.MaxFatbinGroups), which are not listed.
 	FatbinEntriesOmitted int `json:"fatbinEntriesOmitted,omitempty"`
 	// FatbinWarnings name what in the fatbin entries the detector does
 	// not understand (an entry kind, a flag bit, a header size), with the

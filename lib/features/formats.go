@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
@@ -40,7 +39,7 @@ type IndexLeaf struct {
 	SHA256       string       `json:"sha256"`
 	RelativePath string       `json:"relativePath,omitempty"`
 	// BuildRedist is not in upstream's format: what buildRedist needs.
-	BuildRedist *buildredist.Facts `json:"buildRedist,omitempty"`
+	BuildRedist *BuildRedistFacts `json:"buildRedist,omitempty"`
 }
 
 // IndexFeature is the feature object of an index leaf.

@@ -25,15 +25,15 @@ var decoders = map[string][]string{
 // the same function, each with the reason that is safe. A new reader must
 // call jsoncheck (Check or Unmarshal) first, or be argued for here.
 var unguarded = map[string]string{
-	"lib/manifest/manifest.go: Parse":            "gjson reads data CheckJSON (jsoncheck) passed, a few lines up",
-	"lib/manifest/manifest.go: init":             "keys.json is embedded in the binary",
-	"lib/manifest/manifest.go: leafFields":       "parts of a manifest Parse checked whole, marshalled a line up",
-	"lib/manifest/versions.go: BaseURL":          "base-urls.json is embedded in the binary",
-	"lib/features/encode.go: Encode":             "decodes what json.Marshal just wrote",
-	"lib/features/features.go: UnmarshalJSON":    "a part of a document its reader checked whole",
-	"lib/builderattrs/attrs.go: NarHashOf":       "parts of the attributes Load checked whole",
-	"lib/buildredist/pkgeval/pkgeval.go: result": "a part of the output Evaluate checked whole",
-	"lib/schema/identify.go: toJSONValue":        "the package's own schema documents, marshalled a line up",
+	"stage/manifest/manifest.go: Parse":           "gjson reads data CheckJSON (jsoncheck) passed, a few lines up",
+	"stage/manifest/manifest.go: init":            "keys.json is embedded in the binary",
+	"stage/manifest/manifest.go: leafFields":      "parts of a manifest Parse checked whole, marshalled a line up",
+	"stage/manifest/versions.go: BaseURL":         "base-urls.json is embedded in the binary",
+	"lib/features/encode.go: Encode":              "decodes what json.Marshal just wrote",
+	"lib/features/features.go: UnmarshalJSON":     "a part of a document its reader checked whole",
+	"lib/builderattrs/attrs.go: NarHashOf":        "parts of the attributes Load checked whole",
+	"stage/check/pkgeval/pkgeval.go: result":      "a part of the output Evaluate checked whole",
+	"stage/check/schema/identify.go: toJSONValue": "the package's own schema documents, marshalled a line up",
 }
 
 // TestEveryJSONReaderIsGuarded finds every call that decodes JSON in the

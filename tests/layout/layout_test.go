@@ -16,50 +16,42 @@ import (
 
 const module = "github.com/nix-cuda/cuda-redist-find-features"
 
-// stage ranks the packages in pipeline order: manifest → (fetch, in Nix
-// only) → unpack → detect → aggregate → what reads the results → what
-// drives it all. A package may import its own stage or earlier ones.
-var stage = map[string]int{
-	// Shared helpers that know nothing of the pipeline.
-	"lib/atomicfile":   0,
-	"lib/jsoncheck":    0,
-	"lib/symlink":      0,
-	"lib/builderattrs": 0,
-	"lib/interrupt":    0,
-	"lib/safetext":     0,
-	"lib/jsonpos":      0,
-	"lib/ansi":         0,
-	// 1: NVIDIA's manifests.
-	"lib/manifest":          1,
-	"lib/manifest/download": 1,
-	// 2: unpack.
-	"lib/unpack":          2,
-	"lib/unpack/xz":       2,
-	"lib/unpack/xz/crc64": 2,
-	// 3: detect, with the readers it uses, the buildRedist simulation it
-	// runs per archive, and the feature formats it writes.
-	"detector":         3,
-	"detector/elfinfo": 3,
-	"detector/fatbin":  3,
-	"detector/narhash": 3,
-	"lib/capability":   3, // what runs where, and the target order fatbin sorts by
-	"lib/buildredist":  3,
-	"lib/features":     3,
-	// 4: aggregate.
-	"lib/aggregate": 4,
-	// 5: what reads the results: reports, soname dependencies, schemas,
-	// the check of Nixpkgs' package files.
-	"lib/report":                   5,
-	"lib/deps":                     5,
-	"lib/coverage":                 5,
-	"lib/schema":                   5,
-	"lib/buildredist/pkgeval":      5,
-	"lib/buildredist/nixpkgscheck": 5,
-	"lib/buildredist/nixfix":       5,
-	// 6: driving Nix and the CLI.
-	"lib/nixlog":                    6,
-	"lib/nixdriver":                 6,
-	"cmd/cuda-redist-find-features": 6,
+// stages are the pipeline's folders in order: manifest → (fetch, in Nix
+// only) → unpack → detect → aggregate → what reads the results (check and
+// report are both stage 5) → what drives it all. A package's stage is
+// its path: stage/<name>/... has the rank of <name>, nixdriver/... and
+// cmd/... drive the pipeline, and lib/... holds shared helpers and the
+// formats, which know no stage. A package may import its own stage or
+// earlier ones.
+var stages = map[string]int{
+	"manifest":  1,
+	"unpack":    2,
+	"detect":    3,
+	"aggregate": 4,
+	"check":     5,
+	"report":    5,
+}
+
+// driverStage is the rank of nixdriver/ and cmd/: after every stage.
+const driverStage = 6
+
+// stageOf is the rank of a package from its path, and whether the path is
+// one the layout knows.
+func stageOf(name string) (int, bool) {
+	parts := strings.Split(name, "/")
+	switch parts[0] {
+	case "lib":
+		return 0, len(parts) > 1
+	case "stage":
+		if len(parts) < 2 {
+			return 0, false
+		}
+		s, ok := stages[parts[1]]
+		return s, ok
+	case "nixdriver", "cmd":
+		return driverStage, true
+	}
+	return 0, false
 }
 
 type pkg struct {
@@ -99,9 +91,9 @@ func TestNoImportRunsBackUpThePipeline(t *testing.T) {
 		if strings.HasPrefix(name, "tests/") || strings.HasPrefix(name, "scripts/") {
 			continue
 		}
-		own, ok := stage[name]
+		own, ok := stageOf(name)
 		if !ok {
-			t.Errorf("package %s has no stage: add it to this test and to docs/layout.md", name)
+			t.Errorf("package %s is in no stage folder (stage/<stage>/, lib/, nixdriver/, cmd/): move it, or add its stage to this test and docs/layout.md", name)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -111,19 +103,43 @@ func TestNoImportRunsBackUpThePipeline(t *testing.T) {
 			dep := rel(imp)
 			if strings.HasPrefix(dep, "tests/") {
 				t.Errorf("%s imports test code %s", name, dep)
-			} else if s, ok := stage[dep]; ok && s > own {
+			} else if s, _ := stageOf(dep); s > own {
 				t.Errorf("%s (stage %d) imports %s (stage %d): an import back up the pipeline", name, own, dep, s)
 			}
 		}
 	}
 }
 
-// TestStagesAreReal: every package this test ranks exists, so the list
-// cannot rot.
+// TestStagesAreReal: every stage this test ranks has its folder, so the
+// list cannot rot.
 func TestStagesAreReal(t *testing.T) {
-	for name := range stage {
-		if _, err := os.Stat(filepath.Join(testenv.RepoRoot(), name)); err != nil {
-			t.Errorf("stage lists %s: %v", name, err)
+	for name := range stages {
+		if _, err := os.Stat(filepath.Join(testenv.RepoRoot(), "stage", name)); err != nil {
+			t.Errorf("stages lists %s: %v", name, err)
+		}
+	}
+}
+
+// TestStageOf: the rule that reads a stage from a path.
+func TestStageOf(t *testing.T) {
+	for name, want := range map[string]int{
+		"lib/jsoncheck":                 0,
+		"stage/manifest/download":       1,
+		"stage/unpack/xz/crc64":         2,
+		"stage/detect/buildredist":      3,
+		"stage/aggregate":               4,
+		"stage/check/nixpkgscheck":      5,
+		"stage/report":                  5,
+		"nixdriver/nixlog":              6,
+		"cmd/cuda-redist-find-features": 6,
+	} {
+		if got, ok := stageOf(name); !ok || got != want {
+			t.Errorf("stageOf(%s) = %d, %v; want %d, true", name, got, ok, want)
+		}
+	}
+	for _, name := range []string{"detector", "stage", "stage/fetch", "lib", "internal/x"} {
+		if _, ok := stageOf(name); ok {
+			t.Errorf("stageOf(%s) is known; want unknown", name)
 		}
 	}
 }

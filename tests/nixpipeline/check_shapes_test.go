@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
 )
 
 // Package files written in the shapes of the real Nixpkgs ones

@@ -208,7 +208,7 @@ func TestProcessManifestsDirectoryNameIsData(t *testing.T) {
 }
 
 // TestInstalledLayoutFindsNixLib: the binary laid out as nix/package.nix
-// installs it (bin/ and share/cuda-redist-find-features/{nix,lib/manifest})
+// installs it (bin/ and share/cuda-redist-find-features/{nix,stage/manifest})
 // finds its Nix library from any working directory, without --nix-lib.
 func TestInstalledLayoutFindsNixLib(t *testing.T) {
 	requireNix(t)

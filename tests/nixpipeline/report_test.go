@@ -24,7 +24,7 @@ func TestReportDerivation(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s/report.json differs from lib/report/testdata/sample-report.json", all)
+		t.Errorf("%s/report.json differs from stage/report/testdata/sample-report.json", all)
 	}
 	// The oldest release has no previous one: its report is it alone.
 	one := strings.TrimSpace(buildSample(t, `"1.0.0".report`))
