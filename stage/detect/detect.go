@@ -42,6 +42,13 @@ const (
 	DefaultMaxEntries       = 1_000_000
 )
 
+// MaxCudaVersionDirs bounds the lib/<N> directories of one tree. Each is
+// a buildRedist simulation of the whole tree, so without a bound a small
+// archive of many tiny lib/<N> directories costs their number times its
+// size (3,000 of them with 3,000 other files took 19 s); real archives
+// have at most three (lib/11, lib/12, lib/13).
+const MaxCudaVersionDirs = 8
+
 func (o Options) withDefaults() Options {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes
@@ -70,6 +77,10 @@ func DetectWith(root string, opts Options) (*features.Features, error) {
 	f.NarHash = narHash
 	f.Tree = t.buildRedistTree()
 	f.BuildRedist = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: opts.CudaMajor, Globstar: opts.Globstar})
+	if n := len(f.CudaVersionsInLib); opts.CudaMajor == "" && n > MaxCudaVersionDirs {
+		return nil, fmt.Errorf("detect %s: lib/ holds %d CUDA version directories (lib/%s to lib/%s): %w: each is one more buildRedist simulation of the whole tree, and at most %d are simulated",
+			root, n, f.CudaVersionsInLib[0], f.CudaVersionsInLib[n-1], ErrLimit, MaxCudaVersionDirs)
+	}
 	if opts.CudaMajor == "" && len(f.CudaVersionsInLib) > 0 {
 		f.BuildRedistByCudaMajor = map[string]features.BuildRedistFacts{}
 		for _, v := range f.CudaVersionsInLib {
