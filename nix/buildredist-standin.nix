@@ -422,7 +422,7 @@ let
           _mkMissingPackagesAssertions =
             attrs:
             map (name: {
-              message = "${name} is available";
+              message = "package argument ${name} is null";
               assertion = attrs.${name} != null;
             }) (attrNames attrs);
           _mkMetaBroken = _: false;

@@ -57,7 +57,7 @@ let
     take :: int -> [ a ] -> [ a ]
     ```
   */
-  take = n: l: genList (i: elemAt l i) (if n < length l then n else length l);
+  take = count: xs: genList (elemAt xs) (if count < length xs then count else length xs);
 
   /**
     `lib.lists`: builtins and
@@ -95,16 +95,16 @@ let
       take
       ;
     inherit (builtins) map tail;
-    optionals = cond: list: if cond then list else [ ];
-    optional = cond: x: if cond then [ x ] else [ ];
-    flatten = x: if isList x then concatMap flatten x else [ x ];
-    unique = foldl' (acc: e: if elem e acc then acc else acc ++ [ e ]) [ ];
-    subtractLists = e: filter (x: !(elem x e));
-    intersectLists = e: filter (x: elem x e);
-    remove = e: filter (x: x != e);
-    last = l: elemAt l (length l - 1);
+    optionals = keep: xs: if keep then xs else [ ];
+    optional = keep: v: optionals keep [ v ];
+    flatten = v: if isList v then concatMap flatten v else [ v ];
+    unique = xs: foldl' (kept: v: kept ++ optional (!(elem v kept)) v) [ ] xs;
+    subtractLists = drop: xs: filter (v: !(elem v drop)) xs;
+    intersectLists = keepOnly: xs: filter (v: elem v keepOnly) xs;
+    remove = unwanted: xs: filter (v: v != unwanted) xs;
+    last = xs: elemAt xs (length xs - 1);
     findFirst = pred: default: l: let m = filter pred l; in if m == [ ] then default else head m;
-    toList = x: if isList x then x else [ x ];
+    toList = v: if isList v then v else [ v ];
   };
 
   /**
@@ -131,7 +131,7 @@ let
   strings = rec {
     inherit concatStringsSep stringLength substring;
     inherit (builtins) toString replaceStrings;
-    optionalString = cond: s: if cond then s else "";
+    optionalString = keep: s: if keep then s else "";
     hasPrefix = p: s: substring 0 (stringLength p) s == p;
     hasSuffix =
       suffix: s:
@@ -140,7 +140,7 @@ let
         lx = stringLength suffix;
       in
       lx <= ls && substring (ls - lx) lx s == suffix;
-    concatMapStringsSep = sep: f: l: concatStringsSep sep (map f l);
+    concatMapStringsSep = sep: f: xs: concatStringsSep sep (map f xs);
     concatStrings = concatStringsSep "";
     makeSearchPath =
       sub: paths: concatStringsSep ":" (map (p: "${p}/${sub}") (filter (p: p != null) paths));
@@ -169,7 +169,7 @@ let
   attrsets = rec {
     inherit attrNames hasAttr listToAttrs;
     inherit (builtins) attrValues mapAttrs;
-    optionalAttrs = cond: as: if cond then as else { };
+    optionalAttrs = keep: attrs: if keep then attrs else { };
     genAttrs =
       names: f:
       listToAttrs (
@@ -194,13 +194,10 @@ let
             [ ]
         ) (attrNames set)
       );
-    # As nixpkgs: the output when the package has it, else the package.
+    # A package someone already chose an output of stays as it is;
+    # otherwise the named output, else out, else the package itself.
     getOutput =
-      output: pkg:
-      if !(pkg ? outputSpecified) || !pkg.outputSpecified then
-        pkg.${output} or pkg.out or pkg
-      else
-        pkg;
+      name: drv: if drv.outputSpecified or false then drv else drv.${name} or drv.out or drv;
     getLib = getOutput "lib";
     getDev = getOutput "dev";
     getBin = getOutput "bin";
@@ -232,12 +229,21 @@ let
 
     :::
   */
-  versions = {
-    major = v: head (splitVersion v);
-    minor = v: elemAt (splitVersion v) 1;
-    patch = v: elemAt (splitVersion v) 2;
-    majorMinor = v: concatStringsSep "." (take 2 (splitVersion v));
-  };
+  versions =
+    let
+      part = i: version: elemAt (splitVersion version) i;
+    in
+    {
+      major = part 0;
+      minor = part 1;
+      patch = part 2;
+      majorMinor =
+        version:
+        let
+          parts = splitVersion version;
+        in
+        if length parts < 2 then version else "${elemAt parts 0}.${elemAt parts 1}";
+    };
 
   /**
     `lib.trivial`:
@@ -259,12 +265,12 @@ let
     ```
   */
   trivial = rec {
-    id = x: x;
-    const = x: _: x;
-    flip = f: a: b: f b a;
-    pipe = foldl' (x: f: f x);
-    mapNullable = f: a: if a == null then a else f a;
-    defaultTo = default: x: if x == null then default else x;
+    id = v: v;
+    const = v: _: v;
+    flip = f: second: first: f first second;
+    pipe = start: fns: foldl' (acc: fn: fn acc) start fns;
+    mapNullable = f: v: if v == null then null else f v;
+    defaultTo = fallback: v: if v == null then fallback else v;
     warn = _: x: x;
     inherit (strings) versionAtLeast versionOlder;
   };
@@ -354,7 +360,7 @@ lists
   */
   getExe = x: "${attrsets.getBin x}/bin/${x.meta.mainProgram or x.pname or x.name}";
   getName = x: x.pname or x.name;
-  fix = f: let x = f x; in x;
+  fix = f: let fixed = f fixed; in fixed;
   licenses = unavailable "licenses";
   maintainers = unavailable "maintainers";
   teams = unavailable "teams";

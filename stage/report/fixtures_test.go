@@ -19,7 +19,7 @@ import (
 // relative path, sha256) come from the bundled manifest, and outputs and
 // narHash from upstream's index (tests/testdata/index/package-info.json), which
 // were real detections. There are no library records: no architectures
-// and no sonames (see testdata/real/README.md).
+// and no sonames (docs/report.md, "The real fixtures").
 var realFixtures = []struct{ redist, version string }{
 	{"cuda", "11.8.0"},
 	{"cuda", "12.2.2"},

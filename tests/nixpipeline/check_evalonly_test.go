@@ -9,34 +9,38 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// An nsight_systems-shaped file: package sets the stand-in lists no
-// member of (gst_all_1, xorg) and members of qt6 it does not list.
+// A file in the shape of a profiler's package (written for this test):
+// package sets the stand-in lists no member of (gst_all_1, xorg) and
+// members of qt6 it does not list.
 const nsightSystemsShape = `{
-  backendStdenv,
-  buildRedist,
-  cuda_cudart,
-  gst_all_1,
   lib,
   qt6,
   xorg,
+  gst_all_1,
+  buildRedist,
+  cuda_cudart,
+  backendStdenv,
 }:
 let
-  qtWaylandPlugins = "${lib.getLib qt6.qtwayland}/${qt6.qtbase.qtPluginPrefix}";
-in
-buildRedist {
-  redistName = "cuda";
-  pname = "nsight_systems";
-  allowFHSReferences = true;
-  outputs = [ "out" ];
-  nativeBuildInputs = [ qt6.wrapQtAppsHook ];
-  buildInputs = [
-    qt6.qtdeclarative
-    (lib.getOutput "stubs" cuda_cudart)
+  pluginDir = "${lib.getLib qt6.qtwayland}/${qt6.qtbase.qtPluginPrefix}/platforms";
+  gstreamer = [
     gst_all_1.gst-plugins-base
-    qtWaylandPlugins
-    xorg.libXcursor
   ]
   ++ lib.optionals backendStdenv.hostPlatform.isAarch64 [ gst_all_1.gst-plugins-bad ];
+in
+buildRedist {
+  pname = "nsight_systems";
+  redistName = "cuda";
+  outputs = [ "out" ];
+  allowFHSReferences = true;
+  nativeBuildInputs = [ qt6.wrapQtAppsHook ];
+  buildInputs = [
+    xorg.libXcursor
+    qt6.qtdeclarative
+    pluginDir
+    (lib.getOutput "stubs" cuda_cudart)
+  ]
+  ++ gstreamer;
 }
 `
 

@@ -12,32 +12,37 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
 )
 
-// Package files written in the shapes of the real Nixpkgs ones
-// (pkgs/development/cuda-modules/packages): a fixed set of named
-// arguments, no `...`; buildRedist of a set and of finalAttrs; outputs
-// from lib.optionals on backendStdenv.hostNixSystem and from optionals
-// (via `inherit (lib.lists) optionals`) on finalAttrs.version; a
-// conditional pname; lib.getLib / lib.getOutput in the inputs; _cuda's
-// licenses and _mkMissingPackagesAssertions; flags; brokenAssertions and
-// platformAssertions; package arguments the stand-in knows nothing about
-// (zlib, patchelf, fetchpatch, setupCudaHook).
+// Package files written for these tests in the shapes of Nixpkgs'
+// (pkgs/development/cuda-modules/packages), not copies of them: a fixed
+// set of named arguments, no `...`; buildRedist of a set and of
+// finalAttrs; outputs from lib.optionals on backendStdenv.hostNixSystem
+// and from optionals (via `inherit (lib.lists) optionals`) on
+// finalAttrs.version; a conditional pname; lib.getLib / lib.getOutput in
+// the inputs; _cuda's licenses and _mkMissingPackagesAssertions; flags;
+// brokenAssertions and platformAssertions; package arguments the stand-in
+// knows nothing about (zlib, patchelf, fetchpatch, setupCudaHook). The
+// pnames and outputs are those of the fake release (cudarelease_test.go).
 var realShapes = map[string]string{
-	"cuda_cudart.nix": `# TODO(@someone): cuda_cudart.dev depends on crt/host_config.h.
+	"cuda_cudart.nix": `# Test shape: the runtime, whose headers pull in the compiler's and
+# CCCL's, and which brings the compatibility library on Jetson.
 {
+  lib,
   _cuda,
-  addDriverRunpath,
-  backendStdenv,
   buildRedist,
+  backendStdenv,
+  cudaAtLeast,
+  addDriverRunpath,
+  cuda_nvcc,
+  cuda_crt,
   cuda_cccl,
   cuda_compat,
-  cuda_crt,
-  cuda_nvcc,
-  cudaAtLeast,
-  lib,
 }:
+let
+  headersOf = lib.getOutput "include";
+in
 buildRedist {
-  redistName = "cuda";
   pname = "cuda_cudart";
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -47,42 +52,38 @@ buildRedist {
     "static"
     "stubs"
   ];
-
-  propagatedBuildOutputs = [
-    "static"
-    "stubs"
-  ];
-
-  propagatedBuildInputs =
-    [ (lib.getOutput "include" cuda_nvcc) ]
-    ++ lib.optionals (cudaAtLeast "13.0") [ (lib.getOutput "include" cuda_crt) ]
-    ++ [ (lib.getOutput "include" cuda_cccl) ]
-    ++ lib.optionals (backendStdenv.hasJetsonCudaCapability && cuda_compat != null) [ cuda_compat ];
 
   allowFHSReferences = false;
 
+  propagatedBuildOutputs = [
+    "stubs"
+    "static"
+  ];
+
+  propagatedBuildInputs =
+    map headersOf ([ cuda_nvcc ] ++ lib.optionals (cudaAtLeast "13.0") [ cuda_crt ] ++ [ cuda_cccl ])
+    ++ lib.optionals (cuda_compat != null && backendStdenv.hasJetsonCudaCapability) [ cuda_compat ];
+
   postPatch = ''
-    sed -i -e "s|^Libs\s*:\(.*\)\$|Libs: \1 -Wl,-rpath,${addDriverRunpath.driverLink}/lib|" cudart.pc
+    sed -i 's|^Libs:.*|& -Wl,-rpath,${addDriverRunpath.driverLink}/lib|' pkg-config/cudart-*.pc
   '';
 
-  meta.description = "CUDA Runtime";
-  meta.license = _cuda.lib.licenses.cuda;
+  meta = {
+    description = "Runtime of the fake CUDA release";
+    license = _cuda.lib.licenses.cuda;
+  };
 }
 `,
 	"libcublas.nix": `{
-  buildRedist,
-  cuda_cudart,
-  cudaMajorMinorVersion,
-  cuda_nvrtc,
   lib,
+  buildRedist,
+  cudaMajorMinorVersion,
+  cuda_cudart,
+  cuda_nvrtc,
 }:
 buildRedist (finalAttrs: {
-  redistName = "cuda";
   pname = "libcublas";
-
-  appendRunpaths = lib.optionals (lib.versionAtLeast finalAttrs.version "12.8") [
-    "${lib.getLib cuda_nvrtc}/lib"
-  ];
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -91,27 +92,32 @@ buildRedist (finalAttrs: {
     "lib"
     "static"
     "stubs"
+  ];
+
+  # A run path chosen by the release's version.
+  appendRunpaths = lib.optionals (lib.versionAtLeast finalAttrs.version "12.8") [
+    "${lib.getLib cuda_nvrtc}/lib"
   ];
 
   propagatedBuildInputs = [ cuda_cudart ];
 
   postPatch = ''
-    substituteInPlace share/pkgconfig/cublas-${cudaMajorMinorVersion}.pc --replace-fail 'Cflags:' 'Cflags:'
+    echo "Requires: cudart-${cudaMajorMinorVersion}" >> share/pkgconfig/cublas-${cudaMajorMinorVersion}.pc
   '';
 
-  meta.homepage = "https://developer.nvidia.com/cublas";
+  meta.homepage = "https://example.invalid/libcublas";
 })
 `,
 	"libnvjitlink.nix": `{
-  _cuda,
-  buildRedist,
-  cudaOlder,
-  flags,
   lib,
+  _cuda,
+  flags,
+  cudaOlder,
+  buildRedist,
 }:
 buildRedist {
-  redistName = "cuda";
   pname = "libnvjitlink";
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -122,9 +128,10 @@ buildRedist {
     "stubs"
   ];
 
+  # A rule made up for the test: Jetson builds want 12.4 or later.
   brokenAssertions = [
     {
-      message = "nvJitLink is not supported on Jetson before 12.4";
+      message = "this test's libnvjitlink wants CUDA 12.4 or later on Jetson";
       assertion = flags.isJetsonBuild -> !(cudaOlder "12.4");
     }
   ];
@@ -135,17 +142,17 @@ buildRedist {
 }
 `,
 	"libcusparse.nix": `{
-  buildRedist,
   lib,
+  buildRedist,
   libnvjitlink,
 }:
 let
-  inherit (lib.lists) optionals;
   inherit (lib.strings) versionOlder;
+  inherit (lib.lists) optionals;
 in
 buildRedist (finalAttrs: {
-  redistName = "cuda";
   pname = "libcusparse";
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -155,21 +162,21 @@ buildRedist (finalAttrs: {
     "static"
     "stubs"
   ]
-  ++ optionals (versionOlder finalAttrs.version "10.14.1") [ "samples" ];
+  ++ optionals (versionOlder finalAttrs.version "11.0") [ "samples" ];
 
   buildInputs = [ (lib.getLib libnvjitlink) ];
 })
 `,
 	"libcusolver.nix": `{
-  buildRedist,
   lib,
+  buildRedist,
   libcublas,
   libcusparse,
   libnvjitlink,
 }:
 buildRedist {
-  redistName = "cuda";
   pname = "libcusolver";
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -180,21 +187,22 @@ buildRedist {
     "stubs"
   ];
 
+  # One input per CUDA library libcusolver.so.11 needs.
   buildInputs = [
+    libnvjitlink
     (lib.getLib libcublas)
     (lib.getLib libcusparse)
-    libnvjitlink
   ];
 }
 `,
 	"cuda_cupti.nix": `{
-  backendStdenv,
-  buildRedist,
   lib,
+  buildRedist,
+  backendStdenv,
 }:
 buildRedist (finalAttrs: {
-  redistName = "cuda";
   pname = "cuda_cupti";
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -205,73 +213,77 @@ buildRedist (finalAttrs: {
   ]
   ++ lib.optionals (backendStdenv.hostNixSystem == "x86_64-linux") [ "static" ];
 
+  # The samples' Makefiles name /usr/local/cuda.
   allowFHSReferences = true;
 })
 `,
 	"cccl.nix": `{
-  buildRedist,
-  cudaAtLeast,
-  cudaOlder,
-  fetchpatch,
   lib,
+  fetchpatch,
+  cudaOlder,
+  cudaAtLeast,
+  buildRedist,
 }:
 buildRedist {
-  redistName = "cuda";
+  # The pname depends on the CUDA version.
   pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl";
+  redistName = "cuda";
 
+  # Headers only: one output.
   outputs = [ "out" ];
 
   prePatch = lib.optionalString (cudaAtLeast "13.0") ''
-    mv -v "$PWD/include/cccl"/* "$PWD/include/"
+    cp -r include/cccl/. include/
   '';
 
-  patches = lib.optionals (cudaAtLeast "12.9" && cudaOlder "13.0") [
+  patches = lib.optionals (cudaOlder "13.0" && cudaAtLeast "12.9") [
     (fetchpatch {
-      url = "https://example.invalid/fix.patch";
+      url = "https://example.invalid/cccl-headers.patch";
       hash = "";
     })
   ];
 }
 `,
 	"cuda_nvcc.nix": `{
-  _cuda,
+  lib,
   backendStdenv,
   buildRedist,
-  setupCudaHook,
+  cuda_cccl,
   cudaAtLeast,
   cudaOlder,
-  cuda_cccl,
-  lib,
   makeBinaryWrapper,
+  setupCudaHook,
 }:
 buildRedist (finalAttrs: {
-  redistName = "cuda";
   pname = "cuda_nvcc";
+  redistName = "cuda";
 
   outputs = [ "out" ];
 
-  # The nvcc and cicc binaries contain hard-coded references to /usr
   allowFHSReferences = true;
 
   nativeBuildInputs = [ makeBinaryWrapper ];
-
   propagatedBuildInputs = [ setupCudaHook ];
 
   postInstall =
     let
-      oldNvvmDir = lib.concatStringsSep "/" (
-        [ "$(TOP)" ] ++ lib.optionals (cudaOlder "12.5") [ "$(_NVVM_BRANCH_)" ] ++ lib.optionals (cudaAtLeast "12.5") [ "nvvm" ]
-      );
+      nvvm = if cudaAtLeast "12.5" then "nvvm" else "$(_NVVM_BRANCH_)";
+      includes = lib.concatStringsSep " " [
+        "INCLUDES"
+        "+="
+        "-I${lib.getOutput "include" cuda_cccl}/include"
+      ];
     in
-    lib.optionalString finalAttrs.finalPackage.meta.available ''
-      substituteInPlace bin/nvcc.profile --replace-fail '${oldNvvmDir}/' "${lib.getOutput "include" cuda_cccl}/include"
-      wrapProgramBinary bin/nvcc --prefix PATH : ${lib.makeBinPath [ backendStdenv.cc ]}
+    lib.optionalString (finalAttrs.finalPackage.meta.available && !(cudaOlder "11.0")) ''
+      substituteInPlace bin/nvcc.profile --replace-fail '$(TOP)/${nvvm}' "$out/${nvvm}"
+      echo '${includes}' >> bin/nvcc.profile
+      wrapProgramBinary bin/nvcc --suffix PATH : ${lib.makeBinPath [ backendStdenv.cc ]}
     '';
 
   brokenAssertions = [
     {
-      message = "cannot use libc++ on x86_64-linux";
-      assertion = backendStdenv.hostNixSystem == "x86_64-linux" -> backendStdenv.cc.libcxx == null;
+      message = "this test's nvcc takes no libc++ on x86_64-linux";
+      assertion = backendStdenv.hostNixSystem != "x86_64-linux" || backendStdenv.cc.libcxx == null;
     }
   ];
 
@@ -279,13 +291,13 @@ buildRedist (finalAttrs: {
 })
 `,
 	"cuda_nvml_dev.nix": `{
-  addDriverRunpath,
   buildRedist,
+  addDriverRunpath,
   cudaMajorMinorVersion,
 }:
 buildRedist (finalAttrs: {
-  redistName = "cuda";
   pname = "cuda_nvml_dev";
+  redistName = "cuda";
 
   outputs = [
     "out"
@@ -294,39 +306,37 @@ buildRedist (finalAttrs: {
     "stubs"
   ];
 
+  propagatedBuildOutputs = [ finalAttrs.outputStubs ];
   includeRemoveStubsFromRunpathHook = true;
-
   allowFHSReferences = true;
 
-  propagatedBuildOutputs = [ finalAttrs.outputStubs ];
-
   postPatch = ''
-    substituteInPlace share/pkgconfig/nvidia-ml-${cudaMajorMinorVersion}.pc --replace-fail '-lnvidia-ml' '-lnvidia-ml -Wl,-rpath,${addDriverRunpath.driverLink}/lib'
+    sed -i 's|-lnvidia-ml|& -Wl,-rpath,${addDriverRunpath.driverLink}/lib|' \
+      share/pkgconfig/nvidia-ml-${cudaMajorMinorVersion}.pc
   '';
 })
 `,
 	"cudnn.nix": `{
-  _cuda,
-  backendStdenv,
-  buildRedist,
-  cuda_cupti,
   lib,
+  _cuda,
+  zlib,
+  patchelf,
   libcublas,
   cuda_nvrtc,
-  patchelf,
-  zlib,
+  cuda_cupti,
+  buildRedist,
+  backendStdenv,
 }:
 buildRedist (
   finalAttrs:
   let
-    inherit (backendStdenv) cudaCapabilities;
-    cudnnAtLeast = lib.versionAtLeast finalAttrs.version;
-    cudnnOlder = lib.versionOlder finalAttrs.version;
-    allCCNewerThan75 = lib.all (lib.flip lib.versionAtLeast "7.5") cudaCapabilities;
+    atLeast = lib.versionAtLeast finalAttrs.version;
+    older = lib.versionOlder finalAttrs.version;
+    capabilitiesFrom75 = lib.all (lib.flip lib.versionAtLeast "7.5") backendStdenv.cudaCapabilities;
   in
   {
-    redistName = "cudnn";
     pname = "cudnn";
+    redistName = "cudnn";
 
     outputs = [
       "out"
@@ -335,11 +345,11 @@ buildRedist (
       "lib"
       "static"
     ]
-    # Never true: exercises elem, hasPrefix, subtractLists, versions.
+    # Never taken: here for elem, hasPrefix, subtractLists and versions.
     ++ lib.optionals (
-      lib.elem "doc" (lib.subtractLists [ "out" ] [ "doc" ])
+      lib.versions.majorMinor finalAttrs.version == "8.9"
       && lib.hasPrefix "8" (lib.versions.major finalAttrs.version)
-      && lib.versions.majorMinor finalAttrs.version == "8.9"
+      && lib.elem "doc" (lib.subtractLists [ "out" ] [ "doc" ])
     ) [ "doc" ];
 
     buildInputs = [
@@ -347,23 +357,24 @@ buildRedist (
       zlib
     ];
 
-    postFixup = lib.optionalString (cudnnAtLeast "8" && cudnnOlder "9") ''
-      ${lib.getExe patchelf} ''${!outputLib:?}/lib/libcudnn.so --add-needed libcudnn_cnn_infer.so
-    '';
-
     appendRunpaths = [ "${lib.getLib cuda_nvrtc}/lib" ];
+
+    postFixup = lib.optionalString (atLeast "8" && older "9") ''
+      ${lib.getExe patchelf} --add-needed libcudnn_extra.so ''${!outputLib:?}/lib/libcudnn.so
+    '';
 
     platformAssertions = [
       {
-        message = "cuDNN releases since 9.12 (found ${finalAttrs.version}) support CUDA compute capabilities 7.5 and newer";
-        assertion = cudnnAtLeast "9.12" -> allCCNewerThan75;
+        message = "this test's cudnn ${finalAttrs.version} wants capabilities 7.5 and up";
+        assertion = atLeast "9.12" -> capabilitiesFrom75;
       }
     ];
 
     meta = {
       license = _cuda.lib.licenses.cudnn;
-      maintainers = with lib.maintainers; [ connorbaker ];
-    } // lib.optionalAttrs (cudnnAtLeast "9") { changelog = "https://docs.nvidia.com/deeplearning/cudnn"; };
+      maintainers = with lib.maintainers; [ ];
+    }
+    // lib.optionalAttrs (atLeast "9") { changelog = "https://example.invalid/cudnn/changes"; };
   }
 )
 `,
@@ -371,7 +382,7 @@ buildRedist (
 
 // Not package files: check-nixpkgs leaves them alone.
 var notPackageFiles = map[string]string{
-	"backendStdenv.nix": `{ stdenv, stdenvAdapters }: stdenvAdapters.useLibsFrom stdenv stdenv
+	"backendStdenv.nix": `{ stdenv }: stdenv // { forCuda = true; }
 `,
 	"README.md": "buildRedist packages live here\n",
 }
@@ -500,7 +511,7 @@ func TestCheckRealShapesDrift(t *testing.T) {
 	}
 	want := []string{
 		`ERROR cccl.nix: does not evaluate: error: cccl: no sbsa yet (for cuda 12.8.0 on linux-sbsa with CUDA 12.8)`,
-		`ERROR cuda_nvml_dev.nix: does not evaluate: error: attribute 'hostCudaSystem' missing at cuda_nvml_dev.nix:18:39`,
+		`ERROR cuda_nvml_dev.nix: does not evaluate: error: attribute 'hostCudaSystem' missing at cuda_nvml_dev.nix:19:39`,
 		`ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:60`,
 		`ERROR cuda_cupti linux-sbsa None 12.8.0: declared [out dev include lib samples static] needed [out samples include lib]: declared output static ends up empty: nothing matches **/*.a`,
 		`ERROR cuda_nvcc linux-sbsa None 12.8.0: declared [out] needed [out bin include]: a file contains /usr/ and allowFHSReferences is not set (bin/nvcc)`,

@@ -10,8 +10,8 @@
     here). Every other argument is passed on to the derivation, as
     stdenv.mkDerivation does, so a top-level `CGO_ENABLED` (the argument
     of releases before 25.05) or any `env` attribute of a name the
-    derivation already has (GOFLAGS, ldflags, ...) is the error
-    stdenv.mkDerivation raises for overlapping attributes;
+    derivation already has (GOFLAGS, ldflags, ...) is refused, as
+    stdenv.mkDerivation refuses an `env` that overlaps the arguments;
   - `ldflags` gets `-buildid=` appended unless one is given;
   - the build runs in $NIX_BUILD_TOP/$TMPDIR (never a fixed /build: Nix's
     sandbox may be off, Debian's default), GOCACHE and GOPATH under it;
@@ -166,8 +166,8 @@ if !(builtins.elem (toString goEnv.CGO_ENABLED) [ "0" "1" ]) then
   throw "buildGoModule: env.CGO_ENABLED must be 0 or 1"
 else if overlapping != [ ] then
   throw (
-    "The `env` attribute set cannot contain any attributes passed to derivation. "
-    + "The following attributes are overlapping: ${concatStringsSep ", " overlapping}"
+    "buildGoModule stand-in: refused as stdenv.mkDerivation refuses it, `env` naming "
+    + "derivation arguments; overlapping: ${concatStringsSep ", " overlapping}"
   )
 else
   derivation (

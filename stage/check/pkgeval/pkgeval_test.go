@@ -237,48 +237,50 @@ func FuzzNixMessage(f *testing.F) {
 
 // Package sets and packages the stand-ins do not list (`qt6.qtdeclarative`,
 // `gst_all_1.gst-plugins-base`, `xorg.libXcursor`, `qt6.qtbase.qtPluginPrefix`)
-// get the members the file selects, as nsight_systems.nix does; a newer
+// get the members the file selects, as Nixpkgs' nsight_systems.nix needs
+// (the file here is written for the test in that shape); a newer
 // file's `cudaConfig` has the capabilities.
 func TestStandInsScopeMembersFromText(t *testing.T) {
 	requireNix(t)
 	dir, files := writeFiles(t, map[string]string{
 		"nsight_systems.nix": `{
-  backendStdenv,
-  buildRedist,
-  cuda_cudart,
-  cudaConfig,
-  glibc,
-  gst_all_1,
   lib,
   qt6,
   xorg,
+  glibc,
+  gst_all_1,
+  cudaConfig,
+  buildRedist,
+  cuda_cudart,
+  backendStdenv,
 }:
 let
-  qtwayland = lib.getLib qt6.qtwayland;
-  qtWaylandPlugins = "${qtwayland}/${qt6.qtbase.qtPluginPrefix}";
-  hostDir =
+  inherit (backendStdenv.hostPlatform) system;
+  # A directory per system, and an error for a system it does not know.
+  toolDir =
     {
-      aarch64-linux = "host-linux-armv8";
-      x86_64-linux = "host-linux-x64";
+      x86_64-linux = "tools-x64";
+      aarch64-linux = "tools-arm64";
     }
-    .${backendStdenv.hostPlatform.system}
-      or (throw "Unsupported system: ${backendStdenv.hostPlatform.system}");
+    .${system} or (throw "no tool directory for ${system}");
+  pluginDir = "${lib.getLib qt6.qtwayland}/${qt6.qtbase.qtPluginPrefix}";
+  testedCapabilities = [ "7.5" "8.0" "8.6" "8.9" "9.0" "10.0" "12.0" ];
 in
 buildRedist {
-  redistName = "cuda";
   pname = "nsight_systems";
+  redistName = "cuda";
   outputs = [ "out" ]
-    ++ lib.optionals (lib.subtractLists [ "7.5" "8.0" "8.6" "8.9" "9.0" "10.0" "12.0" ] cudaConfig.cudaCapabilities == [ ]) [ "lib" ]
+    ++ lib.optionals (lib.subtractLists testedCapabilities cudaConfig.cudaCapabilities == [ ]) [ "lib" ]
     ++ lib.optionals (lib.versionAtLeast glibc.version "0") [ "bin" ];
-  env.rmPatterns = toString [ "${hostDir}/libexec" ];
+  env.dropPaths = toString [ "${toolDir}/extras" ];
   nativeBuildInputs = [ qt6.wrapQtAppsHook ];
   buildInputs = [
-    qt6.qtdeclarative
-    (lib.getOutput "stubs" cuda_cudart)
-    gst_all_1.gst-plugins-base
-    qt6.qtbase
-    qtWaylandPlugins
     xorg.libXcursor
+    qt6.qtbase
+    qt6.qtdeclarative
+    pluginDir
+    gst_all_1.gst-plugins-base
+    (lib.getOutput "stubs" cuda_cudart)
   ]
   ++ lib.optionals backendStdenv.hostPlatform.isAarch64 [ gst_all_1.gst-plugins-bad ];
 }
@@ -290,7 +292,7 @@ buildRedist {
 		t.Fatal(err)
 	}
 	want := Result{Pname: "nsight_systems", RedistName: "cuda", Version: "0-unsupported", Outputs: []string{"out", "lib", "bin"}, HasDeps: true,
-		BuildInputs: []string{"qtdeclarative", "cuda_cudart", "gst-plugins-base", "qtbase", "libXcursor"}}
+		BuildInputs: []string{"libXcursor", "qtbase", "qtdeclarative", "gst-plugins-base", "cuda_cudart"}}
 	if diff := cmp.Diff(want, got["nsight_systems.nix"][0], equateEmpty); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
