@@ -92,6 +92,10 @@ type Tree[T any] struct {
 	steps  int
 }
 
+// Steps is the number of components all lookups have stepped through so
+// far: the work Budget bounds, which tests hold to the targets' length.
+func (t *Tree[T]) Steps() int { return t.steps }
+
 // New returns a tree holding only its root directory.
 func New[T any]() *Tree[T] {
 	return &Tree[T]{Root: &Node[T]{Kind: Dir, children: map[string]*Node[T]{}}}

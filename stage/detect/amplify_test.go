@@ -132,7 +132,7 @@ func TestCompressedArchiveMember(t *testing.T) {
 	if err := testarchive.WriteTree(root, []E{B("lib/libbomb.a", ar)}); err != nil {
 		t.Fatal(err)
 	}
-	f := timedDetect(t, root, 1<<62, 64<<20)
+	f, _ := boundedDetect(t, root, 64<<20, 2)
 	if len(f.Libraries) != 1 || !strings.Contains(f.Libraries[0].Error, "member bomb.o: dynamic section: string table: section .dynstr: compressed (COMPRESS_ZSTD) to be 1073741824 bytes once decompressed: refused") {
 		t.Errorf("%d-byte archive: libraries %+v", len(ar), f.Libraries)
 	}

@@ -51,14 +51,17 @@ var pkgConfigRewritten = []*regexp.Regexp{
 // findUsr is checkCudaFhsRefs' grep for "/usr/", done while the file's
 // content is at hand during the walk. It looks at the lines holding
 // "/usr/" only, one at a time, so a file of a hundred million empty lines
-// costs no memory.
-func findUsr(rel string, data []byte) usrReference {
+// costs no memory. scanned is how many bytes of data it looked at: each
+// at most twice (once by the search, once as part of a line holding
+// "/usr/"), which the tests hold it to.
+func findUsr(rel string, data []byte) (_ usrReference, scanned int) {
 	i := indexUsr(data)
 	if i < 0 {
-		return usrNone
+		return usrNone, len(data)
 	}
+	scanned = min(i+len(usrBytes), len(data))
 	if !strings.HasSuffix(rel, ".pc") {
-		return usrAnywhere
+		return usrAnywhere, scanned
 	}
 	for i >= 0 {
 		start := bytes.LastIndexByte(data[:i], '\n') + 1
@@ -66,19 +69,22 @@ func findUsr(rel string, data []byte) usrReference {
 		if j := bytes.IndexByte(data[i:], '\n'); j >= 0 {
 			end = i + j
 		}
+		scanned += end - start
 		if !pkgConfigRewrittenLine(data[start:end]) {
-			return usrAnywhere
+			return usrAnywhere, scanned
 		}
 		if end == len(data) {
 			break
 		}
 		next := indexUsr(data[end+1:])
 		if next < 0 {
+			scanned += len(data) - end - 1
 			break
 		}
+		scanned += min(next+len(usrBytes), len(data)-end-1)
 		i = end + 1 + next
 	}
-	return usrPkgConfigVarsOnly
+	return usrPkgConfigVarsOnly, scanned
 }
 
 func pkgConfigRewrittenLine(line []byte) bool {

@@ -66,13 +66,20 @@ func Detect(root string) (*features.Features, error) {
 
 // DetectWith is Detect with options.
 func DetectWith(root string, opts Options) (*features.Features, error) {
+	f, _, err := detectTree(root, opts)
+	return f, err
+}
+
+// detectTree is DetectWith, giving the tree walked too (nil when the
+// walk failed): the tests bound its work (export_test.go).
+func detectTree(root string, opts Options) (*features.Features, *tree, error) {
 	t, narHash, err := scan(root, opts.withDefaults())
 	if err != nil {
-		return nil, fmt.Errorf("detect %s: %w", root, err)
+		return nil, nil, fmt.Errorf("detect %s: %w", root, err)
 	}
 	f := t.features()
 	if t.err != nil {
-		return nil, fmt.Errorf("detect %s: %w", root, t.err)
+		return nil, t, fmt.Errorf("detect %s: %w", root, t.err)
 	}
 	f.NarHash = narHash
 	f.Tree = t.buildRedistTree()
@@ -87,7 +94,7 @@ func DetectWith(root string, opts Options) (*features.Features, error) {
 			f.BuildRedistByCudaMajor[v] = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: v, Globstar: opts.Globstar})
 		}
 	}
-	return f, nil
+	return f, t, nil
 }
 
 func (t *tree) features() *features.Features {

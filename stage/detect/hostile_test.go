@@ -1,7 +1,9 @@
 package detect_test
 
 // Deep, symlink-heavy, huge and oddly named trees, all generated here:
-// detect must finish in bounded time and memory and keep every name.
+// detect must keep every name, and its work (symlink steps, bytes
+// searched, bytes allocated) must be bounded in proportion to the tree,
+// counted, never timed.
 
 import (
 	"bytes"
@@ -14,7 +16,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
@@ -24,32 +25,38 @@ import (
 
 func deepName(n int) string { return strings.TrimSuffix(strings.Repeat("d/", n), "/") }
 
-// timedDetect runs Detect on root, failing past limit or past maxAlloc
-// bytes allocated on the heap.
-func timedDetect(t *testing.T, root string, limit time.Duration, maxAlloc uint64) *features.Features {
+// rulesSteps bounds the steps of the rules' lookups of fixed paths (bin,
+// include, lib/pkgconfig, ...: a few dozen on any tree).
+const rulesSteps = 1 << 10
+
+// boundedDetect runs Detect on root, failing past maxAlloc bytes
+// allocated on the heap or when its symlink lookups stepped through more
+// than rulesSteps and steps per node and symlink target component: a
+// bound on the work done in proportion to the tree, which no machine's
+// load can change.
+func boundedDetect(t *testing.T, root string, maxAlloc uint64, steps int) (*features.Features, detect.Work) {
 	t.Helper()
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := time.Now()
-	f, err := detect.Detect(root)
-	d := time.Since(start)
+	f, w, err := detect.DetectWork(root)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatalf("Detect: %v", err)
 	}
-	t.Logf("Detect: %v, %d MiB allocated", d, (after.TotalAlloc-before.TotalAlloc)>>20)
-	if d > limit {
-		t.Errorf("Detect took %v, want under %v", d, limit)
-	}
+	t.Logf("Detect: %+v, %d MiB allocated", w, (after.TotalAlloc-before.TotalAlloc)>>20)
 	if grew := after.TotalAlloc - before.TotalAlloc; grew > maxAlloc {
 		t.Errorf("Detect allocated %d MiB, want under %d MiB", grew>>20, maxAlloc>>20)
 	}
-	return f
+	if most := rulesSteps + steps*(w.Nodes+w.TargetComponents); w.SymlinkSteps > most {
+		t.Errorf("the lookups stepped through %d components, more than %d and %d per node and target component (%d nodes, %d components of targets): not linear in the tree",
+			w.SymlinkSteps, rulesSteps, steps, w.Nodes, w.TargetComponents)
+	}
+	return f, w
 }
 
 // TestDeepTree: a tree 1900 levels deep took 117 s when every lookup
-// rebuilt its path.
+// rebuilt its path (and went through every directory above it again).
 func TestDeepTree(t *testing.T) {
 	root := t.TempDir()
 	const depth = 1900
@@ -65,7 +72,7 @@ func TestDeepTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := timedDetect(t, root, 20*time.Second, 512<<20)
+	f, _ := boundedDetect(t, root, 128<<20, 2)
 	if len(f.Tree.Files) != 3 || len(f.Libraries) != 1 {
 		t.Errorf("files %d, libraries %d; want 3 and 1", len(f.Tree.Files), len(f.Libraries))
 	}
@@ -79,7 +86,8 @@ func TestDeepTree(t *testing.T) {
 }
 
 // TestSymlinkHeavyTree: links between the root and a directory 1000
-// levels deep (long chains, loops and dangling ends) took 30 s.
+// levels deep (long chains, loops and dangling ends) took 30 s, every
+// lookup walking the chain again; each link is now resolved once.
 func TestSymlinkHeavyTree(t *testing.T) {
 	root := t.TempDir()
 	const depth, links = 1000, 400
@@ -104,7 +112,7 @@ func TestSymlinkHeavyTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f := timedDetect(t, root, 20*time.Second, 512<<20)
+	f, _ := boundedDetect(t, root, 128<<20, 2)
 	// Every chain loops: each lib/*.so is a dangling library.
 	if len(f.Libraries) != 2*links || f.Libraries[0].Kind != "danglingSymlink" {
 		t.Errorf("%d libraries (first %+v), want %d dangling", len(f.Libraries), f.Libraries[0], 2*links)
@@ -112,7 +120,8 @@ func TestSymlinkHeavyTree(t *testing.T) {
 }
 
 // TestHugePkgConfig: a .pc file of 100 MB of newlines made detect use
-// 2.5 GB (a split of the whole file into lines).
+// 2.5 GB (a split of the whole file into lines). The /usr/ search looks
+// at each byte at most twice.
 func TestHugePkgConfig(t *testing.T) {
 	root := t.TempDir()
 	dir := filepath.Join(root, "lib", "pkgconfig")
@@ -123,13 +132,21 @@ func TestHugePkgConfig(t *testing.T) {
 	for i := range body {
 		body[i] = '\n'
 	}
-	copy(body[len(body)/2:], "cudaroot=/usr/local/cuda\n")
+	// 64 lines that nixpkgs rewrites, spread over the first half: a search
+	// that went back to the start for each would look at 32 times the file.
+	for i := 1; i <= 64; i++ {
+		copy(body[i*len(body)/128:], "cudaroot=/usr/local/cuda\n")
+	}
 	copy(body[len(body)-100:], "Libs: -L/usr/lib64\n")
 	if err := os.WriteFile(filepath.Join(dir, "x.pc"), body, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	size := len(body)
 	body = nil
-	f := timedDetect(t, root, 30*time.Second, 64<<20)
+	f, w := boundedDetect(t, root, 64<<20, 2)
+	if w.UsrScanned > 2*size {
+		t.Errorf("the /usr/ search looked at %d bytes of the %d-byte file, more than twice each", w.UsrScanned, size)
+	}
 	if len(f.Tree.UsrFiles) != 1 || len(f.Tree.UsrOnlyInPkgConfigVars) != 0 {
 		t.Errorf("usrFiles %v, usrOnlyInPkgConfigVars %v: want the file, with a /usr/ outside the rewritten lines",
 			f.Tree.UsrFiles, f.Tree.UsrOnlyInPkgConfigVars)

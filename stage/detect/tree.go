@@ -45,6 +45,9 @@ type tree struct {
 	contentBytes int
 	linked       map[fileID]*node // the first node of each hard-linked file
 	detail       detailBudget
+	// usrScanned are the bytes of .pc files the /usr/ search looked at
+	// (findUsr), which the tests bound by the files' size.
+	usrScanned int
 }
 
 func newTree() *tree {

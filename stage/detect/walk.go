@@ -237,7 +237,9 @@ func (c *consumer) inMemory(it walkItem, n *node, data []byte, inspectIt bool) (
 		if err := c.h.FileBytes(narPath(it.raw), n.exec, data); err != nil {
 			return err
 		}
-		n.usr = findUsr(it.rel, data)
+		var scanned int
+		n.usr, scanned = findUsr(it.rel, data)
+		c.t.usrScanned += scanned
 	} else if n.usr, err = hashAndFindUsr(c.h, narPath(it.raw), n.exec, data); err != nil {
 		return err
 	}

@@ -35,7 +35,8 @@ func chromium(t *testing.T) string {
 // stdout and the console messages it logged.
 func runChromium(t *testing.T, bin string, args ...string) (string, []string) {
 	t.Helper()
-	// A generous bound: a page of this size renders in about a second.
+	// A hang guard, not a speed bound: a page of this size renders in
+	// about a second; a Chromium still running after two minutes hangs.
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -45,6 +46,9 @@ func runChromium(t *testing.T, bin string, args ...string) (string, []string) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			t.Fatalf("chromium %v hung: killed after 120 s (a hang guard): %v\n%s", args, err, stderr.String())
+		}
 		t.Fatalf("chromium %v: %v\n%s", args, err, stderr.String())
 	}
 	var console []string

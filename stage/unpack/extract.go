@@ -229,6 +229,7 @@ func (x *extractor) addEntry(e entry) error {
 // extraction made. Each directory is created once and cached by path, so
 // an entry costs one lookup when its parent exists.
 func (x *extractor) mkParents(dirRel string) (*node, error) {
+	x.stats.work.dirLookups++
 	if n := x.dirs[dirRel]; n != nil {
 		return n, nil
 	}
@@ -242,6 +243,7 @@ func (x *extractor) mkParents(dirRel string) (*node, error) {
 		} else {
 			known = known[:i]
 		}
+		x.stats.work.dirLookups++
 		if n = x.dirs[known]; n != nil {
 			break
 		}
@@ -506,6 +508,7 @@ func (x *extractor) finish() error {
 	// Each link is resolved once and remembered, so this is linear in the
 	// targets' length; the budget only stops what would not be.
 	x.tree.Budget = 1<<20 + 4*(x.targetBytes+x.count)
+	defer func() { x.stats.work.symlinkSteps = x.tree.Steps() }()
 	for _, l := range x.symlinks {
 		_, err := x.tree.Resolve(l.Parent, l.Target)
 		switch {

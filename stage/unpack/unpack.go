@@ -104,6 +104,23 @@ type Stats struct {
 	// StrippedTopLevel is the name of the single top-level directory whose
 	// content became the root, or "" when the archive itself is the root.
 	StrippedTopLevel string
+
+	work work
+}
+
+// work counts what an extraction did, refused or not: the tests bound
+// an archive's cost by these, in proportion to its size, and never by
+// the clock (export_test.go).
+type work struct {
+	// decoded is the bytes the decompressor handed over: the tar stream
+	// read (headers, bodies and what follows the trailer), or the zip
+	// entries' content read.
+	decoded int64
+	// dirLookups are the lookups in the cache of directories written.
+	dirLookups int
+	// symlinkSteps are the components stepped through resolving the
+	// symlinks once the tree is complete.
+	symlinkSteps int
 }
 
 // Unpack extracts the archive at src into dst, which must not exist or be
@@ -239,6 +256,7 @@ func tarStream(f *os.File, format Format, br *bufio.Reader, threads int) (io.Rea
 
 func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, size int64) error {
 	tail := &tarTail{r: r}
+	defer func() { x.stats.work.decoded = tail.n }()
 	tr := tar.NewReader(tail)
 	last := "" // the last entry read, to say where a broken stream ended
 	where := func() string {
@@ -338,6 +356,7 @@ func (x *extractor) extractZip(f io.ReaderAt, size int64) error {
 		case mode&os.ModeSymlink != 0:
 			e.kind = kindSymlink
 			target, err := readZipLink(zf)
+			x.stats.work.decoded += int64(len(target))
 			if err != nil {
 				return err
 			}
@@ -408,8 +427,11 @@ func (x *extractor) addZipEntry(zf *zip.File, e entry) error {
 		return fmt.Errorf("entry %q: %w", zf.Name, err)
 	}
 	defer rc.Close()
-	e.body = rc
-	return x.add(e)
+	body := &countingReader{r: rc}
+	e.body = body
+	err = x.add(e)
+	x.stats.work.decoded += body.n
+	return err
 }
 
 // maxLinkTarget bounds a zip symlink's stored target; Linux caps paths at 4096.

@@ -215,11 +215,14 @@ func TestCheckRunawayFiles(t *testing.T) {
 		"loop.nix": `{ buildRedist }: let n = builtins.foldl' (a: i: builtins.foldl' (b: j: b + 1) a (builtins.genList (x: x) 100000)) 0 (builtins.genList (x: x) 100000); in
 buildRedist { redistName = "cuda"; pname = "loop"; outputs = [ "out" (toString n) ]; }`,
 	})
-	code, lines, stderr := runCheck(t, noArchives, "--eval-only", "--hints=false", "--eval-timeout", "3s", "--eval-max-memory", "1GiB",
+	// --eval-timeout is the feature tested; the real-shaped file must
+	// still evaluate, and huge.nix run out of memory, under it on a loaded
+	// machine (each takes well under a second), so it is 10 s.
+	code, lines, stderr := runCheck(t, noArchives, "--eval-only", "--hints=false", "--eval-timeout", "10s", "--eval-max-memory", "1GiB",
 		pkgs, filepath.Join(manifests, "cuda"))
 	want := []string{
 		"ERROR huge.nix: does not evaluate: error: out of memory (memory bound 1 GiB)",
-		"ERROR loop.nix: does not evaluate: error: evaluation stopped after 3s, its time bound",
+		"ERROR loop.nix: does not evaluate: error: evaluation stopped after 10s, its time bound",
 	}
 	if code != 1 || !cmp.Equal(want, lines) {
 		t.Fatalf("exit %d (want 1), (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, lines), stderr)

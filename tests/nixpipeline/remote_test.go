@@ -99,8 +99,9 @@ func startSSHBuilder(t *testing.T) *sshBuilder {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	})
-	// Wait for the port (a generous bound: sshd starts in milliseconds).
-	deadline := time.Now().Add(10 * time.Second)
+	// Wait for the port. A hang guard, not a speed bound: sshd starts in
+	// milliseconds, and one that has not listened after 60 s never will.
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := net.Dial("tcp", "127.0.0.1:"+b.port)
 		if err == nil {
@@ -108,7 +109,7 @@ func startSSHBuilder(t *testing.T) *sshBuilder {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("sshd did not listen: %v\n%s", err, log.String())
+			t.Fatalf("sshd hung: not listening after 60 s (a hang guard): %v\n%s", err, log.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
