@@ -85,7 +85,7 @@ func detectTree(root string, opts Options) (*features.Features, *tree, error) {
 	f.Tree = t.buildRedistTree()
 	f.BuildRedist = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: opts.CudaMajor, Globstar: opts.Globstar})
 	if n := len(f.CudaVersionsInLib); opts.CudaMajor == "" && n > MaxCudaVersionDirs {
-		return nil, fmt.Errorf("detect %s: lib/ holds %d CUDA version directories (lib/%s to lib/%s): %w: each is one more buildRedist simulation of the whole tree, and at most %d are simulated",
+		return nil, t, fmt.Errorf("detect %s: lib/ holds %d CUDA version directories (lib/%s to lib/%s): %w: each is one more buildRedist simulation of the whole tree, and at most %d are simulated",
 			root, n, f.CudaVersionsInLib[0], f.CudaVersionsInLib[n-1], ErrLimit, MaxCudaVersionDirs)
 	}
 	if opts.CudaMajor == "" && len(f.CudaVersionsInLib) > 0 {
