@@ -121,6 +121,22 @@ type redistServer struct {
 	inFlight, maxInFlight atomic.Int32
 	mu                    sync.Mutex
 	requested             []string
+	// overlap, when set, is closed once two requests are in flight; each
+	// manifest request waits for it, so parallel downloads are seen to
+	// overlap however slow the machine (awaitOverlap).
+	overlap     chan struct{}
+	overlapOnce sync.Once
+}
+
+// hangGuard bounds a wait that only a broken program would not end: the
+// test fails then, it does not measure speed.
+const hangGuard = time.Minute
+
+// awaitOverlap makes each manifest request wait until a second request is
+// in flight (or hangGuard passes, when downloads run one at a time).
+func (s *redistServer) awaitOverlap() *redistServer {
+	s.overlap = make(chan struct{})
+	return s
 }
 
 func newRedistServer(t *testing.T) *redistServer {
@@ -148,9 +164,16 @@ func newRedistServer(t *testing.T) *redistServer {
 				break
 			}
 		}
-		// Long enough that parallel requests overlap; no assertion depends on it.
-		time.Sleep(50 * time.Millisecond)
 		name := strings.TrimPrefix(r.URL.Path, "/redist/")
+		if s.overlap != nil && name != "" {
+			if n >= 2 {
+				s.overlapOnce.Do(func() { close(s.overlap) })
+			}
+			select {
+			case <-s.overlap:
+			case <-time.After(hangGuard):
+			}
+		}
 		switch name {
 		case "":
 			fmt.Fprint(w, index)
@@ -266,14 +289,14 @@ func checkDownloadDir(t *testing.T, dir string, wantFiles []string) {
 }
 
 func TestDownloadInParallel(t *testing.T) {
-	srv := newRedistServer(t)
+	srv := newRedistServer(t).awaitOverlap()
 	dir := t.TempDir()
 	code, _, stderr := runCLI("download-manifests", "--max-version", "2.0.0.1", srv.URL+"/redist/", dir)
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if m := srv.maxInFlight.Load(); m < 2 {
-		t.Errorf("at most %d request at once: downloads did not run in parallel", m)
+		t.Errorf("at most %d request at once (the server waited %v for a second): downloads did not run in parallel", m, hangGuard)
 	}
 	srv2 := newRedistServer(t)
 	code, _, stderr = runCLI("download-manifests", "--no-parallel", "--max-version", "2.0.0.1", srv2.URL+"/redist/", t.TempDir())
