@@ -188,7 +188,7 @@ func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
 			if x.Type != gjson.String {
 				return nil, fmt.Errorf("%s: cuda_variant holds %s, not a string", where, x.Type)
 			}
-			r.Variants = append(r.Variants, "cuda"+x.String())
+			r.Variants = append(r.Variants, VariantName(x.String()))
 		}
 	}
 	var err error
