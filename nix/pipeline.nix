@@ -306,7 +306,8 @@ rec {
     : The unpacked archive (`unpack`).
 
     `entry`
-    : The manifest entry; its `variant` (`cudaNN`) sets `--cuda-major`.
+    : The manifest entry; its `variant` (`cuda12`, `cuda13.1`) is passed as
+      `--variant`, from which the builder takes the CUDA major.
 
     `stem`
     : As for `unpack`; the derivation is `<stem>-features.json`.
@@ -331,8 +332,10 @@ rec {
       # tree only for what it detects instead of hashing it all again.
       __structuredAttrs = true;
       exportReferencesGraph.tree = [ unpacked ];
-      # buildRedist's lib/<cudaMajorVersion> move depends on the variant.
-      # Two literal lists rather than concatenations: one list per archive.
+      # buildRedist's lib/<cudaMajorVersion> move depends on the variant;
+      # the builder reads its CUDA major (stage/manifest.VariantCudaMajor:
+      # 13 for cuda13.1), so Nix passes the variant as it is. Two literal
+      # lists rather than concatenations: one list per archive.
       args =
         if entry.variant == null then
           [
@@ -348,8 +351,8 @@ rec {
             "--nar-hash-from-nix"
             "--out"
             (placeholder "out")
-            "--cuda-major"
-            (replaceStrings [ "cuda" ] [ "" ] entry.variant)
+            "--variant"
+            entry.variant
             "${unpacked}"
           ];
     };
