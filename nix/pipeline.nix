@@ -524,12 +524,18 @@ rec {
         preferLocalBuild = true;
         allowSubstitutes = false;
         inherit redistName version;
-        # The builder parses the manifest with the Go parser and checks
-        # that these archives are exactly the selected ones it reads (a
-        # manifest with duplicate keys fails here: see manifest.nix).
-        selectedPlatforms = platforms;
-        selectedPackages = packages;
+        # Validated by the builder with the Go parser (a manifest with
+        # duplicate keys fails here: see manifest.nix), never listed: the
+        # archives and releases below, the walker's, are all it aggregates.
         manifest = manifestFile;
+        # package → the index format's releaseInfo, for the packages of
+        # the selected archives.
+        releases = listToAttrs (
+          map (x: {
+            name = x.entry.package;
+            value = x.entry.releaseInfo;
+          }) withDrvs
+        );
         archives = map (
           x:
           let

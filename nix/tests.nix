@@ -18,6 +18,12 @@
 { golden }:
 let
   inherit (import ./manifest.nix) entries;
+  # The pipeline with a builder that is never run: its derivations'
+  # attributes are all these tests read.
+  pipeline = import ./pipeline.nix {
+    detector = "/no-detector";
+    system = "x86_64-linux";
+  };
   sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);
   /**
     A manifest leaf (one archive) at `path`, with a fixed sha256.
@@ -144,6 +150,12 @@ in
         relativePath = "p.tar.xz";
         sha256 = sha;
         version = "1";
+        releaseInfo = {
+          name = "P";
+          license = "";
+          licensePath = "";
+          version = "1";
+        };
       }
     ];
   }
@@ -258,5 +270,116 @@ in
       manifest.p = { version = "1"; linux-x86_64 = { "cuda13.1.2" = leaf "b"; }; };
     });
     expected = true;
+  }
+  {
+    # The detect builder derives the CUDA major from the variant
+    # (stage/manifest.VariantCudaMajor): cuda13.1 is major 13, not 13.1.
+    name = "detect is given the variant as it is";
+    expr =
+      map
+        (
+          variant:
+          (pipeline.detect {
+            unpacked = "/unpacked";
+            entry = {
+              inherit variant;
+              relativePath = "p/p-1_cuda13.1-archive.tar.xz";
+            };
+          }).drvAttrs.args
+        )
+        [
+          "cuda13.1"
+          null
+        ];
+    expected = [
+      [
+        "detect"
+        "--nar-hash-from-nix"
+        "--out"
+        (builtins.placeholder "out")
+        "--variant"
+        "cuda13.1"
+        "/unpacked"
+      ]
+      [
+        "detect"
+        "--nar-hash-from-nix"
+        "--out"
+        (builtins.placeholder "out")
+        "/unpacked"
+      ]
+    ];
+  }
+  {
+    # The aggregate's builder lists no archive itself: the selected
+    # archives and their packages' releaseInfo are the walker's.
+    name = "the aggregate is given the walker's archives and releases";
+    expr =
+      let
+        attrs =
+          (pipeline.manifestFeatures {
+            redistName = "r";
+            version = "1";
+            manifest = builtins.toFile "redistrib_1.json" (
+              builtins.toJSON {
+                p = {
+                  version = "1.2";
+                  name = "P";
+                  license = "L";
+                  license_path = "p/LICENSE.txt";
+                  cuda_variant = [ "13.1" ];
+                  linux-x86_64."cuda13.1" = leaf "p/a.tar.xz";
+                  linux-sbsa."cuda13.1" = leaf "p/b.tar.xz";
+                };
+                q = {
+                  version = "2";
+                  linux-x86_64 = leaf "q/a.tar.xz";
+                };
+                s = {
+                  version = "3";
+                  linux-sbsa = leaf "s/b.tar.xz";
+                };
+              }
+            );
+            baseUrl = "file:///nowhere";
+            platforms = [ "linux-x86_64" ];
+          }).drvAttrs;
+      in
+      {
+        inherit (attrs) releases;
+        archives = map (a: removeAttrs a [ "features" ]) attrs.archives;
+      };
+    expected = {
+      releases = {
+        p = {
+          name = "P";
+          license = "L";
+          licensePath = "p/LICENSE.txt";
+          version = "1.2";
+        };
+        q = {
+          name = "";
+          license = "";
+          licensePath = "";
+          version = "2";
+        };
+      };
+      archives = [
+        {
+          package = "p";
+          platform = "linux-x86_64";
+          variant = "cuda13.1";
+          relativePath = "p/a.tar.xz";
+          sha256 = sha;
+        }
+        {
+          package = "q";
+          platform = "linux-x86_64";
+          variant = "None";
+          relativePath = "q/a.tar.xz";
+          sha256 = sha;
+        }
+      ];
+    };
   }
 ]
