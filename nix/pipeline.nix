@@ -406,6 +406,12 @@ rec {
     `detail.json` (everything the detector found, per entry) and
     `buildRedist.json` (what each package's buildRedist call should declare).
 
+    The aggregate's builder is given, in structured attributes, each
+    selected archive of the walker (nix/manifest.nix: package, platform,
+    variant, relativePath, sha256 and its detection) and each package's
+    releaseInfo: it lists no archive itself, and reads the manifest only
+    to validate it with the Go parser (duplicate keys).
+
     The result also carries `entries.<package>.<platform>.<variant>` with
     each entry's `src`, `unpacked` and `features` derivations.
 

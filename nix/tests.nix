@@ -1,5 +1,6 @@
 /**
-  Evaluation tests of nix/manifest.nix, in the shape of nixpkgs' runTests:
+  Evaluation tests of nix/manifest.nix (and of what nix/pipeline.nix passes
+  its builders from the walker's entries), in the shape of nixpkgs' runTests:
   a list of { name, expr, expected }. nix/checks.nix writes the values of
   both sides to files and its `eval` check compares them in its builder, so
   a mismatch fails that build.
@@ -312,37 +313,22 @@ in
   }
   {
     # The aggregate's builder lists no archive itself: the selected
-    # archives and their packages' releaseInfo are the walker's.
+    # archives and their packages' releaseInfo are the walker's. (A file
+    # of the repository: pure evaluation reads no file toFile wrote.)
     name = "the aggregate is given the walker's archives and releases";
     expr =
       let
         attrs =
           (pipeline.manifestFeatures {
-            redistName = "r";
-            version = "1";
-            manifest = builtins.toFile "redistrib_1.json" (
-              builtins.toJSON {
-                p = {
-                  version = "1.2";
-                  name = "P";
-                  license = "L";
-                  license_path = "p/LICENSE.txt";
-                  cuda_variant = [ "13.1" ];
-                  linux-x86_64."cuda13.1" = leaf "p/a.tar.xz";
-                  linux-sbsa."cuda13.1" = leaf "p/b.tar.xz";
-                };
-                q = {
-                  version = "2";
-                  linux-x86_64 = leaf "q/a.tar.xz";
-                };
-                s = {
-                  version = "3";
-                  linux-sbsa = leaf "s/b.tar.xz";
-                };
-              }
-            );
+            redistName = "cuda";
+            version = "13.1.1";
+            manifest = ../tests/testdata/nixpkgs-manifests/cuda/redistrib_13.1.1.json;
             baseUrl = "file:///nowhere";
             platforms = [ "linux-x86_64" ];
+            packages = [
+              "cuda_compat"
+              "cuda_crt"
+            ];
           }).drvAttrs;
       in
       {
@@ -351,33 +337,35 @@ in
       };
     expected = {
       releases = {
-        p = {
-          name = "P";
-          license = "L";
-          licensePath = "p/LICENSE.txt";
-          version = "1.2";
+        cuda_compat = {
+          name = "CUDA Forward Compatability";
+          license = "CUDA Toolkit";
+          licensePath = "cuda_compat/LICENSE.txt";
+          version = "590.48.01";
         };
-        q = {
-          name = "";
-          license = "";
-          licensePath = "";
-          version = "2";
+        cuda_crt = {
+          name = "CUDA CRT";
+          license = "CUDA Toolkit";
+          licensePath = "cuda_crt/LICENSE.txt";
+          version = "13.1.115";
         };
       };
       archives = [
         {
-          package = "p";
+          package = "cuda_compat";
           platform = "linux-x86_64";
           variant = "cuda13.1";
-          relativePath = "p/a.tar.xz";
-          sha256 = sha;
+          relativePath =
+            "cuda_compat/linux-x86_64/"
+            + "cuda_compat-linux-x86_64-590.48.01_cuda13.1-archive.tar.xz";
+          sha256 = "0e8c1ec14c2abbce76943cb32907b39237a41bf267ec6665f04d48b240ae539f";
         }
         {
-          package = "q";
+          package = "cuda_crt";
           platform = "linux-x86_64";
           variant = "None";
-          relativePath = "q/a.tar.xz";
-          sha256 = sha;
+          relativePath = "cuda_crt/linux-x86_64/cuda_crt-linux-x86_64-13.1.115-archive.tar.xz";
+          sha256 = "e2861bbc6400815be6689cdc84afddfedc51103189888c8e51a2e9543e55a5b3";
         }
       ];
     };
