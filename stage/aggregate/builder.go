@@ -76,9 +76,6 @@ func Build(a Attrs, log *slog.Logger) error {
 			return fmt.Errorf("manifest %s: archive %s passed twice", a.Manifest, arc.ID())
 		}
 		seen[arc.ID()] = true
-		if _, ok := a.Releases[arc.Package]; !ok {
-			return fmt.Errorf("manifest %s: archive %s: no release information for package %s", a.Manifest, arc.ID(), arc.Package)
-		}
 		f, err := features.ReadFeatures(in.Features)
 		if err != nil {
 			return fmt.Errorf("archive %s: %w", arc.ID(), err)

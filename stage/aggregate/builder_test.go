@@ -121,7 +121,7 @@ func TestBuildRefuses(t *testing.T) {
 		wants string
 	}{
 		{"an archive twice", func(_ *testing.T, a *aggregate.Attrs) { a.Archives = append(a.Archives, a.Archives[0]) }, "archive liba/linux-x86_64 passed twice"},
-		{"no release information", func(_ *testing.T, a *aggregate.Attrs) { delete(a.Releases, "liba") }, "archive liba/linux-x86_64: no release information for package liba"},
+		{"no release information", func(_ *testing.T, a *aggregate.Attrs) { delete(a.Releases, "liba") }, "no release information for package liba (r 1.0)"},
 		{"a variant that is none", func(_ *testing.T, a *aggregate.Attrs) { a.Archives[1].Variant = "12" }, `archive liba/linux-sbsa: variant "12" is neither a CUDA variant nor None`},
 		{"a duplicate key in the manifest", func(t *testing.T, a *aggregate.Attrs) {
 			data, err := os.ReadFile(a.Manifest)
