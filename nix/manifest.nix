@@ -8,11 +8,16 @@
   sha256 is an evaluation error (`throw`, so `tryEval` sees it) that names
   the manifest, package and key, as the Go parser's errors do.
 
+  This walker is the one place a manifest's archives are listed: the
+  pipeline's derivations and the aggregate's structured attributes (each
+  archive, and each package's `releaseInfo`) come from its entries.
+
   Duplicate keys cannot be seen here: `builtins.fromJSON` keeps the last.
   The Go side refuses them (`manifest.CheckJSON`): the CLI validates every
   manifest with it before evaluating, and the aggregate derivation's
-  builder parses the manifest again with it, so `nix build` of a
-  manifest with duplicates fails there, naming the key.
+  builder validates the manifest with it (without listing its archives
+  again), so `nix build` of a manifest with duplicates fails there,
+  naming the key.
 
   # Type
 
@@ -273,6 +278,14 @@ let
       at = "${where}: package ${package}";
       release = requireStrings at releaseStrings releaseStringSet release0;
       inherit (release) version;
+      # The index format's releaseInfo, one set shared by the release's
+      # entries (a missing field is "", as the Go parser reads it).
+      releaseInfo = {
+        name = release.name or "";
+        license = release.license or "";
+        licensePath = release.license_path or "";
+        inherit version;
+      };
       platforms = attrNames (removeAttrs release keys.release);
       cv = release.cuda_variant or null;
       variants =
@@ -310,7 +323,13 @@ let
             ```
           */
           entry = variant: leaf: {
-            inherit package platform variant version;
+            inherit
+              package
+              platform
+              variant
+              version
+              releaseInfo
+              ;
             relativePath = leaf.relative_path;
             inherit (leaf) sha256;
           };
@@ -397,6 +416,16 @@ in
       relativePath :: string;
       sha256 :: string;
       version :: string;
+      releaseInfo :: ReleaseInfo;
+    }
+
+    # The index format's releaseInfo of the entry's release ("" for a
+    # field the manifest leaves out); one set per release.
+    ReleaseInfo :: {
+      name :: string;
+      license :: string;
+      licensePath :: string;
+      version :: string;
     }
     ```
 
@@ -413,7 +442,8 @@ in
       };
     }
     => [ { package = "p"; platform = "linux-x86_64"; variant = null;
-           relativePath = "p.tar.xz"; sha256 = "..."; version = "1"; } ]
+           relativePath = "p.tar.xz"; sha256 = "..."; version = "1";
+           releaseInfo = { name = ""; license = ""; licensePath = ""; version = "1"; }; } ]
     ```
 
     :::

@@ -306,7 +306,8 @@ rec {
     : The unpacked archive (`unpack`).
 
     `entry`
-    : The manifest entry; its `variant` (`cudaNN`) sets `--cuda-major`.
+    : The manifest entry; its `variant` (`cuda12`, `cuda13.1`) is passed as
+      `--variant`, from which the builder takes the CUDA major.
 
     `stem`
     : As for `unpack`; the derivation is `<stem>-features.json`.
@@ -331,8 +332,10 @@ rec {
       # tree only for what it detects instead of hashing it all again.
       __structuredAttrs = true;
       exportReferencesGraph.tree = [ unpacked ];
-      # buildRedist's lib/<cudaMajorVersion> move depends on the variant.
-      # Two literal lists rather than concatenations: one list per archive.
+      # buildRedist's lib/<cudaMajorVersion> move depends on the variant;
+      # the builder reads its CUDA major (stage/manifest.VariantCudaMajor:
+      # 13 for cuda13.1), so Nix passes the variant as it is. Two literal
+      # lists rather than concatenations: one list per archive.
       args =
         if entry.variant == null then
           [
@@ -348,8 +351,8 @@ rec {
             "--nar-hash-from-nix"
             "--out"
             (placeholder "out")
-            "--cuda-major"
-            (replaceStrings [ "cuda" ] [ "" ] entry.variant)
+            "--variant"
+            entry.variant
             "${unpacked}"
           ];
     };
@@ -402,6 +405,12 @@ rec {
     files Nixpkgs carried), `index.json` (the index format with narHash),
     `detail.json` (everything the detector found, per entry) and
     `buildRedist.json` (what each package's buildRedist call should declare).
+
+    The aggregate's builder is given, in structured attributes, each
+    selected archive of the walker (nix/manifest.nix: package, platform,
+    variant, relativePath, sha256 and its detection) and each package's
+    releaseInfo: it lists no archive itself, and reads the manifest only
+    to validate it with the Go parser (duplicate keys).
 
     The result also carries `entries.<package>.<platform>.<variant>` with
     each entry's `src`, `unpacked` and `features` derivations.
@@ -521,12 +530,18 @@ rec {
         preferLocalBuild = true;
         allowSubstitutes = false;
         inherit redistName version;
-        # The builder parses the manifest with the Go parser and checks
-        # that these archives are exactly the selected ones it reads (a
-        # manifest with duplicate keys fails here: see manifest.nix).
-        selectedPlatforms = platforms;
-        selectedPackages = packages;
+        # Validated by the builder with the Go parser (a manifest with
+        # duplicate keys fails here: see manifest.nix), never listed: the
+        # archives and releases below, the walker's, are all it aggregates.
         manifest = manifestFile;
+        # package → the index format's releaseInfo, for the packages of
+        # the selected archives.
+        releases = listToAttrs (
+          map (x: {
+            name = x.entry.package;
+            value = x.entry.releaseInfo;
+          }) withDrvs
+        );
         archives = map (
           x:
           let

@@ -1,5 +1,6 @@
 /**
-  Evaluation tests of nix/manifest.nix, in the shape of nixpkgs' runTests:
+  Evaluation tests of nix/manifest.nix (and of what nix/pipeline.nix passes
+  its builders from the walker's entries), in the shape of nixpkgs' runTests:
   a list of { name, expr, expected }. nix/checks.nix writes the values of
   both sides to files and its `eval` check compares them in its builder, so
   a mismatch fails that build.
@@ -18,6 +19,12 @@
 { golden }:
 let
   inherit (import ./manifest.nix) entries;
+  # The pipeline with a builder that is never run: its derivations'
+  # attributes are all these tests read.
+  pipeline = import ./pipeline.nix {
+    detector = "/no-detector";
+    system = "x86_64-linux";
+  };
   sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);
   /**
     A manifest leaf (one archive) at `path`, with a fixed sha256.
@@ -144,6 +151,12 @@ in
         relativePath = "p.tar.xz";
         sha256 = sha;
         version = "1";
+        releaseInfo = {
+          name = "P";
+          license = "";
+          licensePath = "";
+          version = "1";
+        };
       }
     ];
   }
@@ -258,5 +271,103 @@ in
       manifest.p = { version = "1"; linux-x86_64 = { "cuda13.1.2" = leaf "b"; }; };
     });
     expected = true;
+  }
+  {
+    # The detect builder derives the CUDA major from the variant
+    # (stage/manifest.VariantCudaMajor): cuda13.1 is major 13, not 13.1.
+    name = "detect is given the variant as it is";
+    expr =
+      map
+        (
+          variant:
+          (pipeline.detect {
+            unpacked = "/unpacked";
+            entry = {
+              inherit variant;
+              relativePath = "p/p-1_cuda13.1-archive.tar.xz";
+            };
+          }).drvAttrs.args
+        )
+        [
+          "cuda13.1"
+          null
+        ];
+    expected = [
+      [
+        "detect"
+        "--nar-hash-from-nix"
+        "--out"
+        (builtins.placeholder "out")
+        "--variant"
+        "cuda13.1"
+        "/unpacked"
+      ]
+      [
+        "detect"
+        "--nar-hash-from-nix"
+        "--out"
+        (builtins.placeholder "out")
+        "/unpacked"
+      ]
+    ];
+  }
+  {
+    # The aggregate's builder lists no archive itself: the selected
+    # archives and their packages' releaseInfo are the walker's. (A file
+    # of the repository: pure evaluation reads no file toFile wrote.)
+    name = "the aggregate is given the walker's archives and releases";
+    expr =
+      let
+        attrs =
+          (pipeline.manifestFeatures {
+            redistName = "cuda";
+            version = "13.1.1";
+            manifest = ../tests/testdata/nixpkgs-manifests/cuda/redistrib_13.1.1.json;
+            baseUrl = "file:///nowhere";
+            platforms = [ "linux-x86_64" ];
+            packages = [
+              "cuda_compat"
+              "cuda_crt"
+            ];
+          }).drvAttrs;
+      in
+      {
+        inherit (attrs) releases;
+        archives = map (a: removeAttrs a [ "features" ]) attrs.archives;
+      };
+    expected = {
+      releases = {
+        cuda_compat = {
+          name = "CUDA Forward Compatability";
+          license = "CUDA Toolkit";
+          licensePath = "cuda_compat/LICENSE.txt";
+          version = "590.48.01";
+        };
+        cuda_crt = {
+          name = "CUDA CRT";
+          license = "CUDA Toolkit";
+          licensePath = "cuda_crt/LICENSE.txt";
+          version = "13.1.115";
+        };
+      };
+      archives = [
+        {
+          package = "cuda_compat";
+          platform = "linux-x86_64";
+          variant = "cuda13.1";
+          relativePath =
+            "cuda_compat/linux-x86_64/"
+            + "cuda_compat-linux-x86_64-590.48.01_cuda13.1-archive.tar.xz";
+          sha256 = "0e8c1ec14c2abbce76943cb32907b39237a41bf267ec6665f04d48b240ae539f";
+        }
+        {
+          package = "cuda_crt";
+          platform = "linux-x86_64";
+          variant = "None";
+          relativePath = "cuda_crt/linux-x86_64/cuda_crt-linux-x86_64-13.1.115-archive.tar.xz";
+          sha256 = "e2861bbc6400815be6689cdc84afddfedc51103189888c8e51a2e9543e55a5b3";
+        }
+      ];
+    };
   }
 ]

@@ -17,6 +17,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // fixRun is one check-nixpkgs --fix: the edits are made in a copy of the
@@ -124,7 +125,7 @@ func (fr *fixRun) cases(fcs []nixpkgscheck.FixCase, probe []pkgeval.Result) []ni
 }
 
 func (fr *fixRun) options(cudaVersion string) buildredist.Options {
-	return buildredist.Options{CudaMajor: strings.Split(cudaVersion, ".")[0], Globstar: fr.c.globstar}
+	return buildredist.Options{CudaMajor: manifest.CudaMajor(cudaVersion), Globstar: fr.c.globstar}
 }
 
 // validPname is a pname a new file may be named after: no path.

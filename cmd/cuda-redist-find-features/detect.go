@@ -6,6 +6,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 func detectCommand() command {
@@ -15,7 +16,7 @@ func detectCommand() command {
 		summary: "Print the features of an unpacked archive tree as JSON.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			out := fs.String("out", "", "write the JSON to this file (atomically) instead of stdout")
-			cudaMajor := fs.String("cuda-major", "", "cudaMajorVersion for the buildRedist simulation (lib/<major> replaces lib/)")
+			variant := fs.String("variant", "", "the archive's CUDA variant (cuda12, cuda13.1): its CUDA major is the cudaMajorVersion of the buildRedist simulation (lib/<major> replaces lib/)")
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
@@ -25,7 +26,14 @@ func detectCommand() command {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				opts := detect.Options{CudaMajor: *cudaMajor, Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+				opts := detect.Options{Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+				if *variant != "" {
+					major, ok := manifest.VariantCudaMajor(*variant)
+					if !ok {
+						return usageErrorf("--variant %q is not a CUDA variant (cuda12, cuda13.1)", *variant)
+					}
+					opts.CudaMajor = major
+				}
 				if *attrsFile != "" && !*fromNix {
 					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
 				}

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
@@ -42,6 +44,51 @@ func TestDetectWarnsAboutFatbin(t *testing.T) {
       ]`} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %s:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestDetectVariantSetsTheCudaMajor: detect derives buildRedist's
+// cudaMajorVersion from --variant, the major.minor variant of cuda_compat
+// included (cuda13.1 uses lib/13, as Nixpkgs' cudaMajorVersion is 13).
+func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
+	dir := t.TempDir()
+	for _, p := range []string{"lib/13/libx.so", "lib/12/libx.so"} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, p), []byte("not ELF"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		variant  string
+		majorDir bool
+	}{
+		{"cuda13.1", true},
+		{"cuda13", true},
+		{"cuda12", true},
+		{"cuda11", false},
+	}
+	for _, tt := range tests {
+		code, stdout, stderr := runCLI("detect", "--variant", tt.variant, dir)
+		if code != exitOK {
+			t.Fatalf("detect --variant %s: exit %d\n%s", tt.variant, code, stderr)
+		}
+		var f features.Features
+		if err := json.Unmarshal([]byte(stdout), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.BuildRedist.CudaMajorDir != tt.majorDir {
+			t.Errorf("detect --variant %s: buildRedist.cudaMajorDir = %v, want %v", tt.variant, f.BuildRedist.CudaMajorDir, tt.majorDir)
+		}
+		if f.BuildRedistByCudaMajor != nil {
+			t.Errorf("detect --variant %s: buildRedistByCudaMajor = %v, want none (the variant decides)", tt.variant, f.BuildRedistByCudaMajor)
+		}
+	}
+	for _, bad := range []string{"13", "None", "cuda13.1.2"} {
+		if code, _, stderr := runCLI("detect", "--variant", bad, dir); code != exitUsage || !strings.Contains(stderr, "not a CUDA variant") {
+			t.Errorf("detect --variant %s: exit %d, want %d naming it\n%s", bad, code, exitUsage, stderr)
 		}
 	}
 }

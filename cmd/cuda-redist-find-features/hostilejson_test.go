@@ -123,8 +123,8 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 		{"aggregate: a detect result", func(out string) []string {
 			return []string{"aggregate", "--attrs", attrs(map[string]any{
 				"outputs": map[string]string{"out": filepath.Join(out, "agg")}, "redistName": "sample", "version": "1.0.0",
-				"manifest":         abs(filepath.Join("..", "..", "sample", "redistrib_1.0.0.json")),
-				"selectedPackages": []string{"cuda_demo_rt"}, "selectedPlatforms": []string{"linux-x86_64"},
+				"manifest": abs(filepath.Join("..", "..", "sample", "redistrib_1.0.0.json")),
+				"releases": map[string]any{"cuda_demo_rt": map[string]string{"name": "N", "license": "L", "version": "1.0.42"}},
 				"archives": []any{map[string]string{"package": "cuda_demo_rt", "platform": "linux-x86_64", "variant": "None",
 					"relativePath": "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz",
 					"sha256":       "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580", "features": hostile}}})}

@@ -44,19 +44,21 @@ func Legacy(entries []Detected) map[string]map[string]map[string]features.Legacy
 	return doc
 }
 
-// BuildIndex builds the index format for one manifest.
-func BuildIndex(redistName, version string, m *manifest.Manifest, entries []Detected) (features.Index, error) {
+// BuildIndex builds the index format for one manifest: releases holds
+// the releaseInfo of every package of entries (the manifest's name,
+// license, license_path and version of the package).
+func BuildIndex(redistName, version string, releases map[string]features.ReleaseInfo, entries []Detected) (features.Index, error) {
 	pkgs := map[string]features.IndexPackage{}
 	for _, e := range entries {
 		a := e.Archive
-		r, ok := m.Releases[a.Package]
+		r, ok := releases[a.Package]
 		if !ok {
-			return nil, fmt.Errorf("entry %s: package not in manifest %s", a.ID(), m.Source)
+			return nil, fmt.Errorf("entry %s: no release information for package %s (%s %s)", a.ID(), a.Package, redistName, version)
 		}
 		p, ok := pkgs[a.Package]
 		if !ok {
 			p = features.IndexPackage{
-				ReleaseInfo: features.ReleaseInfo{License: r.License, LicensePath: r.LicensePath, Name: r.Name, Version: r.Version},
+				ReleaseInfo: r,
 				Packages:    map[string]map[string]features.IndexLeaf{},
 			}
 			pkgs[a.Package] = p

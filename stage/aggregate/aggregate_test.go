@@ -61,7 +61,11 @@ func TestLegacyAndIndex(t *testing.T) {
 	if diff := cmp.Diff(wantLegacy, string(legacy)); diff != "" {
 		t.Errorf("legacy (-want +got):\n%s", diff)
 	}
-	idx, err := aggregate.BuildIndex("r", "9.9", m, entries)
+	releases := map[string]features.ReleaseInfo{}
+	for pkg, r := range m.Releases {
+		releases[pkg] = r.Info()
+	}
+	idx, err := aggregate.BuildIndex("r", "9.9", releases, entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +85,12 @@ func TestLegacyAndIndex(t *testing.T) {
 	if _, err := aggregate.MergeIndexes(idx, idx); err != nil {
 		t.Errorf("merging identical indexes: %v", err)
 	}
-	other, _ := aggregate.BuildIndex("r", "9.9", m, entries[:1])
+	other, _ := aggregate.BuildIndex("r", "9.9", releases, entries[:1])
 	if _, err := aggregate.MergeIndexes(idx, other); err == nil || !strings.Contains(err.Error(), "r 9.9 appears twice") {
 		t.Errorf("merging conflicting indexes: err = %v", err)
+	}
+	delete(releases, "src")
+	if _, err := aggregate.BuildIndex("r", "9.9", releases, entries); err == nil || !strings.Contains(err.Error(), "entry src/source: no release information for package src") {
+		t.Errorf("an entry without its release: err = %v", err)
 	}
 }

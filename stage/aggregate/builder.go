@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
@@ -15,50 +14,68 @@ import (
 )
 
 // Attrs are the structured attributes of the aggregate derivation
-// (nix/pipeline.nix, manifestFeatures).
+// (nix/pipeline.nix, manifestFeatures). The Nix walker (nix/manifest.nix)
+// is the one that lists a manifest's archives: the builder aggregates
+// exactly the archives and releases given here.
 type Attrs struct {
 	builderattrs.Outputs
 	RedistName string `json:"redistName"`
 	Version    string `json:"version"`
-	Manifest   string `json:"manifest"`
-	// The selection the archives were taken with (nil: all).
-	SelectedPlatforms []string       `json:"selectedPlatforms"`
-	SelectedPackages  []string       `json:"selectedPackages"`
-	Archives          []ArchiveAttrs `json:"archives"`
+	// Manifest is validated (stage/manifest.ReadFile: duplicate keys,
+	// which Nix's fromJSON cannot see, known keys, safe paths), never
+	// listed.
+	Manifest string `json:"manifest"`
+	// Releases holds the index's releaseInfo of each package of Archives.
+	Releases map[string]features.ReleaseInfo `json:"releases"`
+	Archives []ArchiveAttrs                  `json:"archives"`
 }
 
 // ArchiveAttrs is one archive of the aggregate derivation: where it sits
 // in the manifest, and the detect derivation's result file.
 type ArchiveAttrs struct {
-	Package      string `json:"package"`
-	Platform     string `json:"platform"`
+	Package  string `json:"package"`
+	Platform string `json:"platform"`
+	// Variant is the CUDA variant ("cuda12", "cuda13.1") or "None".
 	Variant      string `json:"variant"`
 	RelativePath string `json:"relativePath"`
 	SHA256       string `json:"sha256"`
 	Features     string `json:"features"`
 }
 
-// Build is the aggregate builder: it checks that the archives Nix passed
-// are the manifest's, reads their detections and writes the documents of
-// the manifest into the derivation's output.
+// archive is the manifest archive the attributes describe.
+func (in ArchiveAttrs) archive() (manifest.Archive, error) {
+	a := manifest.Archive{Package: in.Package, Platform: in.Platform, RelativePath: in.RelativePath, SHA256: in.SHA256}
+	if in.Variant != "None" {
+		if !manifest.IsVariant(in.Variant) {
+			return a, fmt.Errorf("archive %s/%s: variant %q is neither a CUDA variant nor None", in.Package, in.Platform, in.Variant)
+		}
+		a.Variant = in.Variant
+	}
+	return a, nil
+}
+
+// Build is the aggregate builder: it validates the manifest, reads the
+// detections of the archives Nix passed and writes the documents of the
+// manifest into the derivation's output.
 func Build(a Attrs, log *slog.Logger) error {
 	out, err := a.Out()
 	if err != nil {
 		return err
 	}
-	m, err := manifest.ReadFile(a.Manifest)
-	if err != nil {
-		return err
-	}
-	if err := sameArchives(m, a); err != nil {
+	if _, err := manifest.ReadFile(a.Manifest); err != nil {
 		return err
 	}
 	entries := make([]Detected, 0, len(a.Archives))
+	seen := map[string]bool{}
 	for _, in := range a.Archives {
-		arc, ok := m.Archive(in.Package, in.Platform, in.Variant)
-		if !ok || arc.SHA256 != in.SHA256 || arc.RelativePath != in.RelativePath {
-			return fmt.Errorf("archive %s/%s/%s does not match manifest %s", in.Package, in.Platform, in.Variant, a.Manifest)
+		arc, err := in.archive()
+		if err != nil {
+			return fmt.Errorf("manifest %s: %w", a.Manifest, err)
 		}
+		if seen[arc.ID()] {
+			return fmt.Errorf("manifest %s: archive %s passed twice", a.Manifest, arc.ID())
+		}
+		seen[arc.ID()] = true
 		f, err := features.ReadFeatures(in.Features)
 		if err != nil {
 			return fmt.Errorf("archive %s: %w", arc.ID(), err)
@@ -67,38 +84,14 @@ func Build(a Attrs, log *slog.Logger) error {
 	}
 	SortDetected(entries)
 	log.Info("aggregating", "redist", a.RedistName, "version", a.Version, "archives", len(entries))
-	return WriteDocuments(out, a.RedistName, a.Version, m, entries)
-}
-
-// sameArchives fails unless the archives Nix passed are exactly those the
-// Go parser finds in the manifest (within the selection): the two sides
-// must read one manifest the same way.
-func sameArchives(m *manifest.Manifest, a Attrs) error {
-	given := map[string]bool{}
-	for _, in := range a.Archives {
-		given[in.Package+"/"+in.Platform+"/"+in.Variant] = true
-	}
-	want := 0
-	for _, arc := range m.Archives() {
-		if a.SelectedPlatforms != nil && !slices.Contains(a.SelectedPlatforms, arc.Platform) ||
-			a.SelectedPackages != nil && !slices.Contains(a.SelectedPackages, arc.Package) {
-			continue
-		}
-		want++
-		if !given[arc.Package+"/"+arc.Platform+"/"+arc.VariantKey()] {
-			return fmt.Errorf("manifest %s: archive %s is not among the %d the Nix walker passed", a.Manifest, arc.ID(), len(a.Archives))
-		}
-	}
-	if want != len(a.Archives) {
-		return fmt.Errorf("manifest %s: the Nix walker passed %d archives, the Go parser finds %d", a.Manifest, len(a.Archives), want)
-	}
-	return nil
+	return WriteDocuments(out, a.RedistName, a.Version, a.Releases, entries)
 }
 
 // WriteDocuments writes the four documents of one manifest into dir:
 // feature_<version>.json, index.json, detail.json and buildRedist.json.
-func WriteDocuments(dir, redistName, version string, m *manifest.Manifest, entries []Detected) error {
-	index, err := BuildIndex(redistName, version, m, entries)
+// releases holds the releaseInfo of every package of entries.
+func WriteDocuments(dir, redistName, version string, releases map[string]features.ReleaseInfo, entries []Detected) error {
+	index, err := BuildIndex(redistName, version, releases, entries)
 	if err != nil {
 		return err
 	}

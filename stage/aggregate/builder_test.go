@@ -27,6 +27,7 @@ func builderInputs(t *testing.T, dir string) aggregate.Attrs {
 	a := aggregate.Attrs{
 		Outputs:    builderattrs.Outputs{Outputs: map[string]string{"out": filepath.Join(dir, "out")}},
 		RedistName: "r", Version: "1.0", Manifest: manifest,
+		Releases: map[string]features.ReleaseInfo{"liba": {Name: "A", License: "L", Version: "1.0"}},
 	}
 	for _, platform := range []string{"linux-x86_64", "linux-sbsa"} {
 		f := features.Features{Outputs: map[string]bool{"out": true, "lib": platform == "linux-x86_64"}, NarHash: "sha256-" + platform}
@@ -84,25 +85,59 @@ func TestBuildWritesTheDocuments(t *testing.T) {
 	}
 }
 
-// TestBuildRefusesDisagreement: the builder fails, naming the manifest,
-// when Nix's archives are not exactly the Go parser's.
-func TestBuildRefusesDisagreement(t *testing.T) {
+// TestBuildTakesTheArchivesItIsGiven: the aggregate is of the archives
+// and releases Nix passed (the Nix walker lists a manifest's archives, the
+// builder does not list them again): an archive the manifest holds but Nix
+// did not pass is left out, and the releaseInfo is Nix's.
+func TestBuildTakesTheArchivesItIsGiven(t *testing.T) {
+	dir := t.TempDir()
+	a := builderInputs(t, dir)
+	a.Archives = a.Archives[:1]
+	a.Releases["liba"] = features.ReleaseInfo{Name: "A from Nix", License: "L", Version: "1.0"}
+	if err := aggregate.Build(a, quiet()); err != nil {
+		t.Fatal(err)
+	}
+	var index features.Index
+	data, err := os.ReadFile(filepath.Join(dir, "out", "index.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &index); err != nil {
+		t.Fatal(err)
+	}
+	pkg := index["r"]["1.0"]["liba"]
+	if len(pkg.Packages) != 1 || pkg.Packages["linux-x86_64"] == nil || pkg.ReleaseInfo.Name != "A from Nix" {
+		t.Errorf("index.json of one archive passed:\n%s", data)
+	}
+}
+
+// TestBuildRefuses: the builder fails, naming the manifest or archive,
+// on a manifest the Go parser refuses and on attributes no walk of a
+// manifest gives.
+func TestBuildRefuses(t *testing.T) {
 	tests := []struct {
 		name  string
-		edit  func(*aggregate.Attrs)
+		edit  func(*testing.T, *aggregate.Attrs)
 		wants string
 	}{
-		{"an archive missing", func(a *aggregate.Attrs) { a.Archives = a.Archives[:1] }, "is not among the 1 the Nix walker passed"},
-		{"an archive too many", func(a *aggregate.Attrs) { a.Archives = append(a.Archives, a.Archives[0]) }, "the Nix walker passed 3 archives, the Go parser finds 2"},
-		{"another hash", func(a *aggregate.Attrs) { a.Archives[1].SHA256 = strings.Repeat("c", 64) }, "archive liba/linux-sbsa/None does not match manifest"},
-		{"no out", func(a *aggregate.Attrs) { a.Outputs.Outputs = nil }, `no "out" output`},
-		{"a detection that is not one", func(a *aggregate.Attrs) { a.Archives[0].Features = a.Manifest }, "archive liba/linux-x86_64"},
+		{"an archive twice", func(_ *testing.T, a *aggregate.Attrs) { a.Archives = append(a.Archives, a.Archives[0]) }, "archive liba/linux-x86_64 passed twice"},
+		{"no release information", func(_ *testing.T, a *aggregate.Attrs) { delete(a.Releases, "liba") }, "no release information for package liba (r 1.0)"},
+		{"a variant that is none", func(_ *testing.T, a *aggregate.Attrs) { a.Archives[1].Variant = "12" }, `archive liba/linux-sbsa: variant "12" is neither a CUDA variant nor None`},
+		{"a duplicate key in the manifest", func(t *testing.T, a *aggregate.Attrs) {
+			data, err := os.ReadFile(a.Manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, a.Manifest, strings.Replace(string(data), `"license": "L",`, `"license": "L", "license": "M",`, 1))
+		}, `package liba: duplicate key "license"`},
+		{"no out", func(_ *testing.T, a *aggregate.Attrs) { a.Outputs.Outputs = nil }, `no "out" output`},
+		{"a detection that is not one", func(_ *testing.T, a *aggregate.Attrs) { a.Archives[0].Features = a.Manifest }, "archive liba/linux-x86_64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
 			a := builderInputs(t, dir)
-			tt.edit(&a)
+			tt.edit(t, &a)
 			err := aggregate.Build(a, quiet())
 			if err == nil || !strings.Contains(err.Error(), tt.wants) {
 				t.Fatalf("Build: %v, want an error with %q", err, tt.wants)

@@ -7,11 +7,19 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 type declKey struct{ platform, variant string }
 
 func (k declKey) String() string { return k.platform + "/" + k.variant }
+
+// cudaVersion is the CUDA version the key's variant names ("12", "13.1"),
+// "" for none ("None").
+func (k declKey) cudaVersion() string {
+	v, _ := manifest.VariantCudaVersion(k.variant)
+	return v
+}
 
 // ArchiveFacts are the buildRedist facts of one archive of a manifest.
 type ArchiveFacts struct {
@@ -39,7 +47,7 @@ func Declarations(archives []ArchiveFacts) map[string]features.BuildRedistDecl {
 		}
 		if a.Variant == "" && len(a.ByCudaMajor) > 0 {
 			for major, f := range a.ByCudaMajor {
-				facts[a.Package][declKey{a.Platform, "cuda" + major}] = f
+				facts[a.Package][declKey{a.Platform, manifest.VariantName(major)}] = f
 			}
 			continue
 		}
@@ -187,19 +195,18 @@ func condition(all, with []declKey) string {
 		return fmt.Sprintf("lib.elem %s %s", varName, nixList(values))
 	}
 	platforms := uniq(func(k declKey) string { return k.platform })
-	majors := uniq(func(k declKey) string { return strings.TrimPrefix(k.variant, "cuda") })
+	versions := uniq(declKey.cudaVersion)
 	var candidates []string
 	if selects(func(k declKey) bool { return slices.Contains(platforms, k.platform) }) {
 		candidates = append(candidates, oneOf("backendStdenv.hostRedistSystem", platforms))
 	}
-	if !slices.Contains(majors, "None") && sameVersionVar(majors) && selects(func(k declKey) bool { return slices.Contains(majors, strings.TrimPrefix(k.variant, "cuda")) }) {
-		candidates = append(candidates, oneOf(versionVar(majors[0]), majors))
+	if !slices.Contains(versions, "") && sameVersionVar(versions) && selects(func(k declKey) bool { return slices.Contains(versions, k.cudaVersion()) }) {
+		candidates = append(candidates, oneOf(versionVar(versions[0]), versions))
 	}
 	var pairs []string
 	for _, k := range with {
 		c := fmt.Sprintf("backendStdenv.hostRedistSystem == %q", k.platform)
-		if k.variant != "None" {
-			v := strings.TrimPrefix(k.variant, "cuda")
+		if v := k.cudaVersion(); v != "" {
 			c = fmt.Sprintf("(%s && %s == %q)", c, versionVar(v), v)
 		}
 		pairs = append(pairs, c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsonpos"
 )
@@ -66,6 +67,12 @@ type Release struct {
 	Version     string
 	Variants    []string // cuda_variant, "" entries for v2
 	Archives    []Archive
+}
+
+// Info is the release as the index format's releaseInfo holds it. (The
+// pipeline's aggregate takes it from the Nix walker, nix/manifest.nix.)
+func (r *Release) Info() features.ReleaseInfo {
+	return features.ReleaseInfo{License: r.License, LicensePath: r.LicensePath, Name: r.Name, Version: r.Version}
 }
 
 // Archive is one downloadable archive: package × platform × variant.
@@ -188,7 +195,7 @@ func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
 			if x.Type != gjson.String {
 				return nil, fmt.Errorf("%s: cuda_variant holds %s, not a string", where, x.Type)
 			}
-			r.Variants = append(r.Variants, "cuda"+x.String())
+			r.Variants = append(r.Variants, VariantName(x.String()))
 		}
 	}
 	var err error

@@ -66,7 +66,11 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 		t.Fatalf("%s %s: only %d archives found in upstream's index", redist, version, len(entries))
 	}
 	aggregate.SortDetected(entries)
-	index, err := aggregate.BuildIndex(redist, version, m, entries)
+	releases := map[string]features.ReleaseInfo{}
+	for pkg, r := range m.Releases {
+		releases[pkg] = r.Info()
+	}
+	index, err := aggregate.BuildIndex(redist, version, releases, entries)
 	if err != nil {
 		t.Fatal(err)
 	}

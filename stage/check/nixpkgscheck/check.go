@@ -11,6 +11,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/sonames"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // Levels of a finding: an error fails a Nixpkgs build (or evaluation), a
@@ -174,7 +175,7 @@ func (p *Plan) providers() providers {
 // checkTarget checks one detected archive against its package file:
 // buildRedist's simulation, then the sonames it needs.
 func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[string][]pkgeval.Result, pv providers) []Finding {
-	opts := buildredist.Options{CudaMajor: strings.Split(tg.cudaVersion, ".")[0], Globstar: p.in.Globstar}
+	opts := buildredist.Options{CudaMajor: manifest.CudaMajor(tg.cudaVersion), Globstar: p.in.Globstar}
 	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest,
 		Needed: buildredist.Analyze(tg.Features.Tree, opts).Outputs}
 	file, ok := byPname[tg.Package]

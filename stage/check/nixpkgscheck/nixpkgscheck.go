@@ -61,9 +61,9 @@ func CudaVersion(override, redist, manifestVersion, variant string) string {
 			v = strings.Join(parts[:min(2, len(parts))], ".")
 		}
 	}
-	want := strings.TrimPrefix(variant, "cuda")
+	want, isVariant := manifest.VariantCudaVersion(variant)
 	switch {
-	case variant == "" || v == want || strings.HasPrefix(v, want+"."):
+	case !isVariant || v == want || strings.HasPrefix(v, want+"."):
 	case strings.Contains(want, "."):
 		// cuda_compat's cuda13.1 (CUDA 13.1.1 to 13.3.1) is a major.minor.
 		v = want

@@ -54,6 +54,7 @@ func TestCudaVersion(t *testing.T) {
 		{"13.1", "cudnn", "9.8.0", "cuda13", "13.1"},   //
 		{"", "cudnn", "9.8.0", "cuda1", "1.0"},         // "12.8" is no version of major 1
 		{"", "cuda", "12", "", "12"},                   // a version without minor
+		{"", "cudnn", "9.8.0", "None", "12.8"},         // the index format's no-variant is none
 	}
 	for _, tc := range tests {
 		if got := CudaVersion(tc.override, tc.redist, tc.version, tc.variant); got != tc.want {
