@@ -84,13 +84,16 @@ func detectTree(root string, opts Options) (*features.Features, *tree, error) {
 	f.NarHash = narHash
 	f.Tree = t.buildRedistTree()
 	f.BuildRedist = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: opts.CudaMajor, Globstar: opts.Globstar})
-	if n := len(f.CudaVersionsInLib); opts.CudaMajor == "" && n > MaxCudaVersionDirs {
-		return nil, t, fmt.Errorf("detect %s: lib/ holds %d CUDA version directories (lib/%s to lib/%s): %w: each is one more buildRedist simulation of the whole tree, and at most %d are simulated",
-			root, n, f.CudaVersionsInLib[0], f.CudaVersionsInLib[n-1], ErrLimit, MaxCudaVersionDirs)
-	}
-	if opts.CudaMajor == "" && len(f.CudaVersionsInLib) > 0 {
-		f.BuildRedistByCudaMajor = map[string]features.BuildRedistFacts{}
-		for _, v := range f.CudaVersionsInLib {
+	if opts.CudaMajor == "" {
+		majors := majorDirs(f.CudaVersionsInLib)
+		if n := len(majors); n > MaxCudaVersionDirs {
+			return nil, t, fmt.Errorf("detect %s: lib/ holds %d CUDA version directories (lib/%s to lib/%s): %w: each is one more buildRedist simulation of the whole tree, and at most %d are simulated",
+				root, n, majors[0], majors[n-1], ErrLimit, MaxCudaVersionDirs)
+		}
+		for _, v := range majors {
+			if f.BuildRedistByCudaMajor == nil {
+				f.BuildRedistByCudaMajor = map[string]features.BuildRedistFacts{}
+			}
 			f.BuildRedistByCudaMajor[v] = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: v, Globstar: opts.Globstar})
 		}
 	}
@@ -158,6 +161,20 @@ func (t *tree) executables(dir string) []string {
 		}
 	}
 	return out
+}
+
+// majorDirs are the versions of lib/<version> directories that buildRedist
+// can swap in for lib/: it uses lib/${cudaMajorVersion}, so only whole
+// majors (lib/12, not lib/12.2, which upstream's cudaVersionsInLib lists
+// too) are simulated.
+func majorDirs(versions []string) []string {
+	var majors []string
+	for _, v := range versions {
+		if !strings.Contains(v, ".") {
+			majors = append(majors, v)
+		}
+	}
+	return majors
 }
 
 var cudaVersionDir = regexp.MustCompile(`^\d+(\.\d+)?$`)

@@ -1,8 +1,10 @@
 package detect_test
 
 import (
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,6 +268,10 @@ func TestOtherFeatures(t *testing.T) {
 	})
 	if diff := cmp.Diff([]string{"11", "12", "12.2"}, f.CudaVersionsInLib); diff != "" {
 		t.Errorf("CudaVersionsInLib (-want +got):\n%s", diff)
+	}
+	// buildRedist swaps in lib/${cudaMajorVersion}: lib/12.2 is never one.
+	if diff := cmp.Diff([]string{"11", "12"}, slices.Sorted(maps.Keys(f.BuildRedistByCudaMajor))); diff != "" {
+		t.Errorf("BuildRedistByCudaMajor keys (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff([]string{"include/cuda.h", "include/sub/x.hpp", "include/y.hh", "include/z.hxx"}, f.Headers); diff != "" {
 		t.Errorf("Headers (-want +got):\n%s", diff)
