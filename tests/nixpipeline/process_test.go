@@ -217,7 +217,7 @@ func TestInstalledLayoutFindsNixLib(t *testing.T) {
 	for _, c := range [][2]string{
 		{detectorBinary(t), filepath.Join(prefix, "bin") + "/"},
 		{filepath.Join(repoRoot(), "nix"), share + "/"},
-		{filepath.Join(repoRoot(), "lib", "manifest"), filepath.Join(share, "lib") + "/"},
+		{filepath.Join(repoRoot(), "stage", "manifest"), filepath.Join(share, "stage") + "/"},
 	} {
 		if err := os.MkdirAll(c[1], 0o755); err != nil {
 			t.Fatal(err)
