@@ -19,7 +19,7 @@ func TestReportDerivation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "report", "testdata", "sample-report.json"))
+	want, err := os.ReadFile(filepath.Join(repoRoot(), "stage", "report", "testdata", "sample-report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
