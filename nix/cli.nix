@@ -1,6 +1,8 @@
 /**
   The entry point of the CLI (`process-manifests`, `check-nixpkgs`): one
-  instantiation of the pipeline over the manifests of a run.
+  instantiation of the pipeline over the manifests of a run, and the one
+  list of their archives (the walker's, `nix/manifest.nix`) that the CLI
+  builds, checks and reports on.
 
   Everything the CLI knows arrives as data: `argsFile` is the path of a
   JSON file read with `builtins.fromJSON`, never Nix source assembled by
@@ -13,7 +15,8 @@
     "detector": "/abs/path/of/the/static/binary",
     "system": "x86_64-linux" | null,            (null: builtins.currentSystem)
     "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl" } ],
-    "index": "name" | null                        (also merge the manifests' indexes)
+    "index": "name" | null,                       (also merge the manifests' indexes)
+    "archivesOnly": false | true                  (true: the archives alone, no derivation)
   }
   ```
 
@@ -24,14 +27,30 @@
   ```
   {
     manifests = [
-      { version, drv, out, entries = [ { package, platform, variant, src, drv, out } ] }
+      {
+        version;
+        aggregate = { drv, out } | null;
+        entries = [
+          {
+            package, platform, variant, relativePath, sha256;
+            fetch = { drv, out } | null;
+            unpack = { drv, out } | null;
+            detect = { drv, out } | null;
+          }
+        ];
+      }
     ];
     index = { drv, out } | null;
   }
   ```
 
-  `src` is the fetch's output path: the CLI puts local (file://) archives
-  there with `nix-store --add-fixed`, so nothing has to be fetched.
+  Each derivation is listed under its stage (`fetch`, `unpack`, `detect`
+  of an entry; a manifest's `aggregate`; the `index`): the CLI's progress
+  knows a derivation's stage from here, never from its name. `fetch.out`
+  is the archive's store path: the CLI puts local (file://) archives
+  there with `nix-store --add-fixed`, so nothing has to be fetched. With
+  `archivesOnly` (check-nixpkgs --eval-only) every derivation is `null`:
+  no .drv is evaluated or written, only the manifests are walked.
 
   # Inputs
 
@@ -60,84 +79,143 @@
 */
 { argsFile }:
 let
+  inherit (builtins)
+    attrNames
+    concatMap
+    stringLength
+    substring
+    ;
+
   args = builtins.fromJSON (builtins.readFile argsFile);
+  archivesOnly = args.archivesOnly or false;
   pipeline = import ./pipeline.nix {
     detector = /. + args.detector;
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 
-  aggregates = map (
-    m:
-    pipeline.manifestFeatures {
+  # Each manifest of the arguments with its aggregate.
+  runs = map (m: {
+    inherit (m) baseUrl;
+    aggregate = pipeline.manifestFeatures {
       inherit (m) redistName version baseUrl;
       manifest = /. + m.manifest;
-    }
-  ) args.manifests;
+    };
+  }) args.manifests;
 
   /**
-    Every entry of an aggregate, flat: package, platform, variant, and the
-    fetch's output path, the detection's .drv and output paths.
+    A derivation's .drv and output paths; `null` with `archivesOnly`, so
+    that nothing forces the derivation.
 
     # Inputs
 
-    `agg`
-    : A `manifestFeatures` result.
+    `d`
+    : A derivation.
 
     # Type
 
     ```
-    entriesOf :: derivation -> [ {
+    pathsOf :: derivation -> { drv :: string; out :: string; } | null
+    ```
+
+    # Examples
+    :::{.example}
+    ## `pathsOf` usage example
+
+    ```nix
+    pathsOf index
+    => { drv = "/nix/store/…-all-index.drv"; out = "/nix/store/…-all-index"; }
+    ```
+
+    :::
+  */
+  pathsOf =
+    d:
+    if archivesOnly then
+      null
+    else
+      {
+        drv = d.drvPath;
+        out = d.outPath;
+      };
+
+  /**
+    Every entry of a manifest's aggregate, flat: the archive as the walker
+    gave it to the pipeline (package, platform, variant; its relative path
+    and sha256, read back from the fetch derivation's `url` and
+    `outputHash`, which the pipeline sets from the walker's entry) and the
+    paths of its fetch, unpack and detect derivations.
+
+    # Inputs
+
+    `run`
+    : `{ baseUrl, aggregate }`: the manifest's base URL and its
+      `manifestFeatures` result.
+
+    # Type
+
+    ```
+    entriesOf :: { baseUrl :: string; aggregate :: derivation; } -> [ {
       package :: string; platform :: string; variant :: string;
-      src :: string; drv :: string; out :: string;
+      relativePath :: string; sha256 :: string;
+      fetch :: Paths | null; unpack :: Paths | null; detect :: Paths | null;
     } ]
     ```
+
+    # Examples
+    :::{.example}
+    ## `entriesOf` usage example
+
+    ```nix
+    entriesOf { baseUrl = "file:///srv/sample"; aggregate = sampleFeatures; }
+    => [ { package = "cuda_demo_rt"; platform = "linux-x86_64"; variant = "None";
+           relativePath = "cuda_demo_rt/…-archive.tar.xz"; sha256 = "…";
+           fetch = { … }; unpack = { … }; detect = { … }; } … ]
+    ```
+
+    :::
   */
   entriesOf =
-    agg:
-    builtins.concatMap (
+    run:
+    let
+      tree = run.aggregate.entries;
+      # The fetch's url is "${baseUrl}/${relativePath}".
+      prefix = stringLength run.baseUrl + 1;
+    in
+    concatMap (
       package:
-      builtins.concatMap (
+      concatMap (
         platform:
         map (
           variant:
           let
-            d = agg.entries.${package}.${platform}.${variant};
+            d = tree.${package}.${platform}.${variant};
           in
           {
             inherit package platform variant;
-            src = d.src.outPath;
-            drv = d.features.drvPath;
-            out = d.features.outPath;
+            relativePath = substring prefix (stringLength d.src.url) d.src.url;
+            sha256 = d.src.outputHash;
+            fetch = pathsOf d.src;
+            unpack = pathsOf d.unpacked;
+            detect = pathsOf d.features;
           }
-        ) (builtins.attrNames agg.entries.${package}.${platform})
-      ) (builtins.attrNames agg.entries.${package})
-    ) (builtins.attrNames agg.entries);
+        ) (attrNames tree.${package}.${platform})
+      ) (attrNames tree.${package})
+    ) (attrNames tree);
 
   index =
-    if args.index or null == null then
+    if args.index or null == null || archivesOnly then
       null
     else
       pipeline.mergeIndex {
         name = args.index;
-        features = aggregates;
+        features = map (run: run.aggregate) runs;
       };
 in
 {
-  manifests = map (
-    agg:
-    {
-      inherit (agg) version;
-      drv = agg.drvPath;
-      out = agg.outPath;
-      entries = entriesOf agg;
-    }
-  ) aggregates;
-  index =
-    if index == null then
-      null
-    else
-      {
-        drv = index.drvPath;
-        out = index.outPath;
-      };
+  manifests = map (run: {
+    inherit (run.aggregate) version;
+    aggregate = pathsOf run.aggregate;
+    entries = entriesOf run;
+  }) runs;
+  index = if index == null then null else pathsOf index;
 }

@@ -10,21 +10,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
-// AddLocalArchives puts the archives of file:// base URLs into the store
+// addLocalArchives puts the archives of file:// base URLs into the store
 // as the fixed outputs their fetches would produce (nix-store --add-fixed
 // sha256): no fetch then runs, so the sandbox needs no view of the
 // directory, and remote builders get the archives with the rest of the
-// build's inputs. parsed holds each manifest as the Go parser reads it, by
-// path. An archive that is missing or whose bytes do not match the
-// manifest is left out with a warning; its fetch then fails, naming it.
-func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[string]*manifest.Manifest, log *slog.Logger) error {
+// build's inputs. Each archive's relative path and sha256 are its entry's,
+// as nix/cli.nix lists it. An archive that is missing or whose bytes do
+// not match the manifest is left out with a warning; its fetch then
+// fails, naming it.
+func (r *Runner) addLocalArchives(ctx context.Context, plan *Plan, log *slog.Logger) error {
 	var srcs []string
 	for _, e := range plan.Entries() {
-		srcs = append(srcs, e.Src)
+		srcs = append(srcs, e.Fetch.Out)
 	}
 	valid, err := r.Valid(ctx, srcs)
 	if err != nil {
@@ -38,33 +37,16 @@ func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[st
 		if !ok {
 			continue
 		}
-		mf := parsed[m.Path]
-		if mf == nil {
-			return fmt.Errorf("manifest %s: not parsed before adding its local archives", m.Path)
-		}
 		for _, e := range m.Entries {
-			if valid[e.Src] {
+			if valid[e.Fetch.Out] {
 				continue
 			}
-			a, ok := mf.Archive(e.Package, e.Platform, e.Variant)
-			if !ok {
-				return fmt.Errorf("entry %s: not in manifest %s as the Go parser reads it", e.ID(), m.Path)
-			}
-			file := filepath.Join(base, filepath.FromSlash(a.RelativePath))
-			sum, err := sha256File(file)
+			file, why, err := localArchive(base, e, &links)
 			if err != nil {
-				log.Warn("local archive unreadable; its fetch will fail", "entry", e.ID(), "error", err)
+				log.Warn(why+"; its fetch will fail", "entry", e.ID(), "error", err)
 				continue
 			}
-			if sum != a.SHA256 {
-				log.Warn("local archive does not match the manifest's sha256; its fetch will fail", "entry", e.ID(), "file", file, "sha256", sum, "manifest", a.SHA256)
-				continue
-			}
-			if file, err = links.regular(file); err != nil {
-				log.Warn("local archive cannot be added to the store; its fetch will fail", "entry", e.ID(), "error", err)
-				continue
-			}
-			files, want = append(files, file), append(want, e.Src)
+			files, want = append(files, file), append(want, e.Fetch.Out)
 		}
 	}
 	added, err := r.AddFixed(ctx, files)
@@ -77,6 +59,30 @@ func (r *Runner) AddLocalArchives(ctx context.Context, plan *Plan, parsed map[st
 		}
 	}
 	return nil
+}
+
+// localArchive is the file of the entry's archive under base, checked
+// against the entry's sha256, as a path --add-fixed can take; or what is
+// wrong with it, and why.
+func localArchive(base string, e Entry, links *symlinkedArchives) (file, why string, err error) {
+	rel := filepath.FromSlash(e.RelativePath)
+	if !filepath.IsLocal(rel) {
+		// The walker and the Go parser refuse such paths: a bug if seen.
+		return "", "local archive outside its directory", fmt.Errorf("relative path %q", e.RelativePath)
+	}
+	file = filepath.Join(base, rel)
+	sum, err := sha256File(file)
+	if err != nil {
+		return "", "local archive unreadable", err
+	}
+	if sum != e.SHA256 {
+		return "", "local archive does not match the manifest's sha256",
+			fmt.Errorf("%s has sha256 %s, the manifest %s", file, sum, e.SHA256)
+	}
+	if file, err = links.regular(file); err != nil {
+		return "", "local archive cannot be added to the store", err
+	}
+	return file, "", nil
 }
 
 // symlinkedArchives stands in for local archives that are symlinks: Nix

@@ -15,6 +15,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
 // Runner runs Nix commands.
@@ -41,6 +42,10 @@ type Runner struct {
 	// derivations are built and their outputs kept; evaluation stays local
 	// (see store.go).
 	Store string
+	// SetRoles, when set, is given the stage of every derivation of a run
+	// once the pipeline is instantiated and before anything is built:
+	// what the progress display counts by (nixlog.Tracker.SetRoles).
+	SetRoles func(nixlog.Roles)
 
 	plans map[string]*Plan // by the arguments' JSON: one evaluation per run
 }
@@ -53,16 +58,22 @@ type Manifest struct {
 	BaseURL    string `json:"baseUrl"`
 }
 
-// Entry is one archive's detection, as the pipeline names it.
+// Entry is one archive of a manifest, as nix/cli.nix lists it: the Nix
+// walker's (nix/manifest.nix) record of it, and its derivations.
 type Entry struct {
-	Manifest string `json:"manifest"` // the manifest's version
-	Redist   string `json:"redist"`
-	Package  string `json:"package"`
-	Platform string `json:"platform"`
-	Variant  string `json:"variant"`
-	Src      string `json:"src"` // the fetch's output: the archive in the store
-	OutPath  string `json:"out"` // the detect derivation's output (a JSON file)
-	DrvPath  string `json:"drv"`
+	Manifest     string `json:"-"` // the manifest's version
+	Redist       string `json:"-"`
+	Package      string `json:"package"`
+	Platform     string `json:"platform"`
+	Variant      string `json:"variant"` // "None" for none, as the pipeline names it
+	RelativePath string `json:"relativePath"`
+	SHA256       string `json:"sha256"`
+	// The derivations of its stages; zero in a plan of the archives
+	// alone (BuildNothing). Fetch.Out is the archive in the store,
+	// Detect.Out its detection (a JSON file).
+	Fetch  Derivation `json:"fetch"`
+	Unpack Derivation `json:"unpack"`
+	Detect Derivation `json:"detect"`
 }
 
 // ID names the entry in messages.
@@ -85,7 +96,7 @@ type PlannedManifest struct {
 
 // Plan is what one instantiation of nix/cli.nix gives: per manifest the
 // aggregate derivation (feature_<version>.json, index.json, ...) and the
-// entries' detections, and the merged index when asked for.
+// entries with their derivations, and the merged index when asked for.
 type Plan struct {
 	Manifests []PlannedManifest
 	Index     *Derivation
@@ -98,6 +109,33 @@ func (p *Plan) Entries() []Entry {
 		out = append(out, m.Entries...)
 	}
 	return out
+}
+
+// Roles are the stage of each derivation of the plan, as nix/cli.nix
+// lists them, for the progress display: an entry's fetch, unpack and
+// detect are named by its archive (the unpack derivation's name, the
+// archive's file name without its suffix), an aggregate and the index by
+// their own names.
+func (p *Plan) Roles() nixlog.Roles {
+	roles := nixlog.Roles{}
+	add := func(d Derivation, stage nixlog.Stage, subject string) {
+		if d.Drv != "" {
+			roles[d.Drv] = nixlog.Role{Stage: stage, Subject: subject}
+		}
+	}
+	for _, m := range p.Manifests {
+		add(m.Aggregate, nixlog.Aggregate, nixlog.DrvName(m.Aggregate.Drv))
+		for _, e := range m.Entries {
+			subject := nixlog.DrvName(e.Unpack.Drv)
+			add(e.Fetch, nixlog.Fetch, subject)
+			add(e.Unpack, nixlog.Unpack, subject)
+			add(e.Detect, nixlog.Detect, subject)
+		}
+	}
+	if p.Index != nil {
+		add(*p.Index, nixlog.Aggregate, nixlog.DrvName(p.Index.Drv))
+	}
+	return roles
 }
 
 // FindNixLib returns the Nix library directory (the one holding cli.nix):
@@ -171,28 +209,31 @@ func (r *Runner) optionArgs() []string {
 
 // cliArgs is the JSON nix/cli.nix reads.
 type cliArgs struct {
-	Detector  string     `json:"detector"`
-	System    *string    `json:"system"`
-	Manifests []Manifest `json:"manifests"`
-	Index     *string    `json:"index"`
+	Detector     string     `json:"detector"`
+	System       *string    `json:"system"`
+	Manifests    []Manifest `json:"manifests"`
+	Index        *string    `json:"index"`
+	ArchivesOnly bool       `json:"archivesOnly"`
 }
 
 // cliResult is what nix/cli.nix evaluates to.
 type cliResult struct {
 	Manifests []struct {
-		Version string `json:"version"`
-		Derivation
-		Entries []Entry `json:"entries"`
+		Version   string     `json:"version"`
+		Aggregate Derivation `json:"aggregate"`
+		Entries   []Entry    `json:"entries"`
 	} `json:"manifests"`
 	Index *Derivation `json:"index"`
 }
 
-// Instantiate evaluates the pipeline over the manifests once, writing
+// instantiate evaluates the pipeline over the manifests once, writing
 // the derivations to the local store, and returns what to build. With
 // index != "", the plan also has the merged index of all of them (named
-// index). Evaluation errors fail here, before anything is built.
-func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (*Plan, error) {
-	a := cliArgs{Detector: r.Detector, Manifests: ms}
+// index). With archivesOnly, the plan has the manifests' entries alone:
+// no derivation is evaluated or written. Evaluation errors fail here,
+// before anything is built.
+func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, archivesOnly bool) (*Plan, error) {
+	a := cliArgs{Detector: r.Detector, Manifests: ms, ArchivesOnly: archivesOnly}
 	if a.Manifests == nil {
 		a.Manifests = []Manifest{}
 	}
@@ -204,35 +245,17 @@ func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (
 	}
 	data, err := json.Marshal(a)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
 	}
 	if p, ok := r.plans[string(data)]; ok {
 		return p, nil
 	}
-	argsFile, err := os.CreateTemp("", "crff-nix-args-*.json")
+	out, err := r.evalCLI(ctx, data)
 	if err != nil {
 		return nil, err
 	}
-	defer os.Remove(argsFile.Name())
-	if _, err := argsFile.Write(data); err != nil {
-		argsFile.Close()
-		return nil, err
-	}
-	if err := argsFile.Close(); err != nil {
-		return nil, err
-	}
-	// --read-write-mode: evaluating drvPath writes the .drv files, so the
-	// build needs no second evaluation.
-	args := append([]string{"--eval", "--strict", "--json", "--read-write-mode",
-		filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name()}, r.optionArgs()...)
-	var out bytes.Buffer
-	cmd := exec.Command("nix-instantiate", args...)
-	cmd.Stdout, cmd.Stderr = &out, r.Stderr
-	if err := interrupt.Run(ctx, cmd); err != nil {
-		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)
-	}
 	var res cliResult
-	if err := jsoncheck.Unmarshal("evaluate the pipeline: nix-instantiate's output", out.Bytes(), &res); err != nil {
+	if err := jsoncheck.Unmarshal("evaluate the pipeline: nix-instantiate's output", out, &res); err != nil {
 		return nil, err
 	}
 	if len(res.Manifests) != len(ms) {
@@ -240,7 +263,7 @@ func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (
 	}
 	p := &Plan{Index: res.Index}
 	for i, m := range res.Manifests {
-		pm := PlannedManifest{Manifest: ms[i], Aggregate: m.Derivation}
+		pm := PlannedManifest{Manifest: ms[i], Aggregate: m.Aggregate}
 		for _, e := range m.Entries {
 			e.Manifest, e.Redist = ms[i].Version, ms[i].RedistName
 			pm.Entries = append(pm.Entries, e)
@@ -252,6 +275,34 @@ func (r *Runner) Instantiate(ctx context.Context, ms []Manifest, index string) (
 	}
 	r.plans[string(data)] = p
 	return p, nil
+}
+
+// evalCLI evaluates nix/cli.nix with the arguments' JSON (args), in a
+// temporary file, and returns the result's JSON.
+func (r *Runner) evalCLI(ctx context.Context, args []byte) ([]byte, error) {
+	argsFile, err := os.CreateTemp("", "crff-nix-args-*.json")
+	if err != nil {
+		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
+	}
+	defer os.Remove(argsFile.Name())
+	if _, err := argsFile.Write(args); err != nil {
+		argsFile.Close()
+		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
+	}
+	if err := argsFile.Close(); err != nil {
+		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
+	}
+	// --read-write-mode: evaluating drvPath writes the .drv files, so the
+	// build needs no second evaluation.
+	cmdArgs := append([]string{"--eval", "--strict", "--json", "--read-write-mode",
+		filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name()}, r.optionArgs()...)
+	var out bytes.Buffer
+	cmd := exec.Command("nix-instantiate", cmdArgs...)
+	cmd.Stdout, cmd.Stderr = &out, r.Stderr
+	if err := interrupt.Run(ctx, cmd); err != nil {
+		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)
+	}
+	return out.Bytes(), nil
 }
 
 // Realise builds the derivations (and what they need) with one
@@ -282,16 +333,6 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 		return fmt.Errorf("nix-store --realise: %w", err)
 	}
 	return nil
-}
-
-// RealiseEntries builds every entry's detection of the plan (not the
-// aggregates): what check-nixpkgs needs.
-func (r *Runner) RealiseEntries(ctx context.Context, p *Plan) error {
-	var drvs []string
-	for _, e := range p.Entries() {
-		drvs = append(drvs, e.DrvPath)
-	}
-	return r.Realise(ctx, drvs)
 }
 
 // Closure lists the output paths of everything the derivations need

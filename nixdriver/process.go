@@ -12,10 +12,27 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
-// ProcessOptions are the choices of one process-manifests run.
+// Build is what a run builds.
+type Build int
+
+const (
+	// BuildFeatures builds each manifest's aggregate (and the merged
+	// index when asked for): process-manifests.
+	BuildFeatures Build = iota
+	// BuildDetections builds every entry's detection and no aggregate:
+	// check-nixpkgs.
+	BuildDetections
+	// BuildNothing lists the manifests' entries and builds nothing (no
+	// derivation is even written): check-nixpkgs --eval-only.
+	BuildNothing
+)
+
+// ProcessOptions are the choices of one run.
 type ProcessOptions struct {
+	// Build is what the run builds.
+	Build Build
 	// IndexName, when set, also builds the merged index of the manifests
-	// under this redist name.
+	// under this redist name (with BuildFeatures).
 	IndexName string
 	// Cleanup remembers what the store held before the build, so that
 	// Outcome.Cleanup can delete what the run added.
@@ -23,11 +40,17 @@ type ProcessOptions struct {
 	Log     *slog.Logger
 }
 
-// Outcome is what a process-manifests build left: per manifest whether
-// its aggregate built and, if not, which entries did.
+// Refused is a manifest the Go parser refused, and why.
+type Refused struct {
+	Path string
+	Err  error
+}
+
+// Outcome is what a run's build left: per manifest its entries, whether
+// their detections and its aggregate built.
 type Outcome struct {
 	// Refused are the manifests the Go parser refused; they were not built.
-	Refused []error
+	Refused []Refused
 	// Manifests are the manifests that were built (or tried).
 	Manifests []ManifestOutcome
 	// Index is the merged index's derivation (nil unless asked for);
@@ -46,79 +69,136 @@ type Outcome struct {
 // ManifestOutcome is one manifest's result.
 type ManifestOutcome struct {
 	PlannedManifest
+	// Parsed is the manifest as the Go parser validated it, for its
+	// release data (package versions); its archives are the entries, as
+	// the Nix walker lists them.
 	Parsed *manifest.Manifest
 	// Built: the aggregate's output exists; its files can be copied out.
 	Built bool
 	// BuiltEntries and FailedEntries split the entries by whether their
-	// detection exists (what a manifest whose aggregate failed reports).
+	// detection exists (what a manifest whose aggregate failed reports;
+	// both empty with BuildNothing).
 	BuiltEntries  []Entry
 	FailedEntries []Entry
 }
 
-// Process validates the manifests with the Go parser (a bad one is
-// refused alone), instantiates the pipeline once over the good ones, adds
-// local archives to the store, builds the aggregate derivations (and the
-// merged index) with one Nix command, and finds out what built. The
-// outputs are held by GC roots until Close.
-func (r *Runner) Process(ctx context.Context, ms []Manifest, opts ProcessOptions) (*Outcome, error) {
-	o := &Outcome{runner: r}
-	var good []Manifest
-	parsed := map[string]*manifest.Manifest{}
+// Validated are the manifests of a run as the Go parser found them.
+type Validated struct {
+	// Good are the manifests it read; Refused the others.
+	Good    []Manifest
+	Refused []Refused
+	parsed  map[string]*manifest.Manifest // by path
+}
+
+// Validate reads each manifest with the Go parser (manifest.ReadFile:
+// duplicate and unknown keys, unsafe paths, ...). A manifest it refuses
+// is left out, and the others go on; none left is an error. What the
+// parser gives is kept for the manifests' release data only: their
+// archives are the ones nix/cli.nix lists.
+func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
+	v := &Validated{parsed: map[string]*manifest.Manifest{}}
 	for _, m := range ms {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
-			// The error itself is reported once, with the run's others.
-			opts.Log.Warn("manifest refused; the others are still processed", "manifest", m.Path)
-			o.Refused = append(o.Refused, err)
+			// The error itself is reported once, by the command.
+			log.Info("manifest refused; the others go on", "manifest", m.Path)
+			v.Refused = append(v.Refused, Refused{Path: m.Path, Err: err})
 			continue
 		}
-		parsed[m.Path] = mf
-		good = append(good, m)
+		v.parsed[m.Path] = mf
+		v.Good = append(v.Good, m)
 	}
-	if len(good) == 0 {
-		return nil, fmt.Errorf("no manifest could be processed: %s", joinErrors(o.Refused))
+	if len(v.Good) == 0 {
+		msgs := make([]string, len(v.Refused))
+		for i, r := range v.Refused {
+			msgs[i] = r.Err.Error()
+		}
+		return nil, fmt.Errorf("no manifest could be processed: %s", strings.Join(msgs, "; "))
 	}
-	plan, err := r.Instantiate(ctx, good, opts.IndexName)
+	return v, nil
+}
+
+// Process runs the Nix work of process-manifests and check-nixpkgs over
+// the manifests Validate read: it instantiates the pipeline once
+// (nix/cli.nix, which lists their entries: the archives as the Nix
+// walker reads them, each with its derivations by stage), tells
+// SetRoles each derivation's stage, adds local archives to the store,
+// builds what opts.Build asks for with one Nix command, and finds out
+// what built. The outputs are held by GC roots until Close.
+func (r *Runner) Process(ctx context.Context, v *Validated, opts ProcessOptions) (*Outcome, error) {
+	o := &Outcome{runner: r, Refused: v.Refused}
+	index := ""
+	if opts.Build == BuildFeatures {
+		index = opts.IndexName
+	}
+	plan, err := r.instantiate(ctx, v.Good, index, opts.Build == BuildNothing)
 	if err != nil {
 		return nil, err
 	}
-	targets := plan.targets()
-	opts.Log.Info("building", "manifests", len(plan.Manifests), "entries", len(plan.Entries()))
-	if opts.Cleanup {
-		if err := o.rememberStore(ctx, targets); err != nil {
-			return nil, err
+	if opts.Build == BuildNothing {
+		for _, m := range plan.Manifests {
+			o.Manifests = append(o.Manifests, ManifestOutcome{PlannedManifest: m, Parsed: v.parsed[m.Path]})
 		}
+		return o, nil
 	}
-	if err := r.AddLocalArchives(ctx, plan, parsed, opts.Log); err != nil {
+	if r.SetRoles != nil {
+		r.SetRoles(plan.Roles())
+	}
+	if err := o.build(ctx, plan, plan.targets(opts.Build), opts); err != nil {
 		return nil, err
 	}
-	if o.roots, err = os.MkdirTemp("", "crff-gc-roots-"); err != nil {
-		return nil, err
-	}
-	r.RootDir = o.roots
-	o.BuildErr = r.Realise(ctx, targets)
-	if ctx.Err() != nil {
-		// Interrupted: nothing of the run is copied out.
-		o.Close()
-		return nil, context.Cause(ctx)
-	}
-	if o.BuildErr != nil {
-		opts.Log.Warn("some builds failed", "error", o.BuildErr)
-	}
-	if err := o.collect(ctx, plan, parsed); err != nil {
+	if err := o.collect(ctx, plan, v.parsed); err != nil {
 		o.Close()
 		return nil, err
 	}
 	return o, nil
 }
 
-// targets are the derivations a run builds: the aggregates and the index.
-func (p *Plan) targets() []string {
+// build adds local archives to the store and realises the targets,
+// rooted in a directory of GC roots until Close. A failed build is
+// o.BuildErr; an interruption fails it.
+func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts ProcessOptions) error {
+	r := o.runner
+	opts.Log.Info("building", "manifests", len(plan.Manifests), "entries", len(plan.Entries()), "derivations", len(targets))
+	if opts.Cleanup {
+		if err := o.rememberStore(ctx, targets); err != nil {
+			return err
+		}
+	}
+	if err := r.addLocalArchives(ctx, plan, opts.Log); err != nil {
+		return err
+	}
+	var err error
+	if o.roots, err = os.MkdirTemp("", "crff-gc-roots-"); err != nil {
+		return fmt.Errorf("GC roots: %w", err)
+	}
+	r.RootDir = o.roots
+	o.BuildErr = r.Realise(ctx, targets)
+	if ctx.Err() != nil {
+		// Interrupted: nothing of the run is copied out.
+		o.Close()
+		return context.Cause(ctx)
+	}
+	if o.BuildErr != nil {
+		opts.Log.Warn("some builds failed", "error", o.BuildErr)
+	}
+	return nil
+}
+
+// targets are the derivations a run builds: the aggregates and the
+// index, or the entries' detections.
+func (p *Plan) targets(b Build) []string {
 	var targets []string
 	for _, m := range p.Manifests {
+		if b == BuildDetections {
+			for _, e := range m.Entries {
+				targets = append(targets, e.Detect.Drv)
+			}
+			continue
+		}
 		targets = append(targets, m.Aggregate.Drv)
 	}
-	if p.Index != nil {
+	if p.Index != nil && b == BuildFeatures {
 		targets = append(targets, p.Index.Drv)
 	}
 	return targets
@@ -130,7 +210,7 @@ func (o *Outcome) collect(ctx context.Context, plan *Plan, parsed map[string]*ma
 	for _, m := range plan.Manifests {
 		outs = append(outs, m.Aggregate.Out)
 		for _, e := range m.Entries {
-			outs = append(outs, e.OutPath)
+			outs = append(outs, e.Detect.Out)
 		}
 	}
 	if plan.Index != nil {
@@ -143,7 +223,7 @@ func (o *Outcome) collect(ctx context.Context, plan *Plan, parsed map[string]*ma
 	for _, m := range plan.Manifests {
 		mo := ManifestOutcome{PlannedManifest: m, Parsed: parsed[m.Path], Built: valid[m.Aggregate.Out]}
 		for _, e := range m.Entries {
-			if valid[e.OutPath] {
+			if valid[e.Detect.Out] {
 				mo.BuiltEntries = append(mo.BuiltEntries, e)
 			} else {
 				mo.FailedEntries = append(mo.FailedEntries, e)
@@ -171,30 +251,43 @@ func (o *Outcome) ReadFile(ctx context.Context, path string) ([]byte, error) {
 func (o *Outcome) PartialFeatures(ctx context.Context, m ManifestOutcome) ([]byte, error) {
 	var detected []aggregate.Detected
 	for _, e := range m.BuiltEntries {
-		f, err := o.readFeatures(ctx, e.OutPath)
+		f, err := o.ReadFeatures(ctx, e)
 		if err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
+			return nil, err
 		}
-		a, ok := m.Parsed.Archive(e.Package, e.Platform, e.Variant)
-		if !ok {
-			return nil, fmt.Errorf("entry %s: not in manifest %s", e.ID(), m.Parsed.Source)
-		}
-		detected = append(detected, aggregate.Detected{Archive: a, Features: f})
+		detected = append(detected, aggregate.Detected{Archive: e.archive(), Features: f})
 	}
 	return aggregate.EncodeLegacy(detected)
 }
 
-// readFeatures reads a detection from the build's store: local, or the
-// remote one with --store.
-func (o *Outcome) readFeatures(ctx context.Context, path string) (*features.Features, error) {
+// ReadFeatures reads an entry's detection from the build's store: local,
+// or the remote one with --store.
+func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features, error) {
+	path := e.Detect.Out
+	if path == "" {
+		return nil, fmt.Errorf("entry %s: no detection in this run", e.ID())
+	}
 	if o.runner.Store == "" {
-		return features.ReadFeatures(path)
+		f, err := features.ReadFeatures(path)
+		if err != nil {
+			return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
+		}
+		return f, nil
 	}
 	data, err := o.runner.ReadFile(ctx, path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
 	}
 	return features.DecodeFeatures(path, data)
+}
+
+// archive is the entry as the aggregate's code takes an archive.
+func (e Entry) archive() manifest.Archive {
+	a := manifest.Archive{Package: e.Package, Platform: e.Platform, Variant: e.Variant, RelativePath: e.RelativePath, SHA256: e.SHA256}
+	if a.Variant == "None" {
+		a.Variant = ""
+	}
+	return a
 }
 
 // rememberStore notes which paths of the build's closure the store holds
@@ -234,12 +327,4 @@ func (o *Outcome) Cleanup(ctx context.Context) (added, deleted int, err error) {
 		}
 	}
 	return len(paths), Delete(ctx, paths), nil
-}
-
-func joinErrors(errs []error) string {
-	msgs := make([]string, len(errs))
-	for i, err := range errs {
-		msgs[i] = err.Error()
-	}
-	return strings.Join(msgs, "; ")
 }

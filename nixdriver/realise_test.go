@@ -12,8 +12,8 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-// TestRealiseWithoutRootsDoesNotWarn: a Realise without RootDir (as
-// check-nixpkgs does) does not pass on Nix's --add-root warning, and one
+// TestRealiseWithoutRootsDoesNotWarn: a Realise without RootDir (a
+// caller that reads the outputs at once) does not pass on Nix's --add-root warning, and one
 // with RootDir roots what it realised.
 func TestRealiseWithoutRootsDoesNotWarn(t *testing.T) {
 	if _, err := exec.LookPath("nix-store"); err != nil {

@@ -13,7 +13,6 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
@@ -225,10 +224,9 @@ func (c *checkRun) addManifests(dirs, urls []string, flt manifest.Filter) error 
 }
 
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {
-	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir}
-	parsed := c.readManifests(&in)
-	if len(c.manifests) == 0 {
-		return fmt.Errorf("no manifest could be read: %w", refusedErrors(in.Refused))
+	valid, err := nixdriver.Validate(c.manifests, c.e.log)
+	if err != nil {
+		return err
 	}
 	files, err := pkgeval.Files(packagesDir)
 	if err != nil {
@@ -237,11 +235,17 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no package file calls buildRedist", packagesDir)
 	}
+	build := nixdriver.BuildDetections
 	if c.evalOnly {
-		in.Archives = nixpkgscheck.ManifestArchives(in.Manifests)
-	} else if in.Archives, err = c.detect(ctx, parsed); err != nil {
+		build = nixdriver.BuildNothing
+	}
+	out, err := c.runner.Process(ctx, valid, nixdriver.ProcessOptions{Build: build, Log: c.e.log})
+	if err != nil {
 		return err
 	}
+	defer out.Close()
+	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir}
+	out.CheckInput(ctx, &in, c.e.log)
 	plan := nixpkgscheck.NewPlan(in)
 	results, err := c.eval.Evaluate(ctx, packagesDir, files, plan.Cases)
 	if err != nil {
@@ -256,67 +260,6 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	return c.report(findings)
-}
-
-// readManifests parses the manifests: one that cannot be read is a
-// failure of the report (in.Refused) and is left out of c.manifests; the
-// others are checked all the same.
-func (c *checkRun) readManifests(in *nixpkgscheck.Input) map[string]*manifest.Manifest {
-	parsed := map[string]*manifest.Manifest{}
-	var good []nixdriver.Manifest
-	for _, m := range c.manifests {
-		mf, err := manifest.ReadFile(m.Path)
-		if err != nil {
-			c.e.log.Info("manifest refused; the others are still checked", "manifest", m.Path)
-			in.Refused = append(in.Refused, nixpkgscheck.Refused{Path: m.Path, Err: err})
-			continue
-		}
-		parsed[m.Path] = mf
-		good = append(good, m)
-		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Parsed: mf, Dir: filepath.Dir(m.Path)})
-	}
-	c.manifests = good
-	return parsed
-}
-
-func refusedErrors(rs []nixpkgscheck.Refused) error {
-	errs := make([]error, len(rs))
-	for i, r := range rs {
-		errs[i] = r.Err
-	}
-	return errors.Join(errs...)
-}
-
-// detect fetches and detects every archive of the manifests with Nix; an
-// archive whose detection failed to build has no Features (the check
-// reports it apart).
-func (c *checkRun) detect(ctx context.Context, parsed map[string]*manifest.Manifest) ([]nixpkgscheck.Archive, error) {
-	plan, err := c.runner.Instantiate(ctx, c.manifests, "")
-	if err != nil {
-		return nil, err
-	}
-	if err := c.runner.AddLocalArchives(ctx, plan, parsed, c.e.log); err != nil {
-		return nil, err
-	}
-	entries := plan.Entries()
-	if err := c.runner.RealiseEntries(ctx, plan); ctx.Err() != nil {
-		return nil, context.Cause(ctx)
-	} else if err != nil {
-		c.e.log.Warn("some detections failed to build; they are reported apart", "error", err)
-	}
-	archives := make([]nixpkgscheck.Archive, 0, len(entries))
-	for _, en := range entries {
-		a := nixpkgscheck.Archive{Redist: en.Redist, Manifest: en.Manifest, Package: en.Package, Platform: en.Platform, Variant: en.Variant}
-		if nixpkgscheck.Checked(en.Platform) {
-			f, err := features.ReadFeatures(en.OutPath)
-			if err != nil {
-				c.e.log.Debug("no detection", "archive", en.ID(), "error", err)
-			}
-			a.Features = f
-		}
-		archives = append(archives, a)
-	}
-	return archives, nil
 }
 
 // report prints the findings, in the order of nixpkgscheck.Check, and

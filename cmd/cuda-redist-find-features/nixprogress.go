@@ -45,6 +45,14 @@ func newNixEventLines(w io.Writer) *nixProgress {
 	return p
 }
 
+// setRoles tells the tracker each derivation's stage, as the driver has
+// it from nix/cli.nix (Runner.SetRoles).
+func (p *nixProgress) setRoles(r nixlog.Roles) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.t.SetRoles(r)
+}
+
 // Write takes Nix's stderr. It never fails: a failing write would make
 // exec stop reading, and Nix's next write would fail.
 func (p *nixProgress) Write(b []byte) (int, error) {
@@ -90,15 +98,17 @@ func (p *nixProgress) line(line string) {
 
 // Words for a stage: what its finished builds did, and what failed.
 var (
-	stageVerb   = map[nixlog.Stage]string{nixlog.Fetch: "fetched", nixlog.Unpack: "unpacked", nixlog.Detect: "detected", nixlog.Other: "built"}
-	stageFailed = map[nixlog.Stage]string{nixlog.Fetch: "fetch", nixlog.Unpack: "unpack", nixlog.Detect: "detect", nixlog.Other: "aggregate"}
+	stageVerb = map[nixlog.Stage]string{nixlog.Fetch: "fetched", nixlog.Unpack: "unpacked", nixlog.Detect: "detected",
+		nixlog.Aggregate: "built", nixlog.Other: "built"}
+	stageFailed = map[nixlog.Stage]string{nixlog.Fetch: "fetch", nixlog.Unpack: "unpack", nixlog.Detect: "detect",
+		nixlog.Aggregate: "aggregate", nixlog.Other: "build"}
 )
 
 // eventLine is lines mode's line for a derivation Nix finished building:
 // what it was, the archive's name, the count of its stage, what it
 // downloaded and where it ran.
 func (p *nixProgress) eventLine(b nixlog.Build) {
-	name := nixlog.Subject(b.Drv)
+	name := b.Subject
 	if !b.Failed && p.stopped != nil && p.stopped() {
 		fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", name, stageFailed[b.Stage])
 		return
@@ -108,8 +118,9 @@ func (p *nixProgress) eventLine(b nixlog.Build) {
 		return
 	}
 	line := stageVerb[b.Stage] + " " + name
-	// An aggregate has no count: there is one per manifest.
-	if b.Stage != nixlog.Other && b.Planned > 0 {
+	// An aggregate has no count (there is one per manifest), nor has a
+	// derivation the driver did not name.
+	if b.Stage != nixlog.Aggregate && b.Stage != nixlog.Other && b.Planned > 0 {
 		line += fmt.Sprintf(" (%d/%d)", b.Done, b.Planned)
 	}
 	if b.Bytes > 0 {

@@ -8,7 +8,23 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
+
+// progressRoles are what the driver says of the tests' derivations
+// (nixdriver.Plan.Roles): the stages of archive x's, y's unpack, an
+// aggregate. stray.tar.xz is no derivation of the run's.
+func progressRoles(h string) nixlog.Roles {
+	drv := func(name string) string { return "/nix/store/" + h + "-" + name + ".drv" }
+	return nixlog.Roles{
+		drv("x.tar.xz"):              {Stage: nixlog.Fetch, Subject: "x"},
+		drv("x"):                     {Stage: nixlog.Unpack, Subject: "x"},
+		drv("y"):                     {Stage: nixlog.Unpack, Subject: "y"},
+		drv("x-features.json"):       {Stage: nixlog.Detect, Subject: "x"},
+		drv("sample-1.0.0-features"): {Stage: nixlog.Aggregate, Subject: "sample-1.0.0-features"},
+	}
+}
 
 // TestNixProgress feeds the status line events shaped like Nix 2.8's
 // internal-json log: the plan, builds starting and stopping, a download,
@@ -33,6 +49,7 @@ func TestNixProgress(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p := newNixProgress(&out)
+	p.setRoles(progressRoles(h))
 	// In pieces, as a pipe delivers them.
 	all := strings.Join(events, "\n") + "\n"
 	for i := 0; i < len(all); i += 7 {
@@ -90,6 +107,9 @@ func TestNixEventLines(t *testing.T) {
 		`@nix {"action":"stop","id":5}`,
 		`@nix {"action":"start","fields":["/nix/store/` + h + `-sample-1.0.0-features.drv","",1,1],"id":6,"level":3,"text":"building","type":105}`,
 		`@nix {"action":"stop","id":6}`,
+		// Named like a fetch, but no derivation the driver named.
+		`@nix {"action":"start","fields":["/nix/store/` + h + `-stray.tar.xz.drv","",1,1],"id":8,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"stop","id":8}`,
 		`@nix {"action":"start","id":7,"level":4,"text":"downloading","type":101}`,
 		`@nix {"action":"result","fields":[1048576,1048576],"id":7,"type":105}`,
 		`@nix {"action":"stop","id":7}`,
@@ -97,6 +117,7 @@ func TestNixEventLines(t *testing.T) {
 	}
 	var out bytes.Buffer
 	p := newNixEventLines(&out)
+	p.setRoles(progressRoles(h))
 	all := strings.Join(events, "\n") + "\n"
 	for i := 0; i < len(all); i += 5 {
 		p.Write([]byte(all[i:min(i+5, len(all))]))
@@ -109,6 +130,7 @@ func TestNixEventLines(t *testing.T) {
 		"failed y (unpack)",
 		"detected x (1/1)",
 		"built sample-1.0.0-features",
+		"built stray.tar.xz",
 		"downloaded 1.0 MiB",
 		"a line Nix wrote as is",
 	}, "\n") + "\n"

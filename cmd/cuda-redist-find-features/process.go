@@ -154,6 +154,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		// A status line from Nix's structured log.
 		p := newNixProgress(e.terminal)
 		r.Stderr = p
+		r.SetRoles = p.setRoles
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
 		e.atExit = append(e.atExit, p.finish)
@@ -163,6 +164,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		ctx := e.context()
 		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
+		r.SetRoles = p.setRoles
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
 	}
@@ -220,7 +222,11 @@ func (p *processRun) run(ctx context.Context) error {
 	if p.indexFile != "" {
 		opts.IndexName = p.redist
 	}
-	out, err := p.runner.Process(ctx, p.manifests, opts)
+	valid, err := nixdriver.Validate(p.manifests, p.e.log)
+	if err != nil {
+		return err
+	}
+	out, err := p.runner.Process(ctx, valid, opts)
 	if err != nil {
 		return err
 	}
@@ -249,8 +255,8 @@ func (p *processRun) run(ctx context.Context) error {
 // returns the problems to report: refused manifests, failed builds.
 func (p *processRun) writeResults(ctx context.Context, out *nixdriver.Outcome) ([]string, error) {
 	var problems []string
-	for _, err := range out.Refused {
-		problems = append(problems, err.Error())
+	for _, r := range out.Refused {
+		problems = append(problems, r.Err.Error())
 	}
 	for _, m := range out.Manifests {
 		if ctx.Err() != nil {

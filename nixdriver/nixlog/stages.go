@@ -6,27 +6,40 @@ import (
 	"strings"
 )
 
-// The rules in this file mirror the derivation names nix/pipeline.nix
-// gives (fetch: the archive's file name; unpack: its stem; detect:
-// <stem>-features.json; the aggregate <redist>-<version>-features, its
-// buildRedist.json and the merged <name>-index). Renaming a derivation
-// there means changing StageOf here, or the progress shows it as an
-// unpack.
-
-// Stage is the pipeline stage a derivation belongs to.
+// Stage is the pipeline stage a derivation belongs to. The driver knows
+// it (nix/cli.nix lists every derivation of a run under its stage) and
+// hands it to the Tracker as Roles; nothing here reads a stage from a
+// derivation's name.
 type Stage int
 
 const (
-	Fetch  Stage = iota // the fixed-output fetch of an archive
-	Unpack              // the archive's unpacked tree
-	Detect              // the archive's <stem>-features.json
-	Other               // the aggregates: features, buildRedist.json, the index
+	Fetch     Stage = iota // the fixed-output fetch of an archive
+	Unpack                 // the archive's unpacked tree
+	Detect                 // the archive's detection
+	Aggregate              // a manifest's aggregate, the merged index
+	Other                  // a derivation the driver did not name
 	numStages
 )
 
-// archiveSuffix is what nix/pipeline.nix's stemOf strips from an archive's
-// file name.
-var archiveSuffix = regexp.MustCompile(`\.(tar\.xz|tar\.gz|tgz|tar\.bz2|tbz2|tar\.zst|tzst|tar|zip)$`)
+// Role is what the driver says a derivation of the run is: its stage, and
+// the subject the progress names it by (an archive's name for its fetch,
+// unpack and detect, so the three read alike; an aggregate's own name).
+type Role struct {
+	Stage   Stage
+	Subject string
+}
+
+// Roles are the roles of a run's derivations, by .drv path.
+type Roles map[string]Role
+
+// Of is drv's role: the one the driver gave, else Other, named by the
+// derivation's name.
+func (r Roles) Of(drv string) Role {
+	if role, ok := r[drv]; ok {
+		return role
+	}
+	return Role{Stage: Other, Subject: DrvName(drv)}
+}
 
 // DrvName is a derivation's name: its store path's base name without the
 // hash and ".drv".
@@ -37,27 +50,6 @@ func DrvName(drvPath string) string {
 		name = name[i+1:]
 	}
 	return name
-}
-
-// StageOf classifies a derivation by its store path (or its name).
-func StageOf(drvPath string) Stage {
-	name := DrvName(drvPath)
-	switch {
-	case archiveSuffix.MatchString(name):
-		return Fetch
-	case strings.HasSuffix(name, "-features.json"):
-		return Detect
-	case strings.HasSuffix(name, "-features") || strings.HasSuffix(name, "-index") || strings.HasSuffix(name, "buildRedist.json"):
-		return Other
-	}
-	return Unpack
-}
-
-// Subject names what a derivation is about: an archive's stem for the
-// fetch, unpack and detect of that archive (so the three read alike), an
-// aggregate's own name otherwise.
-func Subject(drvPath string) string {
-	return strings.TrimSuffix(archiveSuffix.ReplaceAllString(DrvName(drvPath), ""), "-features.json")
 }
 
 // failedBuilder is Nix 2.8's error for a derivation whose builder failed.

@@ -9,8 +9,10 @@ import (
 // what Nix planned per stage, what runs where, what finished or failed,
 // and the bytes downloaded, per build and in all. It keeps no output of
 // its own: Handle says what each event meant, and the caller shows it.
-// A Tracker is not safe for concurrent use.
+// A derivation's stage is the one SetRoles gave it (Other for one it did
+// not). A Tracker is not safe for concurrent use.
 type Tracker struct {
+	roles                 Roles
 	planned, done, failed [numStages]int
 	// listing is set while Nix lists the derivations it will build (one
 	// message per line after "these N derivations will be built:").
@@ -31,6 +33,10 @@ func NewTracker() *Tracker {
 		fetched: map[uint64]int64{}, failedDrv: map[string]bool{},
 		transfers: map[uint64]int64{}, transferOf: map[uint64]uint64{}}
 }
+
+// SetRoles tells the tracker the stage and subject of the run's
+// derivations, before Nix lists what it will build.
+func (t *Tracker) SetRoles(r Roles) { t.roles = r }
 
 // Kind is what an event meant to the one watching.
 type Kind int
@@ -62,6 +68,7 @@ type Update struct {
 type Build struct {
 	Drv     string // the derivation's store path
 	Stage   Stage
+	Subject string // what the progress names it by (Role.Subject)
 	Machine string // the remote machine it ran on ("" local)
 	Bytes   int64  // what the downloads it started reported
 	Failed  bool   // Nix said its builder failed
@@ -94,14 +101,14 @@ func (t *Tracker) msg(ev Event) Update {
 	case strings.Contains(text, "will be built:"):
 		t.listing = true
 	case t.listing && strings.HasSuffix(text, ".drv"):
-		t.planned[StageOf(text)]++
+		t.planned[t.roles.Of(text).Stage]++
 	default:
 		t.listing = false
 		if ev.Level > 1 { // below errors and warnings: Nix's chatter
 			return Update{}
 		}
 		if m := failedBuilder.FindStringSubmatch(ev.Msg); m != nil {
-			t.failed[StageOf(m[1])]++
+			t.failed[t.roles.Of(m[1]).Stage]++
 			t.failedDrv[m[1]] = true
 		}
 		return Update{Kind: Message, Message: ev.Msg}
@@ -129,9 +136,10 @@ func (t *Tracker) start(ev Event) Update {
 
 func (t *Tracker) stop(id uint64) Update {
 	if drv, ok := t.running[id]; ok {
-		stage := StageOf(drv)
+		role := t.roles.Of(drv)
+		stage := role.Stage
 		t.done[stage]++
-		b := Build{Drv: drv, Stage: stage, Machine: t.machine[id], Bytes: t.fetched[id],
+		b := Build{Drv: drv, Stage: stage, Subject: role.Subject, Machine: t.machine[id], Bytes: t.fetched[id],
 			Failed: t.failedDrv[drv], Done: t.done[stage], Planned: t.planned[stage]}
 		delete(t.running, id)
 		delete(t.machine, id)

@@ -2,12 +2,31 @@ package nixlog
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
 const hash = "0123456789abcdfghijklmnpqrsvwxyz"
 
 func drv(name string) string { return "/nix/store/" + hash + "-" + name + ".drv" }
+
+// roles are what the driver says of the tests' derivations. Their names
+// look like nix/pipeline.nix's, except trap.tar.xz: named like a fetch,
+// it is a detection, and counts as one.
+var roles = Roles{
+	drv("x.tar.xz"):        {Fetch, "x"},
+	drv("x.tar.gz"):        {Fetch, "x"},
+	drv("a.zip"):           {Fetch, "a"},
+	drv("x"):               {Unpack, "x"},
+	drv("y"):               {Unpack, "y"},
+	drv("z"):               {Unpack, "z"},
+	drv("c"):               {Unpack, "c"},
+	drv("d"):               {Unpack, "d"},
+	drv("x-features.json"): {Detect, "x"},
+	drv("b-features.json"): {Detect, "b"},
+	drv("trap.tar.xz"):     {Detect, "trap"},
+	drv("r-1.0-features"):  {Aggregate, "r-1.0-features"},
+}
 
 // Events as Nix 2.8 writes them (see TestParse for the JSON).
 func msg(level int, text string) Event { return Event{Action: "msg", Level: level, Msg: text} }
@@ -57,7 +76,19 @@ func TestTracker(t *testing.T) {
 		name:   "plan",
 		events: append(plan(drv("x.tar.xz"), drv("x"), drv("y"), drv("x-features.json"), drv("r-1.0-features")), msg(3, "  not a derivation"), msg(3, "  "+drv("late"))),
 		want:   []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing},
-		counts: counts{planned: [numStages]int{Fetch: 1, Unpack: 2, Detect: 1, Other: 1}, running: []string{}},
+		counts: counts{planned: [numStages]int{Fetch: 1, Unpack: 2, Detect: 1, Aggregate: 1}, running: []string{}},
+	}, {
+		// The stage is the driver's: a name is never read for one.
+		name: "the driver's stage, not the name's",
+		events: append(plan(drv("trap.tar.xz"), drv("stray.tar.xz"), drv("stray-features.json")),
+			build(1, drv("trap.tar.xz"), ""), stop(1), build(2, drv("stray.tar.xz"), ""), stop(2),
+			msg(0, "error: builder for '"+drv("stray-features.json")+"' failed with exit code 1")),
+		want: []Update{nothing, nothing, nothing, nothing, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("trap.tar.xz"), Stage: Detect, Subject: "trap", Done: 1, Planned: 1}}, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("stray.tar.xz"), Stage: Other, Subject: "stray.tar.xz", Done: 1, Planned: 2}},
+			{Kind: Message, Message: "error: builder for '" + drv("stray-features.json") + "' failed with exit code 1"}},
+		counts: counts{planned: [numStages]int{Detect: 1, Other: 2}, done: [numStages]int{Detect: 1, Other: 1},
+			failed: [numStages]int{Other: 1}, running: []string{}},
 	}, {
 		name:   "a start ends the plan",
 		events: append(plan(drv("x")), build(1, drv("y"), ""), msg(3, "  "+drv("z"))),
@@ -68,28 +99,28 @@ func TestTracker(t *testing.T) {
 		events: append(plan(drv("x"), drv("y")), build(1, drv("x"), "ssh-ng://b"),
 			stop(1)),
 		want: []Update{nothing, nothing, nothing, nothing,
-			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Machine: "ssh-ng://b", Done: 1, Planned: 2}}},
+			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Subject: "x", Machine: "ssh-ng://b", Done: 1, Planned: 2}}},
 		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 1}, running: []string{}},
 	}, {
 		name: "a forwarded duplicate is not counted",
 		events: []Event{build(1, drv("x"), "ssh-ng://b"), build(30, drv("x"), ""), stop(30),
 			stop(1)},
 		want: []Update{nothing, {Kind: Duplicate}, nothing,
-			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Machine: "ssh-ng://b", Done: 1}}},
+			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Subject: "x", Machine: "ssh-ng://b", Done: 1}}},
 		counts: counts{done: [numStages]int{Unpack: 1}, running: []string{}},
 	}, {
 		name: "the same derivation again once stopped is a new build",
 		events: []Event{build(1, drv("x"), ""), stop(1), build(2, drv("x"), ""),
 			stop(2)},
-		want: []Update{nothing, {Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Done: 1}}, nothing,
-			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Done: 2}}},
+		want: []Update{nothing, {Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Subject: "x", Done: 1}}, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Subject: "x", Done: 2}}},
 		counts: counts{done: [numStages]int{Unpack: 2}, running: []string{}},
 	}, {
 		name: "bytes of a transfer go to its build",
 		events: []Event{build(1, drv("x.tar.gz"), ""), transfer(2, 1), progress(2, 1000), progress(2, 3000), stop(2),
 			transfer(3, 1), progress(3, 500), stop(3), stop(1)},
 		want: []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing,
-			{Kind: Finished, Build: Build{Drv: drv("x.tar.gz"), Stage: Fetch, Bytes: 3500, Done: 1}}},
+			{Kind: Finished, Build: Build{Drv: drv("x.tar.gz"), Stage: Fetch, Subject: "x", Bytes: 3500, Done: 1}}},
 		counts: counts{done: [numStages]int{Fetch: 1}, downloaded: 3500, running: []string{}},
 	}, {
 		name:   "a transfer outside a build",
@@ -99,7 +130,7 @@ func TestTracker(t *testing.T) {
 	}, {
 		name:   "a transfer that outlives its build, and an empty one",
 		events: []Event{build(1, drv("x"), ""), transfer(2, 1), transfer(3, 0), stop(1), progress(2, 10), stop(2), stop(3)},
-		want: []Update{nothing, nothing, nothing, {Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Done: 1}},
+		want: []Update{nothing, nothing, nothing, {Kind: Finished, Build: Build{Drv: drv("x"), Stage: Unpack, Subject: "x", Done: 1}},
 			nothing, {Kind: Downloaded, Bytes: 10}, nothing},
 		counts: counts{done: [numStages]int{Unpack: 1}, downloaded: 10, running: []string{}},
 	}, {
@@ -113,7 +144,7 @@ func TestTracker(t *testing.T) {
 			msg(0, "error: builder for '"+drv("y")+"' failed with exit code 1"), stop(4)),
 		want: []Update{nothing, nothing, nothing, nothing,
 			{Kind: Message, Message: "error: builder for '" + drv("y") + "' failed with exit code 1"},
-			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Failed: true, Done: 1, Planned: 2}}},
+			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Subject: "y", Failed: true, Done: 1, Planned: 2}}},
 		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 1}, failed: [numStages]int{Unpack: 1}, running: []string{}},
 	}, {
 		name:   "warnings show, chatter does not",
@@ -125,7 +156,7 @@ func TestTracker(t *testing.T) {
 		events: []Event{build(1, drv("b-features.json"), ""), build(2, drv("a.zip"), "m"), build(3, drv("c"), ""),
 			build(4, drv("d"), ""), stop(3)},
 		want: []Update{nothing, nothing, nothing, nothing,
-			{Kind: Finished, Build: Build{Drv: drv("c"), Stage: Unpack, Done: 1}}},
+			{Kind: Finished, Build: Build{Drv: drv("c"), Stage: Unpack, Subject: "c", Done: 1}}},
 		counts: counts{done: [numStages]int{Unpack: 1}, running: []string{"a.zip", "b-features.json", "d"}},
 	}, {
 		name: "what it does not know",
@@ -141,6 +172,7 @@ func TestTracker(t *testing.T) {
 				t.Fatalf("%d events, %d updates wanted", len(tc.events), len(tc.want))
 			}
 			tr := NewTracker()
+			tr.SetRoles(roles)
 			for i, ev := range tc.events {
 				if got := tr.Handle(ev); !reflect.DeepEqual(got, tc.want[i]) {
 					t.Errorf("event %d %+v:\ngot  %+v\nwant %+v", i, ev, got, tc.want[i])
@@ -153,36 +185,40 @@ func TestTracker(t *testing.T) {
 	}
 }
 
-// The names nix/pipeline.nix gives its derivations.
-func TestStageOf(t *testing.T) {
+// TestRoles: a derivation has the role the driver gave it; any other is
+// Other, named by its derivation's name.
+func TestRoles(t *testing.T) {
 	for _, tc := range []struct {
-		drvPath, name string
-		stage         Stage
-		subject       string
+		roles   Roles
+		drvPath string
+		want    Role
 	}{
-		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive.tar.xz"), "cuda_nvcc-linux-x86_64-11.8.89-archive.tar.xz", Fetch, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
-		{drv("x.tgz"), "x.tgz", Fetch, "x"},
-		{drv("x.zip"), "x.zip", Fetch, "x"},
-		{drv("x.tar.bz2"), "x.tar.bz2", Fetch, "x"},
-		{drv("TensorRT-11.3.0-Linux-x86_64-cuda-13.2.tar.zst"), "TensorRT-11.3.0-Linux-x86_64-cuda-13.2.tar.zst", Fetch, "TensorRT-11.3.0-Linux-x86_64-cuda-13.2"},
-		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive"), "cuda_nvcc-linux-x86_64-11.8.89-archive", Unpack, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
-		{drv("cuda_nvcc-linux-x86_64-11.8.89-archive-features.json"), "cuda_nvcc-linux-x86_64-11.8.89-archive-features.json", Detect, "cuda_nvcc-linux-x86_64-11.8.89-archive"},
-		{drv("cuda-11.8.0-features"), "cuda-11.8.0-features", Other, "cuda-11.8.0-features"},
-		{drv("cuda-11.8.0-buildRedist.json"), "cuda-11.8.0-buildRedist.json", Other, "cuda-11.8.0-buildRedist.json"},
-		{drv("cuda-index"), "cuda-index", Other, "cuda-index"},
-		// A name alone (no store path) is classified alike.
-		{"x-features.json.drv", "x-features.json", Detect, "x"},
-		// Not a store hash before the first '-': the name is kept whole.
-		{"/nix/store/short-x.drv", "short-x", Unpack, "short-x"},
+		{roles, drv("trap.tar.xz"), Role{Detect, "trap"}},
+		{roles, drv("r-1.0-features"), Role{Aggregate, "r-1.0-features"}},
+		// Named like a fetch, an unpack and a detection: none of them.
+		{roles, drv("stray.tar.xz"), Role{Other, "stray.tar.xz"}},
+		{roles, drv("stray"), Role{Other, "stray"}},
+		{roles, drv("stray-features.json"), Role{Other, "stray-features.json"}},
+		{nil, drv("x.tar.xz"), Role{Other, "x.tar.xz"}},
+		// The path, not the name: another hash is another derivation.
+		{roles, "/nix/store/" + strings.Repeat("0", 32) + "-x.tar.xz.drv", Role{Other, "x.tar.xz"}},
 	} {
-		if got := DrvName(tc.drvPath); got != tc.name {
-			t.Errorf("DrvName(%q) = %q, want %q", tc.drvPath, got, tc.name)
+		if got := tc.roles.Of(tc.drvPath); got != tc.want {
+			t.Errorf("Of(%q) = %+v, want %+v", tc.drvPath, got, tc.want)
 		}
-		if got := StageOf(tc.drvPath); got != tc.stage {
-			t.Errorf("StageOf(%q) = %d, want %d", tc.drvPath, got, tc.stage)
-		}
-		if got := Subject(tc.drvPath); got != tc.subject {
-			t.Errorf("Subject(%q) = %q, want %q", tc.drvPath, got, tc.subject)
+	}
+}
+
+func TestDrvName(t *testing.T) {
+	for drvPath, name := range map[string]string{
+		drv("cuda_nvcc-linux-x86_64-11.8.89-archive.tar.xz"): "cuda_nvcc-linux-x86_64-11.8.89-archive.tar.xz",
+		drv("cuda-11.8.0-features"):                          "cuda-11.8.0-features",
+		"x-features.json.drv":                                "x-features.json",
+		// Not a store hash before the first '-': the name is kept whole.
+		"/nix/store/short-x.drv": "short-x",
+	} {
+		if got := DrvName(drvPath); got != name {
+			t.Errorf("DrvName(%q) = %q, want %q", drvPath, got, name)
 		}
 	}
 }

@@ -49,7 +49,7 @@ func archiveFinding(level, kind, pkg, file, msg string, declared, needed []strin
 }
 
 func TestCheck(t *testing.T) {
-	sampleManifest := Manifest{Redist: "sample", Version: "1.0", Parsed: parsed("a", "1.0.1", "b", "1.0.2", "c", "1.0.3")}
+	sampleManifest := Manifest{Redist: "sample", Version: "1.0", Releases: releases("a", "1.0.1", "b", "1.0.2", "c", "1.0.3")}
 	tests := []struct {
 		name     string
 		archives []Archive
@@ -225,7 +225,7 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name:      "a manifest directory no file names (and an output buildRedist drops)",
-			manifests: []Manifest{{Redist: "cuda12", Version: "12.8.0", Parsed: parsed("o", "2.0"), Dir: "/m/cuda12"}},
+			manifests: []Manifest{{Redist: "cuda12", Version: "12.8.0", Releases: releases("o", "2.0"), Dir: "/m/cuda12"}},
 			archives:  []Archive{x86("a", detected(headersAndLib, nil, nil))},
 			files:     []string{"a.nix"},
 			results: map[string][]pkgeval.Result{
@@ -281,7 +281,7 @@ func TestCheck(t *testing.T) {
 			name: "a provider of another manifest",
 			archives: []Archive{x86("a", detected([]string{"lib/liba.so"}, nil, []string{"libo.so.1"})),
 				{Redist: "other", Manifest: "2.0", Package: "o", Platform: "linux-x86_64", Variant: "None", Features: detected([]string{"lib/libo.so"}, []string{"libo.so.1"}, nil)}},
-			manifests: []Manifest{{Redist: "other", Version: "2.0", Parsed: parsed("o", "2.0")}},
+			manifests: []Manifest{{Redist: "other", Version: "2.0", Releases: releases("o", "2.0")}},
 			files:     []string{"a.nix", "o.nix"},
 			results: map[string][]pkgeval.Result{
 				"a.nix": {evaluated("a", "out", "lib"), {Skip: true, RedistName: "sample"}},

@@ -11,7 +11,7 @@ import (
 func TestFixInput(t *testing.T) {
 	f := detected(headersAndLib, nil, nil)
 	in := Input{
-		Manifests: []Manifest{{Redist: "sample", Version: "1.0", Parsed: parsed("a", "1.0.1", "b", "1.0.2", "c", "1.0.3")}},
+		Manifests: []Manifest{{Redist: "sample", Version: "1.0", Releases: releases("a", "1.0.1", "b", "1.0.2", "c", "1.0.3")}},
 		Archives: []Archive{x86("a", f), on("a", "linux-sbsa", f), x86("b", f), x86("c", nil), on("z", "linux-sbsa", f),
 			on("z", "windows-x86_64", f)},
 	}

@@ -5,28 +5,22 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
-// Manifest is one manifest given to the check.
+// Manifest is one manifest given to the check. Its archives are not
+// here: the check takes them (Input.Archives) from the Nix walker, as
+// the pipeline builds them.
 type Manifest struct {
 	Redist  string // the manifest directory's name: "cuda", "cudnn", ... (or --redist's)
 	Version string
-	Parsed  *manifest.Manifest
-	Dir     string // the manifest directory, for messages
+	// Releases maps each package of the manifest to its version: what the
+	// stand-in's manifests attribute gives a package file.
+	Releases map[string]string
+	Dir      string // the manifest directory, for messages
 }
 
-// releases maps each package of the manifest to its version: what the
-// stand-in's manifests attribute gives a package file.
-func (m Manifest) releases() map[string]string {
-	rs := map[string]string{}
-	for pkg, r := range m.Parsed.Releases {
-		rs[pkg] = r.Version
-	}
-	return rs
-}
-
-// Archive is one archive of the manifests, as the pipeline lists it.
+// Archive is one archive of the manifests, as the pipeline (nix/cli.nix's
+// entries) lists it.
 type Archive struct {
 	Redist   string
 	Manifest string // the manifest's version
@@ -36,18 +30,6 @@ type Archive struct {
 	// Features is the archive's detection; nil when it could not be
 	// fetched, unpacked or detected (or nothing was fetched: EvalOnly).
 	Features *features.Features
-}
-
-// ManifestArchives lists every archive of the manifests, undetected: what
-// an eval-only check evaluates the package files for.
-func ManifestArchives(ms []Manifest) []Archive {
-	var out []Archive
-	for _, m := range ms {
-		for _, a := range m.Parsed.Archives() {
-			out = append(out, Archive{Redist: m.Redist, Manifest: m.Version, Package: a.Package, Platform: a.Platform, Variant: a.VariantKey()})
-		}
-	}
-	return out
 }
 
 // Refused is a manifest the parser refused, and why.
@@ -103,7 +85,7 @@ type caseKey struct{ platform, cudaVersion, redist, version string }
 func NewPlan(in Input) *Plan {
 	releases := map[[2]string]map[string]string{}
 	for _, m := range in.Manifests {
-		releases[[2]string{m.Redist, m.Version}] = m.releases()
+		releases[[2]string{m.Redist, m.Version}] = m.Releases
 	}
 	p := &Plan{in: in}
 	index := map[caseKey]int{}

@@ -6,25 +6,24 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
-// parsed is a manifest of packages at versions (package, version, ...).
-func parsed(pkgVersions ...string) *manifest.Manifest {
-	m := &manifest.Manifest{Releases: map[string]*manifest.Release{}}
+// releases is a manifest's packages at versions (package, version, ...).
+func releases(pkgVersions ...string) map[string]string {
+	rs := map[string]string{}
 	for i := 0; i+1 < len(pkgVersions); i += 2 {
-		m.Releases[pkgVersions[i]] = &manifest.Release{Package: pkgVersions[i], Version: pkgVersions[i+1]}
+		rs[pkgVersions[i]] = pkgVersions[i+1]
 	}
-	return m
+	return rs
 }
 
 // planInput has archives of two manifests and of one no manifest is
 // given for, on platforms that share or split cases.
 func planInput() Input {
-	cuda := parsed("cuda_cudart", "12.6.77")
-	cudnn := parsed("cudnn", "9.8.0.87")
+	cuda := releases("cuda_cudart", "12.6.77")
+	cudnn := releases("cudnn", "9.8.0.87")
 	return Input{
-		Manifests: []Manifest{{Redist: "cuda", Version: "12.6.3", Parsed: cuda}, {Redist: "cudnn", Version: "9.8.0", Parsed: cudnn}},
+		Manifests: []Manifest{{Redist: "cuda", Version: "12.6.3", Releases: cuda}, {Redist: "cudnn", Version: "9.8.0", Releases: cudnn}},
 		Archives: []Archive{
 			{Redist: "cuda", Manifest: "12.6.3", Package: "cuda_cudart", Platform: "linux-x86_64", Variant: "None"},
 			{Redist: "cuda", Manifest: "12.6.3", Package: "cuda_cudart", Platform: "windows-x86_64", Variant: "None"}, // never a case
@@ -100,20 +99,5 @@ func TestNewPlanOptions(t *testing.T) {
 	eo := NewPlan(in)
 	if diff := cmp.Diff(planCases, eo.Cases); diff != "" || len(eo.targets) != 0 {
 		t.Errorf("eval-only: %d targets, cases (-want +got):\n%s", len(eo.targets), diff)
-	}
-}
-
-func TestManifestArchives(t *testing.T) {
-	m := parsed("b", "1", "a", "2")
-	m.Releases["a"].Archives = []manifest.Archive{{Package: "a", Platform: "linux-x86_64"}, {Package: "a", Platform: "linux-sbsa", Variant: "cuda12"}}
-	m.Releases["b"].Archives = []manifest.Archive{{Package: "b", Platform: "source"}}
-	got := ManifestArchives([]Manifest{{Redist: "r", Version: "1.0", Parsed: m}})
-	want := []Archive{
-		{Redist: "r", Manifest: "1.0", Package: "a", Platform: "linux-x86_64", Variant: "None"},
-		{Redist: "r", Manifest: "1.0", Package: "a", Platform: "linux-sbsa", Variant: "cuda12"},
-		{Redist: "r", Manifest: "1.0", Package: "b", Platform: "source", Variant: "None"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
