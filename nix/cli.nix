@@ -82,8 +82,6 @@ let
   inherit (builtins)
     attrNames
     concatMap
-    stringLength
-    substring
     ;
 
   args = builtins.fromJSON (builtins.readFile argsFile);
@@ -178,8 +176,6 @@ let
     run:
     let
       tree = run.aggregate.entries;
-      # The fetch's url is "${baseUrl}/${relativePath}".
-      prefix = stringLength run.baseUrl + 1;
     in
     concatMap (
       package:
@@ -192,8 +188,7 @@ let
           in
           {
             inherit package platform variant;
-            relativePath = substring prefix (stringLength d.src.url) d.src.url;
-            sha256 = d.src.outputHash;
+            inherit (d.entry) relativePath sha256;
             fetch = pathsOf d.src;
             unpack = pathsOf d.unpacked;
             detect = pathsOf d.features;

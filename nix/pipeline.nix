@@ -413,7 +413,8 @@ rec {
     to validate it with the Go parser (duplicate keys).
 
     The result also carries `entries.<package>.<platform>.<variant>` with
-    each entry's `src`, `unpacked` and `features` derivations.
+    each entry's walker record `entry` and its `src`, `unpacked` and `features`
+    derivations.
 
     # Inputs
 
@@ -496,7 +497,9 @@ rec {
         # Type
 
         ```
-        drvsOf :: Entry -> { src :: derivation; unpacked :: derivation; features :: derivation; }
+        drvsOf :: Entry -> {
+          entry :: Entry; src :: derivation; unpacked :: derivation; features :: derivation;
+        }
         ```
       */
       drvsOf =
@@ -511,7 +514,9 @@ rec {
           unpacked = unpack { inherit src entry stem; };
         in
         {
-          inherit src unpacked;
+          # The walker's record, for readers of `entries` (nix/cli.nix):
+          # the one list of the manifest's archives, never re-derived.
+          inherit entry src unpacked;
           features = detect { inherit unpacked entry stem; };
         };
       # Each entry with its derivations, shared by the aggregate and
