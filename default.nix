@@ -1,11 +1,11 @@
 /**
   Non-flake entry point: the same library, and the bundled feature
-  attributes built with a detector binary you provide. No nixpkgs needed.
+  attributes built with a binary you provide. No nixpkgs needed.
 
   # Inputs
 
-  `detector`
-  : The static detector binary (a path), or a derivation with it in bin/.
+  `program`
+  : The static binary (a path), or a derivation with it in bin/.
 
   `system`
   : The system to build on (default: `builtins.currentSystem`).
@@ -13,7 +13,7 @@
   # Type
 
   ```
-  default :: { detector :: path | derivation; system :: string; } -> {
+  default :: { program :: path | derivation; system :: string; } -> {
     lib :: AttrSet; features :: AttrSet; pipeline :: AttrSet;
   }
   ```
@@ -23,15 +23,15 @@
   ## `default.nix` usage example
 
   ```
-  nix-build default.nix --arg detector /path/to/cuda-redist-find-features \
+  nix-build default.nix --arg program /path/to/cuda-redist-find-features \
     -A features.sample.'"1.0.0"'
   ```
 
   :::
 */
 {
-  detector ?
-    throw "pass the static detector binary: --arg detector /path/to/cuda-redist-find-features",
+  program ?
+    throw "pass the static binary: --arg program /path/to/cuda-redist-find-features",
   system ? builtins.currentSystem,
 }:
 let
@@ -39,6 +39,6 @@ let
 in
 {
   inherit lib;
-  features = lib.bundled { inherit detector system; };
-  pipeline = lib.pipeline { inherit detector system; };
+  features = lib.bundled { inherit program system; };
+  pipeline = lib.pipeline { inherit program system; };
 }

@@ -65,10 +65,10 @@
         # Type
 
         ```
-        detectorFor :: string -> derivation
+        programFor :: string -> derivation
         ```
       */
-      detectorFor = system: self.packages.${system}.detector;
+      programFor = system: self.packages.${system}.program;
       /**
         The bundled feature attributes (nix/bundled.nix) built on `system`.
 
@@ -81,7 +81,7 @@
       featuresFor =
         system:
         nixLib.bundled {
-          detector = detectorFor system;
+          program = programFor system;
           inherit system;
         };
     in
@@ -89,7 +89,7 @@
       lib = nixLib;
 
       packages = forAllSystems (system: {
-        detector = (pkgsFor system).callPackage ./nix/package.nix {
+        program = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
           inherit version;
         };
@@ -147,7 +147,7 @@
       checks = forAllSystems (
         system:
         import ./nix/checks.nix {
-          detector = detectorFor system;
+          program = programFor system;
           features = featuresFor system;
           inherit system;
           golden = ./tests/golden;

@@ -11,7 +11,7 @@
   # Inputs
 
   `pipeline`
-  : An instantiated nix/pipeline.nix (`import ./pipeline.nix { detector, system }`).
+  : An instantiated nix/pipeline.nix (`import ./pipeline.nix { program, system }`).
 
   # Type
 
@@ -29,7 +29,7 @@
 
   ```nix
   (import ./nix/bundled.nix {
-    pipeline = import ./nix/pipeline.nix { detector = ./crff; system = "x86_64-linux"; };
+    pipeline = import ./nix/pipeline.nix { program = ./crff; system = "x86_64-linux"; };
   }).sample."1.0.0"
   => «derivation /nix/store/…-sample-1.0.0-features.drv»
   ```

@@ -2,17 +2,17 @@
   Checks run by `nix flake check`: the pipeline over the bundled sample,
   compared with the golden files in tests/golden, and the evaluation tests
   of the manifest walker (nix/tests.nix). Every check is a sandboxed
-  derivation whose builder is the detector binary's `compare`: it fails the
+  derivation whose builder is the binary's `compare`: it fails the
   build on any difference and logs the first ones. No stdenv, so they run
   offline.
 
   # Inputs
 
-  `detector`
+  `program`
   : The static binary's package (`bin/cuda-redist-find-features`).
 
   `features`
-  : The bundled feature attributes (`lib.bundled { detector, system }`).
+  : The bundled feature attributes (`lib.bundled { program, system }`).
 
   `system`
   : The system the checks build on, e.g. `"x86_64-linux"`.
@@ -24,7 +24,7 @@
 
   ```
   checks :: {
-    detector :: Derivation;
+    program :: Derivation;
     features :: AttrSet;
     system :: String;
     golden :: Path;
@@ -37,7 +37,7 @@
 
   ```nix
   (import ./nix/checks.nix {
-    inherit detector features system;
+    inherit program features system;
     golden = ./tests/golden;
   }).eval
   => «derivation /nix/store/…-check-eval.drv»
@@ -46,13 +46,13 @@
   :::
 */
 {
-  detector,
+  program,
   features,
   system,
   golden,
 }:
 let
-  builder = "${detector}/bin/cuda-redist-find-features";
+  builder = "${program}/bin/cuda-redist-find-features";
 
   /**
     A check that succeeds when `actual` (a file or directory) equals

@@ -12,7 +12,7 @@
 
   ```
   {
-    "detector": "/abs/path/of/the/static/binary",
+    "program": "/abs/path/of/the/static/binary",
     "system": "x86_64-linux" | null,            (null: builtins.currentSystem)
     "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl" } ],
     "index": "name" | null,                       (also merge the manifests' indexes)
@@ -87,7 +87,7 @@ let
   args = builtins.fromJSON (builtins.readFile argsFile);
   archivesOnly = args.archivesOnly or false;
   pipeline = import ./pipeline.nix {
-    detector = /. + args.detector;
+    program = /. + args.program;
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 

@@ -2,9 +2,9 @@
   The Nix library of cuda-redist-find-features. It needs no nixpkgs.
 
   - `manifest.entries`: the archives of a manifest (pure evaluation).
-  - `pipeline { detector, system }`: the fetch, unpack, detect, aggregate
+  - `pipeline { program, system }`: the fetch, unpack, detect, aggregate
     and index derivations.
-  - `bundled { detector, system }`: feature attributes of the bundled
+  - `bundled { program, system }`: feature attributes of the bundled
     manifests and the sample.
 
   # Type
@@ -12,8 +12,8 @@
   ```
   lib :: {
     manifest :: { keys :: AttrSet; entries :: AttrSet -> [ Entry ]; };
-    pipeline :: { detector :: path | derivation; system :: string; } -> AttrSet;
-    bundled :: { detector :: path | derivation; system :: string; } -> AttrSet;
+    pipeline :: { program :: path | derivation; system :: string; } -> AttrSet;
+    bundled :: { program :: path | derivation; system :: string; } -> AttrSet;
   }
   ```
 
@@ -22,7 +22,7 @@
   ## `lib.bundled` usage example
 
   ```nix
-  (import ./nix).bundled { detector = ./crff; system = "x86_64-linux"; }
+  (import ./nix).bundled { program = ./crff; system = "x86_64-linux"; }
   => { cuda = { ... }; cudnn = { ... }; sample = { ... }; index = «derivation»; ... }
   ```
 
@@ -37,12 +37,12 @@
     # Inputs
 
     `args`
-    : The pipeline's inputs: `{ detector, system }`.
+    : The pipeline's inputs: `{ program, system }`.
 
     # Type
 
     ```
-    bundled :: { detector :: path | derivation; system :: string; } -> AttrSet
+    bundled :: { program :: path | derivation; system :: string; } -> AttrSet
     ```
   */
   bundled = args: import ./bundled.nix { pipeline = import ./pipeline.nix args; };

@@ -39,7 +39,7 @@
     systems = [ "x86_64-linux" ];
     packageFor = system: self.packages.${system}.default;
     inherit (self) checks;
-    featuresFor = system: lib.bundled { inherit detector system; };
+    featuresFor = system: lib.bundled { inherit program system; };
   }).features.x86_64-linux.sample."1.0.0".entries.cuda_demo_rt.linux-x86_64.None
   => «derivation …-features.json.drv»
   ```

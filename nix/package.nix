@@ -18,7 +18,7 @@
   share/cuda-redist-find-features/{nix,stage/manifest}, where the binary looks
   for it first (relative to its own executable), so process-manifests and
   check-nixpkgs work from any directory. Without it, the binary alone:
-  the flake's pipeline builder (`packages.detector`), whose hash depends on
+  the flake's pipeline builder (`packages.program`), whose hash depends on
   the Go sources only, so edits to the Nix files rebuild no detection.
 
   # Inputs

@@ -4,12 +4,12 @@
   merge of aggregates into one index.
 
   No stdenv, no shell, no nixpkgs: fetches use Nix's `builtin:fetchurl`,
-  and every other derivation has the static detector binary as `builder`,
+  and every other derivation has the static binary as `builder`,
   so the closure of a detection is the archive plus one binary.
 
   # Inputs
 
-  `detector`
+  `program`
   : Path of the static cuda-redist-find-features binary, or a derivation
     with it in bin/.
 
@@ -20,7 +20,7 @@
   # Type
 
   ```
-  pipeline :: { detector :: path | derivation; system :: string; } -> {
+  pipeline :: { program :: path | derivation; system :: string; } -> {
     fetch, unpack, detect, entryDerivations, manifestFeatures, report, mergeIndex
   }
   ```
@@ -30,7 +30,7 @@
   ## `pipeline` usage example
 
   ```nix
-  (import ./nix/pipeline.nix { detector = ./crff; system = "x86_64-linux"; }).manifestFeatures {
+  (import ./nix/pipeline.nix { program = ./crff; system = "x86_64-linux"; }).manifestFeatures {
     redistName = "sample";
     version = "1.0.0";
     manifest = ./sample/redistrib_1.0.0.json;
@@ -42,7 +42,7 @@
   :::
 */
 {
-  detector,
+  program,
   system,
 }:
 let
@@ -61,7 +61,7 @@ let
   manifestLib = import ./manifest.nix;
 
   builder =
-    if isAttrs detector then "${detector}/bin/cuda-redist-find-features" else "${detector}";
+    if isAttrs program then "${program}/bin/cuda-redist-find-features" else "${program}";
 
   /**
     `s` as a store path name: store path names allow [A-Za-z0-9+._?=-];
@@ -403,7 +403,7 @@ rec {
     The features of one manifest: a directory holding
     `feature_<version>.json` (the legacy format, byte-compatible with the
     files Nixpkgs carried), `index.json` (the index format with narHash),
-    `detail.json` (everything the detector found, per entry) and
+    `detail.json` (everything detect found, per entry) and
     `buildRedist.json` (what each package's buildRedist call should declare).
 
     The aggregate's builder is given, in structured attributes, each
@@ -613,7 +613,7 @@ rec {
 
   /**
     The release report of aggregates of one redist: nix/report.nix with
-    this pipeline's detector and system.
+    this pipeline's program and system.
 
     # Inputs
 
@@ -626,7 +626,7 @@ rec {
     report :: { name :: string; features :: [ derivation ]; } -> derivation
     ```
   */
-  report = args: import ./report.nix ({ inherit detector system; } // args);
+  report = args: import ./report.nix ({ inherit program system; } // args);
 
   /**
     Merge the index of several manifests' features into one `index.json`

@@ -4,13 +4,13 @@
   `cuda-redist-find-features print-feature-schema --format report`).
 
   Like the other derivations of the pipeline, its builder is the static
-  detector binary: no stdenv, no shell, no Graphviz (the report lays out
+  binary: no stdenv, no shell, no Graphviz (the report lays out
   its dependency graph itself), so the closure is the binary plus the
   aggregates.
 
   # Inputs
 
-  `detector`
+  `program`
   : Path of the static binary, or a derivation with it in bin/.
 
   `system`
@@ -30,7 +30,7 @@
 
   ```
   report :: {
-    detector :: path | derivation;
+    program :: path | derivation;
     system :: string;
     name :: string;
     features :: [ derivation ];
@@ -44,7 +44,7 @@
 
   ```nix
   import ./nix/report.nix {
-    inherit detector system;
+    inherit program system;
     name = "sample";
     features = [ sample."1.0.0" sample."2.0.0" ];
   }
@@ -54,7 +54,7 @@
   :::
 */
 {
-  detector,
+  program,
   system,
   name,
   features,
@@ -64,10 +64,10 @@ derivation {
   name = "${name}-report";
   inherit system;
   builder =
-    if builtins.isAttrs detector then
-      "${detector}/bin/cuda-redist-find-features"
+    if builtins.isAttrs program then
+      "${program}/bin/cuda-redist-find-features"
     else
-      "${detector}";
+      "${program}";
   args = [
     "report"
     "--out"

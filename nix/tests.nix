@@ -22,7 +22,7 @@ let
   # The pipeline with a builder that is never run: its derivations'
   # attributes are all these tests read.
   pipeline = import ./pipeline.nix {
-    detector = "/no-detector";
+    program = "/no-program";
     system = "x86_64-linux";
   };
   sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);

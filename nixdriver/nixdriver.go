@@ -23,8 +23,8 @@ type Runner struct {
 	// NixLib is the directory holding cli.nix and pipeline.nix (the
 	// repository's nix/, or the package's share/cuda-redist-find-features/nix).
 	NixLib string
-	// Detector is the static binary the derivations use as builder.
-	Detector string
+	// Program is the static binary the derivations use as builder.
+	Program string
 	// System is the system the derivations build on ("": the local one).
 	System string
 	// Options are passed to every Nix command as --option NAME VALUE.
@@ -188,12 +188,12 @@ func isNixLib(dir string) bool {
 func CheckStatic(path string) error {
 	f, err := elf.Open(path)
 	if err != nil {
-		return fmt.Errorf("detector %s: %w", path, err)
+		return fmt.Errorf("program %s: %w", path, err)
 	}
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("detector %s is dynamically linked; the sandboxed builds need a static binary (build with CGO_ENABLED=0, or pass --detector)", path)
+			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary (build with CGO_ENABLED=0, or pass --program)", path)
 		}
 	}
 	return nil
@@ -209,7 +209,7 @@ func (r *Runner) optionArgs() []string {
 
 // cliArgs is the JSON nix/cli.nix reads.
 type cliArgs struct {
-	Detector     string     `json:"detector"`
+	Program     string     `json:"program"`
 	System       *string    `json:"system"`
 	Manifests    []Manifest `json:"manifests"`
 	Index        *string    `json:"index"`
@@ -233,7 +233,7 @@ type cliResult struct {
 // no derivation is evaluated or written. Evaluation errors fail here,
 // before anything is built.
 func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, archivesOnly bool) (*Plan, error) {
-	a := cliArgs{Detector: r.Detector, Manifests: ms, ArchivesOnly: archivesOnly}
+	a := cliArgs{Program: r.Program, Manifests: ms, ArchivesOnly: archivesOnly}
 	if a.Manifests == nil {
 		a.Manifests = []Manifest{}
 	}

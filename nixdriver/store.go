@@ -25,7 +25,7 @@ import (
 var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 
 // realiseInStore copies the derivations (and their closure: the other
-// derivations and the detector) to r.Store, then builds their outputs
+// derivations and the program) to r.Store, then builds their outputs
 // there. (Nix 2.8's `nix build --store URI --eval-store auto` refuses a
 // .drv that is not yet valid in URI, so the copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {

@@ -93,7 +93,7 @@ newsalt() { date +%s%N >"$cache/salt"; }
 ours_cold() { # archive attr...
   local sha args
   sha=$(sha256sum "$1" | cut -d' ' -f1)
-  args=(--arg detector "$bin" --argstr url "file://$1" --argstr sha256 "$sha"
+  args=(--arg program "$bin" --argstr url "file://$1" --argstr sha256 "$sha"
     --argstr name "$(basename "$1")" --argstr salt "crffbench-$(cat "$cache/salt")-")
   shift
   for attr in "$@"; do
@@ -164,8 +164,8 @@ measure detect_lt "$bin" detect "$ltdir"
 measure lelf_lt "$real/cuda-13/root/nvidia/cu13/bin/cuobjdump" --list-elf "$ltdir/lib/libcublasLt.so.13"
 
 # Evaluation over the bundled manifests.
-evalexpr='(import ./default.nix { detector = '"$bin"'; system = "x86_64-linux"; }).features.index.drvPath'
-baseexpr='(import ./scripts/bench/eval-baseline.nix { detector = '"$bin"'; }).drvPath'
+evalexpr='(import ./default.nix { program = '"$bin"'; system = "x86_64-linux"; }).features.index.drvPath'
+baseexpr='(import ./scripts/bench/eval-baseline.nix { program = '"$bin"'; }).drvPath'
 nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1"; }
 export -f nixeval
 # Ten evaluations in a row per timed run: one is 0.1 s, ten ticks.

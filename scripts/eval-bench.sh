@@ -66,8 +66,8 @@ echo
 echo '| set | baseline: CPU, peak RSS | pipeline: CPU, peak RSS | ratio (CPU) |'
 echo '|---|---|---|---|'
 row "bundled: $(manifests manifests) manifests, $(archives ./manifests) archives (+ sample)" \
-  "(import ./default.nix { detector = $bin; system = \"x86_64-linux\"; }).features.index.drvPath" \
-  "(import ./scripts/bench/eval-baseline.nix { detector = $bin; }).drvPath"
+  "(import ./default.nix { program = $bin; system = \"x86_64-linux\"; }).features.index.drvPath" \
+  "(import ./scripts/bench/eval-baseline.nix { program = $bin; }).drvPath"
 row "synthetic: $(manifests "$synth") manifests, $(archives "$synth") archives" \
-  "(import ./scripts/bench/eval-pipeline.nix { detector = $bin; manifests = $synth; }).index.drvPath" \
-  "(import ./scripts/bench/eval-baseline.nix { detector = $bin; manifests = $synth; }).drvPath"
+  "(import ./scripts/bench/eval-pipeline.nix { program = $bin; manifests = $synth; }).index.drvPath" \
+  "(import ./scripts/bench/eval-baseline.nix { program = $bin; manifests = $synth; }).drvPath"

@@ -11,7 +11,7 @@ CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-
 nixopts=(--option sandbox true --option substituters '')
 for attr in '"1.0.0"' '"2.0.0"' index; do
   name=${attr//\"/}
-  nix-build default.nix "${nixopts[@]}" --arg detector "$PWD/.cache/cuda-redist-find-features" \
+  nix-build default.nix "${nixopts[@]}" --arg program "$PWD/.cache/cuda-redist-find-features" \
     -A "features.sample.$attr" -o "result-sample-$name" >&2
 done
 for v in 1.0.0 2.0.0; do

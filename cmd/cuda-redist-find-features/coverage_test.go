@@ -162,7 +162,7 @@ func TestCheckNixpkgsCapabilityUsage(t *testing.T) {
 }
 
 // TestCoverageMatchesSchemas: coverage --json on the sample's aggregates
-// (the detector's own results) is what print-feature-schema --format
+// (detect's own results) is what print-feature-schema --format
 // coverage describes, and report --cuda-capabilities writes a report.json
 // valid against the report schema, with the capability tables in its
 // report.html.

@@ -59,7 +59,7 @@ func detectCommand() command {
 	}
 }
 
-// warnFatbin logs, per library, what in its fatbin entries the detector
+// warnFatbin logs, per library, what in its fatbin entries detect
 // did not understand (the same lines are in its fatbinWarnings).
 func warnFatbin(e *env, f *features.Features) {
 	for _, lib := range f.Libraries {

@@ -12,7 +12,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
-// TestDetectWarnsAboutFatbin: what the detector does not understand in a
+// TestDetectWarnsAboutFatbin: what detect does not understand in a
 // fatbin is a warning on stderr naming the library, and in the result's
 // fatbinWarnings; the library is still detected.
 func TestDetectWarnsAboutFatbin(t *testing.T) {

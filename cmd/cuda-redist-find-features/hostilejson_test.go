@@ -93,8 +93,8 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 	}
 	hostile := write("hostile.json", doc)
 	// The Nix commands refuse the manifest before they build anything: a
-	// stand-in static ELF file is enough for --detector.
-	detector := write("detector", string(testelf.Build(testelf.Spec{})))
+	// stand-in static ELF file is enough for --program.
+	program := write("program", string(testelf.Build(testelf.Spec{})))
 	nixLib := filepath.Join("..", "..", "nix")
 	manifestDir := filepath.Dir(write("redistrib_1.0.0.json", doc))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -110,10 +110,10 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 			return []string{"download-manifests", srv.URL + "/", out}
 		}},
 		{"process-manifests: a manifest", func(out string) []string {
-			return []string{"process-manifests", "--index", filepath.Join(out, "index.json"), "--detector", detector, "--nix-lib", nixLib, "http://127.0.0.1:1/", manifestDir}
+			return []string{"process-manifests", "--index", filepath.Join(out, "index.json"), "--program", program, "--nix-lib", nixLib, "http://127.0.0.1:1/", manifestDir}
 		}},
 		{"check-nixpkgs: a manifest", func(out string) []string {
-			return []string{"check-nixpkgs", "--eval-only", "--detector", detector, "--nix-lib", nixLib, "--url", "http://127.0.0.1:1/", out, manifestDir}
+			return []string{"check-nixpkgs", "--eval-only", "--program", program, "--nix-lib", nixLib, "--url", "http://127.0.0.1:1/", out, manifestDir}
 		}},
 		{"aggregate: the manifest", func(out string) []string {
 			return []string{"aggregate", "--attrs", attrs(map[string]any{

@@ -121,16 +121,23 @@ func mustAbs(p string) string {
 
 // nixFlags are the options of the commands that drive the Nix pipeline.
 type nixFlags struct {
-	detector, nixLib *string
-	options          multiFlag
-	offline          *bool
+	program, nixLib *string
+	options         multiFlag
+	offline         *bool
+	// detector is --program's old name, hidden; runner warns when it is used.
+	detector *flag.Flag
 }
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
-		detector: fs.String("detector", "", "the static binary the derivations run (default: this executable)"),
-		nixLib:   fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
+		program: fs.String("program", "", "the static binary the derivations run (default: this executable)"),
+		nixLib:  fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
+	// --detector was the flag's name while the binary was called the
+	// detector; it still works, with a warning.
+	fs.StringVar(nf.program, "detector", "", "the old name of --program")
+	_ = fs.MarkHidden("detector")
+	nf.detector = fs.Lookup("detector")
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 	nf.offline = fs.Bool("offline", false, offlineHelp)
 	return nf
@@ -170,19 +177,22 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 	}
 }
 
-// runner checks the detector is static, finds the Nix library, and parses
+// runner checks the program is static, finds the Nix library, and parses
 // the --nix-option values.
 func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
-	detector := *nf.detector
-	if detector == "" {
+	if nf.detector.Changed {
+		e.log.Warn("--detector is deprecated: use --program")
+	}
+	program := *nf.program
+	if program == "" {
 		self, err := os.Executable()
 		if err != nil {
 			return nil, err
 		}
-		detector = self
+		program = self
 	}
-	detector = mustAbs(detector)
-	if err := nixdriver.CheckStatic(detector); err != nil {
+	program = mustAbs(program)
+	if err := nixdriver.CheckStatic(program); err != nil {
 		return nil, err
 	}
 	nixLib := *nf.nixLib
@@ -194,7 +204,7 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &nixdriver.Runner{NixLib: lib, Detector: detector, Stderr: e.stderr}
+	r := &nixdriver.Runner{NixLib: lib, Program: program, Stderr: e.stderr}
 	attachProgress(r, e)
 	if r.Options, err = nf.nixOptions(sandbox); err != nil {
 		return nil, err

@@ -78,18 +78,18 @@ func TestFiltersSelectingNothing(t *testing.T) {
 	}
 
 	// The Nix commands stop before building anything: a stand-in static
-	// ELF file is enough for --detector.
-	detector := filepath.Join(t.TempDir(), "detector")
-	if err := os.WriteFile(detector, testelf.Build(testelf.Spec{}), 0o755); err != nil {
+	// ELF file is enough for --program.
+	program := filepath.Join(t.TempDir(), "program")
+	if err := os.WriteFile(program, testelf.Build(testelf.Spec{}), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	nixLib := filepath.Join("..", "..", "nix")
 	sample := filepath.Join("..", "..", "sample")
-	code, _, stderr = runCLI("process-manifests", "file:///nowhere", sample, "--max-version", "0.1.0", "--detector", detector, "--nix-lib", nixLib)
+	code, _, stderr = runCLI("process-manifests", "file:///nowhere", sample, "--max-version", "0.1.0", "--program", program, "--nix-lib", nixLib)
 	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --max-version 0.1.0") {
 		t.Errorf("process-manifests: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--detector", detector, "--nix-lib", nixLib)
+	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--program", program, "--nix-lib", nixLib)
 	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --version 7.7.7") {
 		t.Errorf("check-nixpkgs: exit %d, stderr %q", code, stderr)
 	}
@@ -116,6 +116,27 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 			if err := s.Validate(v); err != nil {
 				t.Errorf("%s --json %s: %v", cmd, dir, err)
 			}
+		}
+	}
+}
+
+// TestDetectorFlagStillWorks: --detector, the old name of --program, sets
+// the same value (a non-ELF file is refused under either name) and says
+// it is deprecated.
+func TestDetectorFlagStillWorks(t *testing.T) {
+	notELF := filepath.Join(t.TempDir(), "not-elf")
+	if err := os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	nixLib := filepath.Join("..", "..", "nix")
+	sample := filepath.Join("..", "..", "sample")
+	for _, flag := range []string{"--program", "--detector"} {
+		code, _, stderr := runCLI("process-manifests", "file:///nowhere", sample, flag, notELF, "--nix-lib", nixLib)
+		if code == exitOK || !strings.Contains(stderr, "program "+notELF) {
+			t.Errorf("%s %s: exit %d, stderr %q; want the program refused", flag, notELF, code, stderr)
+		}
+		if deprecated := strings.Contains(stderr, "use --program"); deprecated != (flag == "--detector") {
+			t.Errorf("%s: stderr %q; deprecation notice %v", flag, stderr, deprecated)
 		}
 	}
 }

@@ -112,7 +112,7 @@ func EncodeMerged(indexes ...features.Index) ([]byte, error) {
 	return features.Encode(merged)
 }
 
-// BuildDetail keeps everything the detector found, per entry.
+// BuildDetail keeps everything detect found, per entry.
 func BuildDetail(entries []Detected) features.Detail {
 	d := features.Detail{}
 	for _, e := range entries {

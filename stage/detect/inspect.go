@@ -76,7 +76,7 @@ func fatbinEntries(images []fatbin.Entry) (groups []features.FatbinEntry, omitte
 	return out, omitted
 }
 
-// isLibraryName matches the names the detector records as libraries:
+// isLibraryName matches the names detect records as libraries:
 // *.so, *.so.<version> and *.a.
 func isLibraryName(name string) bool {
 	return hasSuffix(".so", ".a")(name) || strings.Contains(name, ".so.")

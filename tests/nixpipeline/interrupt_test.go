@@ -75,13 +75,13 @@ func interrupted(t *testing.T, tc interruptCase) {
 	token := randomToken(t)
 	// Sandboxed, the builder sees the marker directory through
 	// extra-sandbox-paths (and its pid is the sandbox's own).
-	args := []string{tc.command, "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + markers, "--detector", blocker, "--version", "1.0.0"}
+	args := []string{tc.command, "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + markers, "--program", blocker, "--version", "1.0.0"}
 	if tc.command == "process-manifests" {
 		args = append(args, "--sandbox="+strconv.FormatBool(tc.sandbox), "--redist-name", "sample", "-j", "1", "--index", index, "file://"+dir, dir)
 	} else {
 		args = append(args, "--url", "file://"+dir, packagesDir(t, goodPackages), dir)
 	}
-	cmd := exec.Command(detectorBinary(t), args...)
+	cmd := exec.Command(programBinary(t), args...)
 	cmd.Dir = repoRoot()
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CRFF_INTERRUPT_TEST="+token)
 	// A job of its own, as a shell starts it.

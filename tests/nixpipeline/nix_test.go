@@ -40,7 +40,7 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the binary detectorBinary built once the tests are done.
+// TestMain removes the binary programBinary built once the tests are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binPath != "" {
@@ -49,8 +49,8 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// detectorBinary builds the static binary once for all tests.
-func detectorBinary(t *testing.T) string {
+// programBinary builds the static binary once for all tests.
+func programBinary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "crff-bin-")
@@ -68,7 +68,7 @@ func detectorBinary(t *testing.T) string {
 		}
 	})
 	if buildErr != nil {
-		t.Fatalf("build detector: %v", buildErr)
+		t.Fatalf("build program: %v", buildErr)
 	}
 	return binPath
 }
@@ -97,14 +97,14 @@ func mustNix(t *testing.T, args ...string) string {
 
 // buildSample builds an attribute of default.nix's features.sample.
 func buildSample(t *testing.T, attr string) string {
-	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "detector", detectorBinary(t), "-A", "features.sample."+attr)
+	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "program", programBinary(t), "-A", "features.sample."+attr)
 }
 
 // runDetector runs the built binary from the repository root (where it
 // finds nix/) and returns its exit code, stdout and stderr.
 func runDetector(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(detectorBinary(t), args...)
+	cmd := exec.Command(programBinary(t), args...)
 	cmd.Dir = repoRoot()
 	// A temporary directory of its own, to check the run leaves nothing
 	// of its own there (GC roots, features read back from a store).
@@ -127,7 +127,7 @@ func runDetector(t *testing.T, args ...string) (int, string, string) {
 
 func diffPaths(t *testing.T, expected, actual string) {
 	t.Helper()
-	cmd := exec.Command(detectorBinary(t), "compare", expected, actual)
+	cmd := exec.Command(programBinary(t), "compare", expected, actual)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("%s differs from golden %s:\n%s", actual, expected, out)
 	}
@@ -146,7 +146,7 @@ func TestSampleMatchesGolden(t *testing.T) {
 // TestNarHashMatchesNix: the detect derivation takes the unpacked tree's
 // NAR hash from Nix (exportReferencesGraph), so what it records must be
 // what `nix path-info` shows for the unpacked store path; and the
-// detector hashing the same tree itself, as the CLI does outside Nix,
+// detect hashing the same tree itself, as the CLI does outside Nix,
 // must find the same hash.
 func TestNarHashMatchesNix(t *testing.T) {
 	requireNix(t)
@@ -181,7 +181,7 @@ func TestNarHashMatchesNix(t *testing.T) {
 			t.Fatal(err)
 		}
 		if own.NarHash != paths[0].NarHash {
-			t.Errorf("%s: the detector's own hash %s, nix path-info %s", e, own.NarHash, paths[0].NarHash)
+			t.Errorf("%s: detect's own hash %s, nix path-info %s", e, own.NarHash, paths[0].NarHash)
 		}
 	}
 }
@@ -203,7 +203,7 @@ func copySample(t *testing.T) string {
 // sandbox by extra-sandbox-paths); -A selects within them.
 func pipelineExpr(t *testing.T, dir, manifestFile string) []string {
 	return []string{filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "pipeline.nix"),
-		"--argstr", "repo", repoRoot(), "--argstr", "detector", detectorBinary(t),
+		"--argstr", "repo", repoRoot(), "--argstr", "program", programBinary(t),
 		"--argstr", "dir", dir, "--argstr", "manifest", manifestFile}
 }
 
@@ -293,7 +293,7 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	requireNix(t)
 	buildSample(t, "index")
-	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "detector", detectorBinary(t), "-A", "features.sample.index")
+	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "program", programBinary(t), "-A", "features.sample.index")
 	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))
 	checked := 0
 	for _, d := range closure {

@@ -215,7 +215,7 @@ func TestInstalledLayoutFindsNixLib(t *testing.T) {
 	prefix := t.TempDir()
 	share := filepath.Join(prefix, "share", "cuda-redist-find-features")
 	for _, c := range [][2]string{
-		{detectorBinary(t), filepath.Join(prefix, "bin") + "/"},
+		{programBinary(t), filepath.Join(prefix, "bin") + "/"},
 		{filepath.Join(repoRoot(), "nix"), share + "/"},
 		{filepath.Join(repoRoot(), "stage", "manifest"), filepath.Join(share, "stage") + "/"},
 	} {

@@ -49,7 +49,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	}
 	dir := copySample(t)
 	useNewSourceArchive(t, dir, "pty", true)
-	command := strings.Join([]string{detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
+	command := strings.Join([]string{programBinary(t), "process-manifests", "--nix-option", "substituters=",
 		"--redist-name", "sample", "--version", "2.0.0", "--cleanup", "file://" + dir, dir}, " ")
 	cmd := exec.Command("script", "-qec", command, "/dev/null")
 	cmd.Dir = repoRoot()
@@ -95,7 +95,7 @@ func TestProgressLines(t *testing.T) {
 	run := func(extra ...string) (stdout, stderr string) {
 		args := append([]string{"process-manifests", "--nix-option", "substituters=",
 			"--redist-name", "sample", "--version", "2.0.0"}, extra...)
-		cmd := exec.Command(detectorBinary(t), append(args, "file://"+dir, dir)...)
+		cmd := exec.Command(programBinary(t), append(args, "file://"+dir, dir)...)
 		cmd.Dir = repoRoot()
 		errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 		if err != nil {
@@ -154,7 +154,7 @@ func TestProgressLines(t *testing.T) {
 	}
 	r.Close()
 	defer w.Close()
-	cmd := exec.Command(detectorBinary(t), "process-manifests", "--nix-option", "substituters=",
+	cmd := exec.Command(programBinary(t), "process-manifests", "--nix-option", "substituters=",
 		"--redist-name", "sample", "--version", "2.0.0", "file://"+dir, dir)
 	cmd.Dir = repoRoot()
 	cmd.Stderr = w

@@ -139,13 +139,13 @@ func (b *sshBuilder) builders(system string) string {
 func TestRemoteBuilder(t *testing.T) {
 	requireNix(t)
 	b := startSSHBuilder(t)
-	// A detector no other test used (trailing bytes after the ELF image),
+	// A program no other test used (trailing bytes after the ELF image),
 	// so that every derivation is new to both stores.
 	det := newDetector(t)
 	system := strings.Trim(mustNix(t, "nix-instantiate", "--eval", "-E", "builtins.currentSystem"), `"`)
 	dir := copySample(t)
 	index := filepath.Join(t.TempDir(), "index.json")
-	cmd := exec.Command(det, "process-manifests", "--detector", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
+	cmd := exec.Command(det, "process-manifests", "--program", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
 		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
 		"--remote-only", "--builders", b.builders(system), "file://"+dir, dir)
 	cmd.Dir = t.TempDir()
@@ -174,8 +174,8 @@ func TestRemoteBuilder(t *testing.T) {
 			t.Errorf("built locally: %s", line)
 		}
 	}
-	// Every derivation that runs this run's detector (unpacks, detections,
-	// aggregates, the index: the referrers of the detector's store path,
+	// Every derivation that runs this run's program (unpacks, detections,
+	// aggregates, the index: the referrers of the program's store path,
 	// unique to this test) was built there, once, and its output is in the
 	// builder's store.
 	detPath := strings.TrimSpace(mustNix(t, "nix-store", "--add", det))
@@ -192,7 +192,7 @@ func TestRemoteBuilder(t *testing.T) {
 		}
 	}
 	if want < 20 || remote != want {
-		t.Errorf("%d derivations built on the builder, want all %d that run the detector", remote, want)
+		t.Errorf("%d derivations built on the builder, want all %d that run the program", remote, want)
 	}
 }
 
@@ -204,7 +204,7 @@ func TestRemoteBuilder(t *testing.T) {
 func TestRemoteStore(t *testing.T) {
 	requireNix(t)
 	b := startSSHBuilder(t)
-	// A detector and archives no other test used, so that nothing of the
+	// A program and archives no other test used, so that nothing of the
 	// run can be in the local store from elsewhere.
 	det := newDetector(t)
 	dir := copySample(t)
@@ -213,7 +213,7 @@ func TestRemoteStore(t *testing.T) {
 	// must reach the builder's store without passing through the local one.
 	sum := useNewSourceArchive(t, dir, "remote-store", false)
 	index := filepath.Join(t.TempDir(), "index.json")
-	cmd := exec.Command(det, "process-manifests", "--detector", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
+	cmd := exec.Command(det, "process-manifests", "--program", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
 		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
 		"--store", b.storeURI(), "file://"+dir, dir)
 	cmd.Dir = t.TempDir()
@@ -249,7 +249,7 @@ func TestRemoteStore(t *testing.T) {
 		t.Errorf("print-buildredist %s: exit %d\n%s", dir, code, stderr)
 	}
 
-	// The derivations that run this detector (unpacks, detections,
+	// The derivations that run this program (unpacks, detections,
 	// aggregates, index) and the fetches they need: every output is in the
 	// builder's store and none in the local one.
 	detPath := strings.TrimSpace(mustNix(t, "nix-store", "--add", det))

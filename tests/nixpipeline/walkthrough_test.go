@@ -19,7 +19,7 @@ import (
 // the program.
 func TestWalkthrough(t *testing.T) {
 	requireNix(t)
-	bin := detectorBinary(t)
+	bin := programBinary(t)
 	scratch := filepath.Join(t.TempDir(), "bump")
 	tmp := t.TempDir()
 	examples := readmeExamples(t, "docs/walkthrough.md")

@@ -1,4 +1,4 @@
-// Package realcuda checks the detector against real NVIDIA binaries with
+// Package realcuda checks detect against real NVIDIA binaries with
 // NVIDIA's and the community's own tools as oracles: cuobjdump for GPU
 // architectures, patchelf for sonames and needed libraries, nix for the
 // NAR hash. It runs when CRFF_REAL_CUDA names a directory prepared by
@@ -280,7 +280,7 @@ func readELF(t *testing.T, file string) *elfinfo.Info {
 	return info
 }
 
-// TestRealTreeNarHash runs the whole detector over the real tree and
+// TestRealTreeNarHash runs the whole of detect over the real tree and
 // checks its NAR hash with Nix.
 func TestRealTreeNarHash(t *testing.T) {
 	root, _ := realRoot(t)

@@ -27,7 +27,7 @@ func section(t *testing.T, data []byte, name string) (off, size int) {
 
 // TestMalformedDynamic: debug/elf drops a DT_NEEDED whose string offset is
 // out of bounds, or whose string is not terminated, without a word; Read
-// must say so (the detector records it as the library's error).
+// must say so (detect records it as the library's error).
 func TestMalformedDynamic(t *testing.T) {
 	good := testelf.Build(testelf.Spec{Soname: "libx.so.1", Needed: []string{"liby.so", "libz.so"}})
 	info, err := elfinfo.Read(good)

@@ -5,13 +5,13 @@
 # archives were compared.
 {
   repo,
-  detector,
+  program,
   dir,
 }:
 let
   lib = import (/. + repo + "/nix");
   pipeline = lib.pipeline {
-    detector = /. + detector;
+    program = /. + program;
     system = "x86_64-linux";
   };
   inherit (builtins)

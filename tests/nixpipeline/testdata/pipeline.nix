@@ -3,11 +3,11 @@
 # visible to the sandbox with extra-sandbox-paths).
 {
   repo,
-  detector,
+  program,
   dir,
   manifest,
 }:
-(import (/. + repo + "/default.nix") { detector = /. + detector; }).pipeline.manifestFeatures {
+(import (/. + repo + "/default.nix") { program = /. + program; }).pipeline.manifestFeatures {
   redistName = "broken";
   version = "1.0.0";
   manifest = /. + dir + "/${manifest}";
