@@ -209,7 +209,7 @@ func (r *Runner) optionArgs() []string {
 
 // cliArgs is the JSON nix/cli.nix reads.
 type cliArgs struct {
-	Program     string     `json:"program"`
+	Program      string     `json:"program"`
 	System       *string    `json:"system"`
 	Manifests    []Manifest `json:"manifests"`
 	Index        *string    `json:"index"`
