@@ -33,7 +33,10 @@ func (o *Outcome) CheckInput(ctx context.Context, in *nixpkgscheck.Input, log *s
 			if built[e.Detect.Out] && nixpkgscheck.Checked(e.Platform) {
 				f, err := o.ReadFeatures(ctx, e)
 				if err != nil {
-					log.Debug("no detection", "archive", e.ID(), "error", err)
+					// Built but unreadable (a remote store that cannot be
+					// read, a result the JSON check refuses): the archive
+					// is then reported as not detected, and this says why.
+					log.Warn("detection built but not readable", "archive", e.ID(), "error", err)
 				}
 				a.Features = f
 			}

@@ -250,7 +250,7 @@ func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, a
 	if p, ok := r.plans[string(data)]; ok {
 		return p, nil
 	}
-	out, err := r.evalCLI(ctx, data)
+	out, err := r.evalCLI(ctx, data, !archivesOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -278,8 +278,10 @@ func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, a
 }
 
 // evalCLI evaluates nix/cli.nix with the arguments' JSON (args), in a
-// temporary file, and returns the result's JSON.
-func (r *Runner) evalCLI(ctx context.Context, args []byte) ([]byte, error) {
+// temporary file, and returns the result's JSON. writeDrvs: the
+// evaluation writes the derivations it names to the store (false when
+// only the archive list is asked for).
+func (r *Runner) evalCLI(ctx context.Context, args []byte, writeDrvs bool) ([]byte, error) {
 	argsFile, err := os.CreateTemp("", "crff-nix-args-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
@@ -292,10 +294,14 @@ func (r *Runner) evalCLI(ctx context.Context, args []byte) ([]byte, error) {
 	if err := argsFile.Close(); err != nil {
 		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
 	}
-	// --read-write-mode: evaluating drvPath writes the .drv files, so the
-	// build needs no second evaluation.
-	cmdArgs := append([]string{"--eval", "--strict", "--json", "--read-write-mode",
-		filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name()}, r.optionArgs()...)
+	cmdArgs := []string{"--eval", "--strict", "--json"}
+	if writeDrvs {
+		// Evaluating drvPath writes the .drv files, so the build needs no
+		// second evaluation.
+		cmdArgs = append(cmdArgs, "--read-write-mode")
+	}
+	cmdArgs = append(cmdArgs, filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name())
+	cmdArgs = append(cmdArgs, r.optionArgs()...)
 	var out bytes.Buffer
 	cmd := exec.Command("nix-instantiate", cmdArgs...)
 	cmd.Stdout, cmd.Stderr = &out, r.Stderr

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/aggregate"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
@@ -101,7 +102,7 @@ func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil {
 			// The error itself is reported once, by the command.
-			log.Info("manifest refused; the others go on", "manifest", m.Path)
+			log.Warn("manifest refused; the others go on", "manifest", m.Path)
 			v.Refused = append(v.Refused, Refused{Path: m.Path, Err: err})
 			continue
 		}
@@ -186,13 +187,17 @@ func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts 
 }
 
 // targets are the derivations a run builds: the aggregates and the
-// index, or the entries' detections.
+// index, or the detections of the entries check-nixpkgs checks.
 func (p *Plan) targets(b Build) []string {
 	var targets []string
 	for _, m := range p.Manifests {
 		if b == BuildDetections {
 			for _, e := range m.Entries {
-				targets = append(targets, e.Detect.Drv)
+				// check-nixpkgs reads no archive of a platform it does
+				// not check (Windows): none is fetched for it.
+				if nixpkgscheck.Checked(e.Platform) {
+					targets = append(targets, e.Detect.Drv)
+				}
 			}
 			continue
 		}
@@ -278,7 +283,11 @@ func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
 	}
-	return features.DecodeFeatures(path, data)
+	f, err := features.DecodeFeatures(path, data)
+	if err != nil {
+		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
+	}
+	return f, nil
 }
 
 // archive is the entry as the aggregate's code takes an archive.
