@@ -7,6 +7,9 @@
   `program`
   : The static binary (a path), or a derivation with it in bin/.
 
+  `detector`
+  : The old name of `program`, still taken with a warning.
+
   `system`
   : The system to build on (default: `builtins.currentSystem`).
 
@@ -31,7 +34,12 @@
 */
 {
   program ?
-    throw "pass the static binary: --arg program /path/to/cuda-redist-find-features",
+    if detector != null then
+      builtins.trace "cuda-redist-find-features: --arg detector is now --arg program" detector
+    else
+      throw "pass the static binary: --arg program /path/to/cuda-redist-find-features",
+  # The old name of program, still taken (with a warning).
+  detector ? null,
   system ? builtins.currentSystem,
 }:
 let

@@ -93,6 +93,8 @@
           src = import ./nix/source.nix ./.;
           inherit version;
         };
+        # The builder's old name, kept for flakes that take it from here.
+        detector = self.packages.${system}.program;
         # The binary with its Nix library in share/cuda-redist-find-features:
         # `nix run .# -- process-manifests ...` works from any directory.
         default = (pkgsFor system).callPackage ./nix/package.nix {

@@ -139,9 +139,8 @@ let
   /**
     Every entry of a manifest's aggregate, flat: the archive as the walker
     gave it to the pipeline (package, platform, variant; its relative path
-    and sha256, read back from the fetch derivation's `url` and
-    `outputHash`, which the pipeline sets from the walker's entry) and the
-    paths of its fetch, unpack and detect derivations.
+    and sha256 from the walker's record, `entry`) and the paths of its
+    fetch, unpack and detect derivations.
 
     # Inputs
 

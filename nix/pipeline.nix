@@ -13,6 +13,9 @@
   : Path of the static cuda-redist-find-features binary, or a derivation
     with it in bin/.
 
+  `detector`
+  : The old name of `program`, still taken with a warning.
+
   `system`
   : The system the derivations build on (archives of any platform are
     detected on it: nothing executes their code).
@@ -42,7 +45,13 @@
   :::
 */
 {
-  program,
+  program ?
+    if detector != null then
+      builtins.trace "cuda-redist-find-features: the argument detector is now program" detector
+    else
+      throw "pipeline: pass program, the static cuda-redist-find-features binary",
+  # The old name of program, still taken (with a warning).
+  detector ? null,
   system,
 }:
 let

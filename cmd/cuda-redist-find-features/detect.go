@@ -22,23 +22,22 @@ func detectCommand() command {
 			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
 			maxBytes := fs.Int64("max-bytes", detect.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
 			maxEntries := fs.Int("max-entries", detect.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
+			// The flag before --variant: still taken, hidden, with a warning.
+			cudaMajor := fs.String("cuda-major", "", "the old form of --variant: the CUDA major itself")
+			_ = fs.MarkHidden("cuda-major")
 			return func(args []string) error {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
 				opts := detect.Options{Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
-				if *variant != "" {
-					major, ok := manifest.VariantCudaMajor(*variant)
-					if !ok {
-						return usageErrorf("--variant %q is not a CUDA variant (cuda12, cuda13.1)", *variant)
-					}
-					opts.CudaMajor = major
+				var err error
+				if opts.CudaMajor, err = cudaMajorOf(e, *variant, *cudaMajor); err != nil {
+					return err
 				}
 				if *attrsFile != "" && !*fromNix {
 					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
 				}
 				if *fromNix {
-					var err error
 					if opts.NarHash, err = builderattrs.NarHashOf(*attrsFile, args[0]); err != nil {
 						return err
 					}
@@ -67,4 +66,24 @@ func warnFatbin(e *env, f *features.Features) {
 			e.log.Warn("fatbin: "+w, "library", lib.Path)
 		}
 	}
+}
+
+// cudaMajorOf is the CUDA major of the buildRedist simulation: that of
+// --variant, or --cuda-major, its old form (a warning says so).
+func cudaMajorOf(e *env, variant, cudaMajor string) (string, error) {
+	if variant != "" && cudaMajor != "" {
+		return "", usageErrorf("--variant and --cuda-major both name the CUDA major: give --variant alone")
+	}
+	if cudaMajor != "" {
+		e.log.Warn("--cuda-major is deprecated: use --variant cuda" + cudaMajor)
+		variant = "cuda" + cudaMajor
+	}
+	if variant == "" {
+		return "", nil
+	}
+	major, ok := manifest.VariantCudaMajor(variant)
+	if !ok {
+		return "", usageErrorf("--variant %q is not a CUDA variant (cuda12, cuda13.1)", variant)
+	}
+	return major, nil
 }

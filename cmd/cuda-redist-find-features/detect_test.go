@@ -91,4 +91,14 @@ func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
 			t.Errorf("detect --variant %s: exit %d, want %d naming it\n%s", bad, code, exitUsage, stderr)
 		}
 	}
+	// --cuda-major, the flag's old form: the same simulation, a warning,
+	// and never both.
+	code, stdout, stderr := runCLI("detect", "--cuda-major", "13", dir)
+	var f features.Features
+	if code != exitOK || json.Unmarshal([]byte(stdout), &f) != nil || !f.BuildRedist.CudaMajorDir || !strings.Contains(stderr, "use --variant cuda13") {
+		t.Errorf("detect --cuda-major 13: exit %d, cudaMajorDir %v, stderr %q", code, f.BuildRedist.CudaMajorDir, stderr)
+	}
+	if code, _, stderr := runCLI("detect", "--cuda-major", "13", "--variant", "cuda12", dir); code != exitUsage || !strings.Contains(stderr, "give --variant alone") {
+		t.Errorf("detect --cuda-major 13 --variant cuda12: exit %d, want %d\n%s", code, exitUsage, stderr)
+	}
 }

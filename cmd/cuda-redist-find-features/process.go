@@ -124,8 +124,9 @@ type nixFlags struct {
 	program, nixLib *string
 	options         multiFlag
 	offline         *bool
-	// detector is --program's old name, hidden; runner warns when it is used.
-	detector *flag.Flag
+	// detector is --program's old name, hidden; runner warns when it is
+	// used, and refuses it beside --program.
+	detector, programFlag *flag.Flag
 }
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
@@ -137,7 +138,7 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	// detector; it still works, with a warning.
 	fs.StringVar(nf.program, "detector", "", "the old name of --program")
 	_ = fs.MarkHidden("detector")
-	nf.detector = fs.Lookup("detector")
+	nf.detector, nf.programFlag = fs.Lookup("detector"), fs.Lookup("program")
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 	nf.offline = fs.Bool("offline", false, offlineHelp)
 	return nf
@@ -181,6 +182,9 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 // the --nix-option values.
 func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if nf.detector.Changed {
+		if nf.programFlag.Changed {
+			return nil, usageErrorf("--detector is the old name of --program: give --program alone")
+		}
 		e.log.Warn("--detector is deprecated: use --program")
 	}
 	program := *nf.program

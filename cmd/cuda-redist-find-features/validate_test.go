@@ -139,4 +139,8 @@ func TestDetectorFlagStillWorks(t *testing.T) {
 			t.Errorf("%s: stderr %q; deprecation notice %v", flag, stderr, deprecated)
 		}
 	}
+	code, _, stderr := runCLI("process-manifests", "file:///nowhere", sample, "--program", notELF, "--detector", notELF, "--nix-lib", nixLib)
+	if code != exitUsage || !strings.Contains(stderr, "give --program alone") {
+		t.Errorf("--program and --detector: exit %d, stderr %q; want a usage error", code, stderr)
+	}
 }

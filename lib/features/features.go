@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 )
 
-// OutputNames are the outputs the detector decides, in index order: "out"
+// OutputNames are the outputs detect decides, in index order: "out"
 // first, then alphabetical (upstream's package-info.json order).
 var OutputNames = []string{"out", "bin", "dev", "doc", "include", "lib", "python", "sample", "static", "stubs"}
 
@@ -66,7 +66,7 @@ type Library struct {
 	// FatbinEntriesOmitted counts the entries of the groups past the
 	// first 256 (detect.MaxFatbinGroups), which are not listed.
 	FatbinEntriesOmitted int `json:"fatbinEntriesOmitted,omitempty"`
-	// FatbinWarnings name what in the fatbin entries the detector does
+	// FatbinWarnings name what in the fatbin entries detect does
 	// not understand (an entry kind, a flag bit, a header size), with the
 	// number of entries concerned; fatbinEntries shows them raw. Absent
 	// when everything was understood.

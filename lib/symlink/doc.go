@@ -1,6 +1,6 @@
 // Package symlink resolves paths through symlinks inside a tree, the way
-// the kernel does, without ever leaving the tree: the unpacker uses it to
-// refuse links that escape, the detector to follow links between files.
+// the kernel does, without ever leaving the tree: unpack uses it to
+// refuse links that escape, detect to follow links between files.
 //
 // The tree is held in memory as linked nodes, so a lookup costs one map
 // access per component, never a rebuilt path, and each symlink is

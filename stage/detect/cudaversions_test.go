@@ -46,6 +46,6 @@ func TestCudaVersionDirsBounded(t *testing.T) {
 	}
 	// With a CUDA major given there is one simulation, whatever lib/ holds.
 	if _, err := detect.DetectWith(versionDirsTree(t, n), detect.Options{CudaMajor: "12"}); err != nil {
-		t.Errorf("%d version directories, --cuda-major 12: %v", n, err)
+		t.Errorf("%d version directories, CudaMajor 12: %v", n, err)
 	}
 }

@@ -151,11 +151,22 @@ func TestLayoutDocNamesEveryPackage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := string(doc)
+	// A package is named at the start of a line of the map (several may
+	// share a line: "lib/interrupt/ lib/safetext/"), so a parent does not
+	// pass for documented on its children's lines.
+	named := map[string]bool{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		for _, field := range strings.Fields(line) {
+			if !strings.HasSuffix(field, "/") {
+				break
+			}
+			named[strings.TrimSuffix(field, "/")] = true
+		}
+	}
 	for _, p := range listPackages(t) {
 		name := rel(p.ImportPath)
-		if !strings.Contains(text, name+"/") {
-			t.Errorf("docs/layout.md does not name %s/", name)
+		if !named[name] {
+			t.Errorf("docs/layout.md names no %s/ at the start of a line", name)
 		}
 	}
 }

@@ -112,14 +112,14 @@ func readsResults(t *testing.T, dir string) {
 		{{"print-dependencies", "--version", "1.0.0", dir}, {"print-dependencies", filepath.Join(dir, "aggregate_1.0.0")}},
 		{{"diff", dir}, {"diff", filepath.Join(dir, "aggregate_1.0.0"), filepath.Join(dir, "aggregate_2.0.0")}},
 	} {
-		code, got, stderr := runDetector(t, c[0]...)
-		_, want, _ := runDetector(t, c[1]...)
+		code, got, stderr := runProgram(t, c[0]...)
+		_, want, _ := runProgram(t, c[1]...)
 		if code != 0 || got != want || got == "" {
 			t.Errorf("%v: exit %d, %s\nstdout:\n%s\n%v gives:\n%s", c[0], code, stderr, got, c[1], want)
 		}
 	}
 	report := t.TempDir()
-	code, _, stderr := runDetector(t, "report", "--out", report, dir)
+	code, _, stderr := runProgram(t, "report", "--out", report, dir)
 	data, _ := os.ReadFile(filepath.Join(report, "report.json"))
 	if code != 0 || !strings.Contains(string(data), `"version": "1.0.0"`) || !strings.Contains(string(data), `"version": "2.0.0"`) {
 		t.Errorf("report %s: exit %d, %s", dir, code, stderr)
@@ -172,7 +172,7 @@ func TestProcessManifestsOffline(t *testing.T) {
 		useNewSourceArchive(t, dir, name, true)
 		args := append([]string{"process-manifests", "--redist-name", "sample", "--version", "2.0.0"}, extra...)
 		start := time.Now()
-		code, _, stderr := runDetector(t, append(args, "file://"+dir, dir)...)
+		code, _, stderr := runProgram(t, append(args, "file://"+dir, dir)...)
 		// For the record only; nothing depends on it.
 		t.Logf("%v: %v", extra, time.Since(start))
 		return code, stderr
@@ -220,14 +220,14 @@ func TestProcessManifestsNoColoursInPipes(t *testing.T) {
 func TestVersionBeforeCommandRefused(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
-	code, stdout, stderr := runDetector(t, "--version", "process-manifests", "--offline", "file://"+dir, dir)
+	code, stdout, stderr := runProgram(t, "--version", "process-manifests", "--offline", "file://"+dir, dir)
 	if code != 2 || stdout != "" || !strings.Contains(stderr, "ambiguous") {
 		t.Errorf("exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 	if left, _ := filepath.Glob(filepath.Join(dir, "feature_*")); len(left) > 0 {
 		t.Errorf("the refused run wrote %v", left)
 	}
-	code, stdout, stderr = runDetector(t, "process-manifests", "--version", "1.0.0", "--offline", "--redist-name", "sample", "file://"+dir, dir)
+	code, stdout, stderr = runProgram(t, "process-manifests", "--version", "1.0.0", "--offline", "--redist-name", "sample", "file://"+dir, dir)
 	if code != 0 || strings.Join(strings.Fields(stdout), " ") != filepath.Join(dir, "feature_1.0.0.json")+" "+filepath.Join(dir, "aggregate_1.0.0") {
 		t.Errorf("process-manifests --version 1.0.0: exit %d, stdout %q\n%s", code, stdout, stderr)
 	}

@@ -158,7 +158,7 @@ func TestCheckNixpkgsCoverage(t *testing.T) {
 	pkgs := packagesDir(t, goodPackages)
 	run := func(args ...string) (int, []string, string) {
 		all := append([]string{"check-nixpkgs", "--nix-option", "substituters=", "--url", "file://" + other, "--hints=false"}, args...)
-		code, stdout, stderr := runDetector(t, all...)
+		code, stdout, stderr := runProgram(t, all...)
 		return code, strings.Fields(strings.TrimSpace(stdout)), stderr + stdout
 	}
 	code, _, out := run(pkgs, other)

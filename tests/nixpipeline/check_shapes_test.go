@@ -402,7 +402,7 @@ func runCheck(t *testing.T, archives string, args ...string) (int, []string, str
 	t.Helper()
 	all := append([]string{"check-nixpkgs", "--nix-option", "substituters=",
 		"--url", "cuda=file://" + archives, "--url", "cudnn=file://" + archives}, args...)
-	code, stdout, stderr := runDetector(t, all...)
+	code, stdout, stderr := runProgram(t, all...)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		if l != "" {

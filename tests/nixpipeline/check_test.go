@@ -26,7 +26,7 @@ func checkNixpkgs(t *testing.T, pkgs, sample string, extra ...string) (int, []st
 	args := append([]string{"check-nixpkgs", "--nix-option", "substituters=",
 		"--url", "file://" + sample}, extra...)
 	args = append(args, pkgs, sample)
-	code, stdout, stderr := runDetector(t, args...)
+	code, stdout, stderr := runProgram(t, args...)
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(stdout), "\n") {
 		if l != "" {

@@ -100,9 +100,9 @@ func buildSample(t *testing.T, attr string) string {
 	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "program", programBinary(t), "-A", "features.sample."+attr)
 }
 
-// runDetector runs the built binary from the repository root (where it
+// runProgram runs the built binary from the repository root (where it
 // finds nix/) and returns its exit code, stdout and stderr.
-func runDetector(t *testing.T, args ...string) (int, string, string) {
+func runProgram(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	cmd := exec.Command(programBinary(t), args...)
 	cmd.Dir = repoRoot()
@@ -172,7 +172,7 @@ func TestNarHashMatchesNix(t *testing.T) {
 		if paths[0].NarHash != f.NarHash {
 			t.Errorf("%s: detect derivation narHash %s, nix path-info %s", e, f.NarHash, paths[0].NarHash)
 		}
-		code, stdout, stderr := runDetector(t, "detect", unpacked)
+		code, stdout, stderr := runProgram(t, "detect", unpacked)
 		if code != 0 {
 			t.Fatalf("detect %s: exit %d: %s", unpacked, code, stderr)
 		}

@@ -19,7 +19,7 @@ func process(t *testing.T, dir string, extra ...string) (int, string, string) {
 		"--redist-name", "sample",
 	}, extra...)
 	args = append(args, "file://"+dir, dir)
-	return runDetector(t, args...)
+	return runProgram(t, args...)
 }
 
 // builtDerivations lists the derivations a Nix command's log says it

@@ -111,7 +111,7 @@ func runExamples(t *testing.T, file string, notRun map[string]string) int {
 		}
 		args, line, demo := readmeArgs(t, fields[1:], previous)
 		previous = args
-		code, stdout, stderr := runDetector(t, args...)
+		code, stdout, stderr := runProgram(t, args...)
 		wantCode := 0
 		if i+1 < len(examples) && examples[i+1].command == "echo $?" {
 			wantCode, _ = strconv.Atoi(strings.TrimSpace(examples[i+1].output))

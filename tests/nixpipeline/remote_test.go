@@ -141,7 +141,7 @@ func TestRemoteBuilder(t *testing.T) {
 	b := startSSHBuilder(t)
 	// A program no other test used (trailing bytes after the ELF image),
 	// so that every derivation is new to both stores.
-	det := newDetector(t)
+	det := newProgram(t)
 	system := strings.Trim(mustNix(t, "nix-instantiate", "--eval", "-E", "builtins.currentSystem"), `"`)
 	dir := copySample(t)
 	index := filepath.Join(t.TempDir(), "index.json")
@@ -206,7 +206,7 @@ func TestRemoteStore(t *testing.T) {
 	b := startSSHBuilder(t)
 	// A program and archives no other test used, so that nothing of the
 	// run can be in the local store from elsewhere.
-	det := newDetector(t)
+	det := newProgram(t)
 	dir := copySample(t)
 	// The sample's archives are in the local store from other tests; this
 	// one (demo_src's source, the only entry of its package) is new, and
@@ -245,7 +245,7 @@ func TestRemoteStore(t *testing.T) {
 	}
 	// 1.0.0 has none of the new archive.
 	diffPaths(t, filepath.Join(golden, "1.0.0", "detail.json"), filepath.Join(dir, "aggregate_1.0.0", "detail.json"))
-	if code, _, stderr := runDetector(t, "print-buildredist", dir); code != 0 {
+	if code, _, stderr := runProgram(t, "print-buildredist", dir); code != 0 {
 		t.Errorf("print-buildredist %s: exit %d\n%s", dir, code, stderr)
 	}
 

@@ -81,7 +81,7 @@ func TestReleaseReportAgainstPrevious(t *testing.T) {
 
 	oldAgg := strings.TrimSpace(buildSample(t, `"1.0.0"`))
 	newAgg := strings.TrimSpace(buildSample(t, `"2.0.0"`))
-	code, stdout, stderr := runDetector(t, "diff", oldAgg, newAgg)
+	code, stdout, stderr := runProgram(t, "diff", oldAgg, newAgg)
 	if code != 0 {
 		t.Fatalf("diff %s %s: exit %d: %s", oldAgg, newAgg, code, stderr)
 	}

@@ -37,10 +37,10 @@ func useNewSourceArchive(t *testing.T, dir, name string, dropVariant bool) strin
 	return hex.EncodeToString(sum[:])
 }
 
-// newDetector copies the program with bytes after its ELF image that
+// newProgram copies the program with bytes after its ELF image that
 // name the test and the time: a builder no other test used, so that every
 // derivation built with it is new to every store.
-func newDetector(t *testing.T) string {
+func newProgram(t *testing.T) string {
 	t.Helper()
 	det := filepath.Join(t.TempDir(), "cuda-redist-find-features")
 	data, err := os.ReadFile(programBinary(t))

@@ -94,7 +94,7 @@ func (p *Plan) refusedManifests() []Finding {
 }
 
 // droppedOutputs warns, once per file, of each declared output name
-// buildRedist does not know: it keeps only ExpectedOutputs and drops the
+// buildRedist does not know: it keeps only features.BuildRedistOutputs and drops the
 // others without a word, so a "sample" (for "samples") or a "man" is
 // never built, and nothing says so.
 func droppedOutputs(files []string, results map[string][]pkgeval.Result) []Finding {

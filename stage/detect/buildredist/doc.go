@@ -6,5 +6,5 @@
 // includeRemoveStubsFromRunpathHook, /usr/ references).
 //
 // It works on a Tree, the list of what an archive holds, which the
-// detector records while it walks the archive once.
+// detect records while it walks the archive once.
 package buildredist
