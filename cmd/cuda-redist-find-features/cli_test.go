@@ -158,41 +158,61 @@ func newRedistServer(t *testing.T) *redistServer {
 		s.mu.Unlock()
 		n := s.inFlight.Add(1)
 		defer s.inFlight.Add(-1)
-		for {
-			m := s.maxInFlight.Load()
-			if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
-				break
-			}
-		}
+		s.countInFlight(n)
 		name := strings.TrimPrefix(r.URL.Path, "/redist/")
-		if s.overlap != nil && name != "" {
-			if n >= 2 {
-				s.overlapOnce.Do(func() { close(s.overlap) })
-			}
-			select {
-			case <-s.overlap:
-			case <-time.After(hangGuard):
-			}
+		if name != "" {
+			s.waitForOverlap(n)
 		}
-		switch name {
-		case "":
-			fmt.Fprint(w, index)
-		case "redistrib_1.0.0.json", "redistrib_1.1.0.json", "redistrib_2.0.0.1.json":
-			v := strings.TrimSuffix(strings.TrimPrefix(name, "redistrib_"), ".json")
-			fmt.Fprint(w, manifestJSON(v))
-		case "redistrib_4.0.0.json":
-			body := manifestJSON("4.0.0")
-			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
-			fmt.Fprint(w, body[:len(body)/2]) // the connection closes early
-		case "redistrib_5.0.0.json":
-			fmt.Fprint(w, `{"hello": "world"}`)
-		default:
-			http.NotFound(w, r)
-		}
+		serveRedist(w, r, name, index)
 	})
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
+}
+
+// countInFlight raises maxInFlight to n.
+func (s *redistServer) countInFlight(n int32) {
+	for {
+		m := s.maxInFlight.Load()
+		if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
+			return
+		}
+	}
+}
+
+// waitForOverlap, with awaitOverlap set, holds a request until a second
+// one is in flight (n is this one's count).
+func (s *redistServer) waitForOverlap(n int32) {
+	if s.overlap == nil {
+		return
+	}
+	if n >= 2 {
+		s.overlapOnce.Do(func() { close(s.overlap) })
+	}
+	select {
+	case <-s.overlap:
+	case <-time.After(hangGuard):
+	}
+}
+
+// serveRedist answers for NVIDIA's redist directory: the index page, good
+// manifests, a truncated one, one that is not a manifest, and 404s.
+func serveRedist(w http.ResponseWriter, r *http.Request, name, index string) {
+	switch name {
+	case "":
+		fmt.Fprint(w, index)
+	case "redistrib_1.0.0.json", "redistrib_1.1.0.json", "redistrib_2.0.0.1.json":
+		v := strings.TrimSuffix(strings.TrimPrefix(name, "redistrib_"), ".json")
+		fmt.Fprint(w, manifestJSON(v))
+	case "redistrib_4.0.0.json":
+		body := manifestJSON("4.0.0")
+		w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+		fmt.Fprint(w, body[:len(body)/2]) // the connection closes early
+	case "redistrib_5.0.0.json":
+		fmt.Fprint(w, `{"hello": "world"}`)
+	default:
+		http.NotFound(w, r)
+	}
 }
 
 func TestDownloadManifests(t *testing.T) {

@@ -48,10 +48,9 @@ func TestDetectWarnsAboutFatbin(t *testing.T) {
 	}
 }
 
-// TestDetectVariantSetsTheCudaMajor: detect derives buildRedist's
-// cudaMajorVersion from --variant, the major.minor variant of cuda_compat
-// included (cuda13.1 uses lib/13, as Nixpkgs' cudaMajorVersion is 13).
-func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
+// versionDirs is a tree of lib/13 and lib/12, each with a library.
+func versionDirs(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
 	for _, p := range []string{"lib/13/libx.so", "lib/12/libx.so"} {
 		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(p)), 0o755); err != nil {
@@ -61,6 +60,29 @@ func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dir
+}
+
+// detectJSON runs detect with args and decodes its result, failing the
+// test on an exit other than 0; stderr is returned for its warnings.
+func detectJSON(t *testing.T, args ...string) (features.Features, string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(append([]string{"detect"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("detect %v: exit %d\n%s", args, code, stderr)
+	}
+	var f features.Features
+	if err := json.Unmarshal([]byte(stdout), &f); err != nil {
+		t.Fatal(err)
+	}
+	return f, stderr
+}
+
+// TestDetectVariantSetsTheCudaMajor: --variant's CUDA major picks the
+// lib/<major> directory (cuda13.1 is major 13), and no per-major
+// simulation is made beside it.
+func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
+	dir := versionDirs(t)
 	tests := []struct {
 		variant  string
 		majorDir bool
@@ -71,14 +93,7 @@ func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
 		{"cuda11", false},
 	}
 	for _, tt := range tests {
-		code, stdout, stderr := runCLI("detect", "--variant", tt.variant, dir)
-		if code != exitOK {
-			t.Fatalf("detect --variant %s: exit %d\n%s", tt.variant, code, stderr)
-		}
-		var f features.Features
-		if err := json.Unmarshal([]byte(stdout), &f); err != nil {
-			t.Fatal(err)
-		}
+		f, _ := detectJSON(t, "--variant", tt.variant, dir)
 		if f.BuildRedist.CudaMajorDir != tt.majorDir {
 			t.Errorf("detect --variant %s: buildRedist.cudaMajorDir = %v, want %v", tt.variant, f.BuildRedist.CudaMajorDir, tt.majorDir)
 		}
@@ -91,12 +106,15 @@ func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
 			t.Errorf("detect --variant %s: exit %d, want %d naming it\n%s", bad, code, exitUsage, stderr)
 		}
 	}
-	// --cuda-major, the flag's old form: the same simulation, a warning,
-	// and never both.
-	code, stdout, stderr := runCLI("detect", "--cuda-major", "13", dir)
-	var f features.Features
-	if code != exitOK || json.Unmarshal([]byte(stdout), &f) != nil || !f.BuildRedist.CudaMajorDir || !strings.Contains(stderr, "use --variant cuda13") {
-		t.Errorf("detect --cuda-major 13: exit %d, cudaMajorDir %v, stderr %q", code, f.BuildRedist.CudaMajorDir, stderr)
+}
+
+// TestDetectCudaMajorFlag: --cuda-major, --variant's old form, makes the
+// same simulation with a warning, and is never taken beside --variant.
+func TestDetectCudaMajorFlag(t *testing.T) {
+	dir := versionDirs(t)
+	f, stderr := detectJSON(t, "--cuda-major", "13", dir)
+	if !f.BuildRedist.CudaMajorDir || !strings.Contains(stderr, "use --variant cuda13") {
+		t.Errorf("detect --cuda-major 13: cudaMajorDir %v, stderr %q", f.BuildRedist.CudaMajorDir, stderr)
 	}
 	if code, _, stderr := runCLI("detect", "--cuda-major", "13", "--variant", "cuda12", dir); code != exitUsage || !strings.Contains(stderr, "give --variant alone") {
 		t.Errorf("detect --cuda-major 13 --variant cuda12: exit %d, want %d\n%s", code, exitUsage, stderr)
