@@ -292,11 +292,7 @@ func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features
 
 // archive is the entry as the aggregate's code takes an archive.
 func (e Entry) archive() manifest.Archive {
-	a := manifest.Archive{Package: e.Package, Platform: e.Platform, Variant: e.Variant, RelativePath: e.RelativePath, SHA256: e.SHA256}
-	if a.Variant == "None" {
-		a.Variant = ""
-	}
-	return a
+	return manifest.Archive{Package: e.Package, Platform: e.Platform, Variant: manifest.VariantOfKey(e.Variant), RelativePath: e.RelativePath, SHA256: e.SHA256}
 }
 
 // rememberStore notes which paths of the build's closure the store holds

@@ -45,7 +45,7 @@ type ArchiveAttrs struct {
 // archive is the manifest archive the attributes describe.
 func (in ArchiveAttrs) archive() (manifest.Archive, error) {
 	a := manifest.Archive{Package: in.Package, Platform: in.Platform, RelativePath: in.RelativePath, SHA256: in.SHA256}
-	if in.Variant != "None" {
+	if in.Variant != manifest.NoVariant {
 		if !manifest.IsVariant(in.Variant) {
 			return a, fmt.Errorf("archive %s/%s: variant %q is neither a CUDA variant nor None", in.Package, in.Platform, in.Variant)
 		}

@@ -51,11 +51,7 @@ func Declarations(archives []ArchiveFacts) map[string]features.BuildRedistDecl {
 			}
 			continue
 		}
-		variant := a.Variant
-		if variant == "" {
-			variant = "None"
-		}
-		facts[a.Package][declKey{a.Platform, variant}] = a.Facts
+		facts[a.Package][declKey{a.Platform, manifest.VariantKeyOf(a.Variant)}] = a.Facts
 	}
 	decls := map[string]features.BuildRedistDecl{}
 	for pkg, byKey := range facts {

@@ -86,12 +86,28 @@ type Archive struct {
 	Size         string
 }
 
-// VariantKey is the index format's name for a variant: "None" for none.
-func (a Archive) VariantKey() string {
-	if a.Variant == "" {
-		return "None"
+// NoVariant is the index format's (and the pipeline's) name for an
+// archive without a CUDA variant.
+const NoVariant = "None"
+
+// VariantKey is the index format's name for a variant: NoVariant for none.
+func (a Archive) VariantKey() string { return VariantKeyOf(a.Variant) }
+
+// VariantKeyOf is the index format's name for a variant ("" is none):
+// NoVariant for none.
+func VariantKeyOf(variant string) string {
+	if variant == "" {
+		return NoVariant
 	}
-	return a.Variant
+	return variant
+}
+
+// VariantOfKey is VariantKeyOf's inverse: "" for NoVariant.
+func VariantOfKey(key string) string {
+	if key == NoVariant {
+		return ""
+	}
+	return key
 }
 
 // ID names the archive in messages: "pkg/platform[/variant]".

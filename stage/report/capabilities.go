@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/coverage"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // AddCoverage computes, for each release, what the GPUs of these Nixpkgs
@@ -81,7 +82,7 @@ func (rel Release) CapabilityMatrices() []capMatrix {
 
 func capabilityRow(version string, a coverage.Archive, caps []string) capRow {
 	row := capRow{Label: a.Package}
-	if a.Variant != "None" {
+	if a.Variant != manifest.NoVariant {
 		row.Label += " (" + a.Variant + ")"
 	}
 	for _, c := range caps {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // Changes is what changed from release Old to release New.
@@ -195,7 +196,7 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 		fmt.Fprintf(&b, "- %s\n", name)
 		for _, a := range byPkg[name] {
 			where := a.Platform
-			if a.Variant != "None" {
+			if a.Variant != manifest.NoVariant {
 				where += " " + a.Variant
 			}
 			switch {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
@@ -169,7 +170,7 @@ func buildOutputsTable(rel Release) outputsTable {
 					continue
 				}
 				vo := variantOutputs{Outputs: a.Outputs}
-				if a.Variant != "None" {
+				if a.Variant != manifest.NoVariant {
 					vo.Variant = a.Variant
 				}
 				row.Cells[i] = append(row.Cells[i], vo)
@@ -192,7 +193,7 @@ func buildMatrices(rel Release) []matrix {
 					continue
 				}
 				label := p.Name
-				if a.Variant != "None" {
+				if a.Variant != manifest.NoVariant {
 					label += " (" + a.Variant + ")"
 				}
 				row := matrixRow{Label: label}

@@ -84,6 +84,9 @@ func (g manifestGen) release(variants []string) map[string]any {
 	if g.chance(0.3) {
 		r["license"] = "L"
 	}
+	if g.chance(0.2) {
+		r["license_path"] = "p/LICENSE.txt"
+	}
 	if variants != nil {
 		cv := []any{}
 		for _, v := range variants {
@@ -153,14 +156,18 @@ func (g manifestGen) manifest() map[string]any {
 	return m
 }
 
-// archiveKeys renders entries in one comparable form.
-func archiveKeys(package_, platform, variant, relativePath, sha256, version string) string {
-	return strings.Join([]string{package_, platform, variant, relativePath, sha256, version}, "|")
+// archiveKeys renders entries in one comparable form: the archive and
+// its release's information (the index format's releaseInfo, which the
+// aggregate takes from the Nix walker).
+func archiveKeys(a manifest.Archive, r *manifest.Release) string {
+	info := r.Info()
+	return strings.Join([]string{a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, info.Version, info.Name, info.License, info.LicensePath}, "|")
 }
 
 // TestGoAndNixReadManifestsAlike: on a few hundred generated manifests
 // the Go parser and the Nix walker (nix/manifest.nix, all evaluated in
-// one nix-instantiate) accept the same ones and find the same archives.
+// one nix-instantiate) accept the same ones and find the same archives
+// and release information.
 func TestGoAndNixReadManifestsAlike(t *testing.T) {
 	requireNix(t)
 	const n = 400
@@ -185,7 +192,7 @@ func TestGoAndNixReadManifestsAlike(t *testing.T) {
 		for _, pkg := range m.Packages() {
 			r := m.Releases[pkg]
 			for _, a := range r.Archives {
-				keys = append(keys, archiveKeys(a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, r.Version))
+				keys = append(keys, archiveKeys(a, r))
 			}
 		}
 		sort.Strings(keys)
@@ -219,7 +226,7 @@ func TestGoAndNixReadManifestsAlike(t *testing.T) {
 
 // TestNixWalkerReadsEveryNixpkgsManifest: the Nix walker finds in each of
 // the 217 manifests Nixpkgs carries exactly the archives the Go parser
-// finds (package, platform, variant, path, hash, version), all in one
+// finds (package, platform, variant, path, hash, release info), all in one
 // nix-instantiate; the evaluation time is logged, never judged.
 func TestNixWalkerReadsEveryNixpkgsManifest(t *testing.T) {
 	requireNix(t)
@@ -239,7 +246,7 @@ func TestNixWalkerReadsEveryNixpkgsManifest(t *testing.T) {
 		keys := []string{}
 		for _, pkg := range m.Packages() {
 			for _, a := range m.Releases[pkg].Archives {
-				keys = append(keys, archiveKeys(a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, m.Releases[pkg].Version))
+				keys = append(keys, archiveKeys(a, m.Releases[pkg]))
 			}
 		}
 		sort.Strings(keys)

@@ -9,6 +9,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/stage/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/declcheck"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // NewArchive is one archive of a package that has no package file yet.
@@ -31,10 +32,7 @@ func NewFile(redist, pname string, archives []NewArchive) (string, error) {
 	facts := make([]aggregate.ArchiveFacts, len(archives))
 	withVariant, without := false, false
 	for i, a := range archives {
-		v := a.Variant
-		if v == "None" {
-			v = ""
-		}
+		v := manifest.VariantOfKey(a.Variant)
 		withVariant, without = withVariant || v != "", without || v == ""
 		if withVariant && without {
 			// Conditions on cudaMajorVersion cannot tell a variant from
@@ -125,10 +123,7 @@ func newFileHook(archives []NewArchive, facts []aggregate.ArchiveFacts, decl fea
 			if strings.HasPrefix(a.Platform, "windows") {
 				continue
 			}
-			v := facts[i].Variant
-			if v == "" {
-				v = "None"
-			}
+			v := manifest.VariantKeyOf(facts[i].Variant)
 			d := declcheck.Declaration{Outputs: decl.OutputsByPlatform[a.Platform][v], IncludeRemoveStubsFromRunpathHook: hook, AllowFHSReferences: true}
 			for _, f := range declcheck.Check(a.Tree, d, a.Options) {
 				if f.Error {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // Manifest is one manifest given to the check. Its archives are not
@@ -93,11 +94,7 @@ func NewPlan(in Input) *Plan {
 		if !Checked(a.Platform) {
 			continue
 		}
-		variant := ""
-		if a.Variant != "None" {
-			variant = a.Variant
-		}
-		tg := target{Archive: a, cudaVersion: CudaVersion(in.CudaVersion, a.Redist, a.Manifest, variant)}
+		tg := target{Archive: a, cudaVersion: CudaVersion(in.CudaVersion, a.Redist, a.Manifest, manifest.VariantOfKey(a.Variant))}
 		key := caseKey{EvalPlatform(a.Platform), tg.cudaVersion, a.Redist, a.Manifest}
 		i, ok := index[key]
 		if !ok {

@@ -27,6 +27,9 @@ let
           e.relativePath
           e.sha256
           e.version
+          e.releaseInfo.name
+          e.releaseInfo.license
+          e.releaseInfo.licensePath
         ]
       ) r.value
     else
