@@ -568,7 +568,7 @@ rec {
               relativePath
               sha256
               ;
-            variant = if e.variant == null then "None" else e.variant;
+            variant = variantKey e;
             features = "${x.drvs.features}";
           }
         ) withDrvs;
