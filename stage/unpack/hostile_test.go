@@ -190,19 +190,8 @@ func TestStreamErrorsSayWhere(t *testing.T) {
 // TestGzipIntegrity: Go's gzip reader checks the CRC and size only when
 // read to the end; Unpack must read it there.
 func TestGzipIntegrity(t *testing.T) {
-	data := testarchive.TarGz(threeFiles())
-	n := len(data)
-	tarSize := int64(len(testarchive.Tar(threeFiles())))
-	flip := func(i int) []byte {
-		c := bytes.Clone(data)
-		c[i] ^= 0x01
-		return c
-	}
-	refuse := func(t *testing.T, data []byte, want ...string) {
-		t.Helper()
-		st, _ := mustRefuse(t, data, unpack.Options{}, want...)
-		decodedAtMost(t, st, tarSize, "the whole tar")
-	}
+	c := brokenCopies(threeFiles(), testarchive.TarGz)
+	data, n, flip, refuse := c.data, len(c.data), c.flip, c.refuse
 	t.Run("no trailer", func(t *testing.T) { refuse(t, data[:n-8], "truncated tar.gz", "unexpected EOF") })
 	t.Run("flipped CRC", func(t *testing.T) { refuse(t, flip(n-8), "gzip: invalid checksum") })
 	t.Run("flipped size", func(t *testing.T) { refuse(t, flip(n-2), "gzip: invalid checksum") })
@@ -513,19 +502,8 @@ func zstdHeader(log int) []byte {
 // accepts (several frames, skippable frames), Unpack reads alike.
 func TestZstdIntegrity(t *testing.T) {
 	entries := threeFiles()
-	data := testarchive.TarZst(entries)
-	n := len(data)
-	tarSize := int64(len(testarchive.Tar(entries)))
-	flip := func(i int) []byte {
-		c := bytes.Clone(data)
-		c[i] ^= 0x01
-		return c
-	}
-	refuse := func(t *testing.T, data []byte, want ...string) {
-		t.Helper()
-		st, _ := mustRefuse(t, data, unpack.Options{}, want...)
-		decodedAtMost(t, st, tarSize, "the whole tar")
-	}
+	c := brokenCopies(entries, testarchive.TarZst)
+	data, n, flip, refuse := c.data, len(c.data), c.flip, c.refuse
 	t.Run("flipped checksum", func(t *testing.T) { refuse(t, flip(n-2), "tar.zst", "zstd") })
 	t.Run("flipped data byte", func(t *testing.T) { refuse(t, flip(n/2), "zstd") })
 	t.Run("no checksum", func(t *testing.T) { refuse(t, data[:n-4], "tar.zst") })
@@ -628,4 +606,28 @@ func TestZstdBomb(t *testing.T) {
 	if st.Bytes > limit+1 {
 		t.Errorf("%d bytes written, past the %d-byte limit", st.Bytes, limit)
 	}
+}
+
+// corruption is a compressed archive of some entries to break: flip
+// copies it with one bit of byte i flipped, and refuse wants Unpack to
+// refuse a broken copy, naming want, having decoded at most the whole tar.
+type corruption struct {
+	data    []byte
+	tarSize int64
+}
+
+func brokenCopies(entries []E, compress func([]E) []byte) corruption {
+	return corruption{data: compress(entries), tarSize: int64(len(testarchive.Tar(entries)))}
+}
+
+func (c corruption) flip(i int) []byte {
+	d := bytes.Clone(c.data)
+	d[i] ^= 0x01
+	return d
+}
+
+func (c corruption) refuse(t *testing.T, data []byte, want ...string) {
+	t.Helper()
+	st, _ := mustRefuse(t, data, unpack.Options{}, want...)
+	decodedAtMost(t, st, c.tarSize, "the whole tar")
 }
