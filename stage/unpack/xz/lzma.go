@@ -1,6 +1,9 @@
 package xz
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // LZMA, as LZMA2 uses it: each chunk starts a fresh range decoder over
 // its own compressed bytes and decodes exactly its uncompressed size;
@@ -250,15 +253,27 @@ func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
 		if src < winBase {
 			src += w.ring
 		}
-		if n := int(length); n <= 8 && src+n <= ringEnd {
-			// Short matches, the most common, byte by byte: cheaper
-			// than a call of memmove, and right when the source
-			// overlaps the destination.
+		n := int(length)
+		switch {
+		case rep0 >= 7 && src+n <= ringEnd:
+			// Eight bytes at a time, which is right as long as the
+			// source is at least eight bytes behind the destination (or
+			// ahead of it, in the previous lap: at least ring-dictSize,
+			// 16, bytes ahead). The last step may write up to 7 bytes
+			// past the match: bytes not decoded yet, or the ring's
+			// oldest, farther than dictSize back (see window), and
+			// inside buf (padding).
+			for i := 0; i < n; i += 8 {
+				binary.LittleEndian.PutUint64(buf[pos+i:], binary.LittleEndian.Uint64(buf[src+i:]))
+			}
+			pos += n
+		case n <= 8 && src+n <= ringEnd:
+			// A short match that overlaps itself, byte by byte.
 			for i := range n {
 				buf[pos+i] = buf[src+i]
 			}
 			pos += n
-		} else {
+		default:
 			pos = repeat(buf, pos, src, n, ringEnd)
 		}
 	}
