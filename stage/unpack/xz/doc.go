@@ -56,8 +56,14 @@
 //     known, which takes a load off the critical path of each bit;
 //   - probabilities are fixed-size arrays indexed by masked values, so
 //     the loop has no bounds checks on them;
-//   - matches up to 8 bytes are copied byte by byte, longer ones with
-//     copy, repeating the source when it overlaps the destination;
+//   - matches whose source is at least 8 bytes back are copied 8 bytes
+//     at a time (the ring holds 16 bytes more than the dictionary, and
+//     the buffer 16 after the spill area, for the last step's overrun);
+//     shorter distances byte by byte, or with copy, repeating the
+//     source;
+//   - the previous byte stays in a register from literal to literal;
+//   - on Linux the dictionary buffer asks for transparent huge pages
+//     (window_linux.go): far matches otherwise miss the TLB too;
 //   - the input buffer is an array indexed by a mask, with bytes to
 //     spare after the data, so the range decoder reads without bounds
 //     checks or a test for the chunk's end on every byte: the loop

@@ -1,6 +1,9 @@
 package xz
 
-import "errors"
+import (
+	"encoding/binary"
+	"errors"
+)
 
 // LZMA, as LZMA2 uses it: each chunk starts a fresh range decoder over
 // its own compressed bytes and decodes exactly its uncompressed size;
@@ -142,8 +145,19 @@ func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
 	state := d.state
 	rep0, rep1, rep2, rep3 := d.rep0, d.rep1, d.rep2, d.rep3
 	m := &d.m
-	lc, lpMask, pbMask := d.lc, d.lpMask, d.pbMask
+	pbMask := d.pbMask
+	// The literal coder's index is the top lc bits of the previous byte
+	// and the low lp bits of the position above them: the bits
+	// lc+lp-1..0 of (pos<<8 | prev) >> (8-lc). The shift is masked so
+	// that it needs no test of its count (lc <= 4).
+	litShift := (8 - d.lc) & 31
+	litMask := (d.lpMask+1)<<d.lc - 1
 	var err error
+	// The previous byte, for the literal coder's context: kept in a
+	// register after a literal rather than loaded back from buf, which
+	// would add a store-to-load forwarding to the chain from one literal
+	// to the next.
+	prev := uint32(buf[pos-1])
 	for pos < end {
 		if ip > n {
 			err = errChunkOverrun
@@ -154,8 +168,7 @@ func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
 		rng, code, b = bit(rng, code, &m.isMatch[(state<<4|posState)&255])
 		rng, code, ip = norm(rng, code, in, ip)
 		if b == 0 {
-			prev := uint32(buf[pos-1])
-			probs := &m.literal[(prev>>(8-lc)|(uint32(pos)&lpMask)<<lc)&15]
+			probs := &m.literal[(uint32(pos)<<8|prev)>>litShift&litMask&15]
 			var sym uint32
 			if state < literalLimit {
 				rng, code, ip, sym = plainLiteral(rng, code, in, ip, probs)
@@ -167,6 +180,7 @@ func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
 				rng, code, ip, sym = matchedLiteral(rng, code, in, ip, probs, uint32(buf[src]))
 			}
 			buf[pos] = byte(sym)
+			prev = sym & 0xff
 			pos++
 			state = uint32(afterLiteral[state&15])
 			continue
@@ -211,7 +225,8 @@ func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
 					if src < winBase {
 						src += w.ring
 					}
-					buf[pos] = buf[src]
+					prev = uint32(buf[src])
+					buf[pos] = byte(prev)
 					pos++
 					continue
 				}
@@ -250,17 +265,30 @@ func (d *lzma) decodeChunk(w *window, in *inputBuf, ip, n, size int) error {
 		if src < winBase {
 			src += w.ring
 		}
-		if n := int(length); n <= 8 && src+n <= ringEnd {
-			// Short matches, the most common, byte by byte: cheaper
-			// than a call of memmove, and right when the source
-			// overlaps the destination.
+		n := int(length)
+		switch {
+		case rep0 >= 7 && src+n <= ringEnd:
+			// Eight bytes at a time, which is right as long as the
+			// source is at least eight bytes behind the destination (or
+			// ahead of it, in the previous lap: at least ring-dictSize,
+			// 16, bytes ahead). The last step may write up to 7 bytes
+			// past the match: bytes not decoded yet, or the ring's
+			// oldest, farther than dictSize back (see window), and
+			// inside buf (padding).
+			for i := 0; i < n; i += 8 {
+				binary.LittleEndian.PutUint64(buf[pos+i:], binary.LittleEndian.Uint64(buf[src+i:]))
+			}
+			pos += n
+		case n <= 8 && src+n <= ringEnd:
+			// A short match that overlaps itself, byte by byte.
 			for i := range n {
 				buf[pos+i] = buf[src+i]
 			}
 			pos += n
-		} else {
+		default:
 			pos = repeat(buf, pos, src, n, ringEnd)
 		}
+		prev = uint32(buf[pos-1])
 	}
 	w.wrote(pos)
 	d.state = state

@@ -36,13 +36,20 @@ type window struct {
 // previous byte without a test.
 const winBase = 16
 
-func (w *window) fullLen() int { return winBase + w.ring + maxChunkSize }
+func (w *window) fullLen() int { return winBase + w.ring + maxChunkSize + copyPad }
+
+// copyPad: the LZMA loop copies matches eight bytes at a time and may
+// write up to 7 bytes past a match's end, so the ring holds copyPad
+// bytes more than the dictionary (what it overwrites there is farther
+// back than any match may reach) and the buffer ends copyPad bytes after
+// the spill area.
+const copyPad = 16
 
 // init prepares the window for a dictionary of size bytes.
 func (w *window) init(size uint32) {
 	w.size = size
 	// At least a chunk, so that a chunk spills less than one lap.
-	w.ring = max((int(size)+15)&^15, maxChunkSize)
+	w.ring = max((int(size)+15)&^15+copyPad, maxChunkSize)
 	if len(w.buf) > w.fullLen() {
 		w.buf = w.buf[:w.fullLen()]
 	}
@@ -69,8 +76,8 @@ func (w *window) room(n int) {
 		k := copy(w.buf[winBase:], w.buf[end:w.pos])
 		w.pos, w.out = winBase+k, winBase+k
 	}
-	if w.pos+n > len(w.buf) {
-		grown := make([]byte, min(w.fullLen(), max(4*len(w.buf), w.pos+n)))
+	if w.pos+n+copyPad > len(w.buf) {
+		grown := allocWindow(min(w.fullLen(), max(4*len(w.buf), w.pos+n+copyPad)))
 		copy(grown, w.buf[:w.pos])
 		w.buf = grown
 	}

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package xz
+
+func allocWindow(n int) []byte { return make([]byte, n) }
