@@ -91,14 +91,14 @@ let
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 
-  # Each manifest of the arguments with its aggregate.
-  runs = map (m: {
-    inherit (m) baseUrl;
-    aggregate = pipeline.manifestFeatures {
+  # The aggregate of each manifest of the arguments.
+  aggregates = map (
+    m:
+    pipeline.manifestFeatures {
       inherit (m) redistName version baseUrl;
       manifest = /. + m.manifest;
-    };
-  }) args.manifests;
+    }
+  ) args.manifests;
 
   /**
     A derivation's .drv and output paths; `null` with `archivesOnly`, so
@@ -144,14 +144,13 @@ let
 
     # Inputs
 
-    `run`
-    : `{ baseUrl, aggregate }`: the manifest's base URL and its
-      `manifestFeatures` result.
+    `aggregate`
+    : The manifest's `manifestFeatures` result.
 
     # Type
 
     ```
-    entriesOf :: { baseUrl :: string; aggregate :: derivation; } -> [ {
+    entriesOf :: derivation -> [ {
       package :: string; platform :: string; variant :: string;
       relativePath :: string; sha256 :: string;
       fetch :: Paths | null; unpack :: Paths | null; detect :: Paths | null;
@@ -163,7 +162,7 @@ let
     ## `entriesOf` usage example
 
     ```nix
-    entriesOf { baseUrl = "file:///srv/sample"; aggregate = sampleFeatures; }
+    entriesOf sampleFeatures
     => [ { package = "cuda_demo_rt"; platform = "linux-x86_64"; variant = "None";
            relativePath = "cuda_demo_rt/…-archive.tar.xz"; sha256 = "…";
            fetch = { … }; unpack = { … }; detect = { … }; } … ]
@@ -172,9 +171,9 @@ let
     :::
   */
   entriesOf =
-    run:
+    aggregate:
     let
-      tree = run.aggregate.entries;
+      tree = aggregate.entries;
     in
     concatMap (
       package:
@@ -202,14 +201,14 @@ let
     else
       pipeline.mergeIndex {
         name = args.index;
-        features = map (run: run.aggregate) runs;
+        features = aggregates;
       };
 in
 {
-  manifests = map (run: {
-    inherit (run.aggregate) version;
-    aggregate = pathsOf run.aggregate;
-    entries = entriesOf run;
-  }) runs;
+  manifests = map (aggregate: {
+    inherit (aggregate) version;
+    aggregate = pathsOf aggregate;
+    entries = entriesOf aggregate;
+  }) aggregates;
   index = if index == null then null else pathsOf index;
 }
