@@ -268,26 +268,26 @@ func (o *Outcome) PartialFeatures(ctx context.Context, m ManifestOutcome) ([]byt
 // ReadFeatures reads an entry's detection from the build's store: local,
 // or the remote one with --store.
 func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features, error) {
-	path := e.Detect.Out
-	if path == "" {
+	if e.Detect.Out == "" {
 		return nil, fmt.Errorf("entry %s: no detection in this run", e.ID())
 	}
-	if o.runner.Store == "" {
-		f, err := features.ReadFeatures(path)
-		if err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
-		}
-		return f, nil
-	}
-	data, err := o.runner.ReadFile(ctx, path)
-	if err != nil {
-		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
-	}
-	f, err := features.DecodeFeatures(path, data)
+	f, err := o.readDetection(ctx, e.Detect.Out)
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
 	}
 	return f, nil
+}
+
+// readDetection reads a detection file from the build's store.
+func (o *Outcome) readDetection(ctx context.Context, path string) (*features.Features, error) {
+	if o.runner.Store == "" {
+		return features.ReadFeatures(path)
+	}
+	data, err := o.runner.ReadFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return features.DecodeFeatures(path, data)
 }
 
 // archive is the entry as the aggregate's code takes an archive.

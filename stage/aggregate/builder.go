@@ -44,12 +44,9 @@ type ArchiveAttrs struct {
 
 // archive is the manifest archive the attributes describe.
 func (in ArchiveAttrs) archive() (manifest.Archive, error) {
-	a := manifest.Archive{Package: in.Package, Platform: in.Platform, RelativePath: in.RelativePath, SHA256: in.SHA256}
-	if in.Variant != manifest.NoVariant {
-		if !manifest.IsVariant(in.Variant) {
-			return a, fmt.Errorf("archive %s/%s: variant %q is neither a CUDA variant nor None", in.Package, in.Platform, in.Variant)
-		}
-		a.Variant = in.Variant
+	a := manifest.Archive{Package: in.Package, Platform: in.Platform, Variant: manifest.VariantOfKey(in.Variant), RelativePath: in.RelativePath, SHA256: in.SHA256}
+	if a.Variant != "" && !manifest.IsVariant(a.Variant) {
+		return a, fmt.Errorf("archive %s/%s: variant %q is neither a CUDA variant nor None", in.Package, in.Platform, in.Variant)
 	}
 	return a, nil
 }
