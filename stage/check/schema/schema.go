@@ -208,16 +208,7 @@ func Feature(format string) (map[string]any, error) {
 	case "buildredist":
 		doc["$id"] = baseID + "feature-buildredist.json"
 		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
-		nullableList := nullableStrList()
-		decl := closed(obj{
-			"outputs":                           nullableList,
-			"outputsByPlatform":                 mapOf(mapOf(strList())),
-			"nixExpression":                     str(),
-			"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
-			"allowFHSReferences":                obj{"type": "boolean"},
-			"fhsReferences":                     nullableList,
-		}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
-		for k, v := range mapOf(decl) {
+		for k, v := range mapOf(buildRedistDecl()) {
 			doc[k] = v
 		}
 	case "dependencies":
@@ -259,4 +250,18 @@ func Feature(format string) (map[string]any, error) {
 		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
 	}
 	return doc, nil
+}
+
+// buildRedistDecl is one package's entry of buildRedist.json, which the
+// report's releases carry too.
+func buildRedistDecl() obj {
+	nullableList := nullableStrList()
+	return closed(obj{
+		"outputs":                           nullableList,
+		"outputsByPlatform":                 mapOf(mapOf(strList())),
+		"nixExpression":                     str(),
+		"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
+		"allowFHSReferences":                obj{"type": "boolean"},
+		"fhsReferences":                     nullableList,
+	}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
 }
