@@ -27,7 +27,7 @@ th{background:#f3f3f3}
 code,.mono{font-family:ui-monospace,monospace;font-size:12px}
 .var{color:#666}.legacy,tr.legacy td>div{color:#777;font-style:italic}.legacy .var{font-style:normal}.notbuilt{color:#999}
 div.legacy::before,tr.legacy td>div::before,span.legacy::before{content:"legacy";font-size:11px;font-style:normal;border:1px solid #bbb;border-radius:3px;padding:0 3px;margin-right:4px;color:#555;background:#f6f6f6}
-table.outputs td div{white-space:nowrap}table.outputs td:nth-child(3){max-width:32em}
+table.outputs td:nth-child(3){max-width:26em}@media (min-width:1000px){table.outputs td div{white-space:nowrap}}
 .row{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}
 .scroll{overflow-x:auto;max-width:100%}
 table.cov td{text-align:center;min-width:2.4em;font-family:ui-monospace,monospace;font-size:12px;padding:1px 3px}
@@ -40,11 +40,11 @@ table.cov .fam{border-left:2px dashed #b8860b}table.cov th.fam,.sw.fam{backgroun
 table.cov .spec{border-left:2px solid #8e44ad}table.cov th.spec,.sw.spec{background:#ead7f3}
 table.cov td.none.fam{background:#fdfaf0}table.cov td.none.spec{background:#f8f2fb}
 .legend{display:flex;flex-wrap:wrap;gap:.3em 1.5em;margin:.3em 0 .6em;padding:0;list-style:none}
-.legend li{display:flex;align-items:baseline;gap:.4em;max-width:38em}
+.legend li{display:flex;align-items:baseline;gap:.4em;max-width:29em}
 .sw{display:inline-block;flex:none;min-width:1.6em;text-align:center;border:1px solid #ccc;font-family:ui-monospace,monospace;font-size:12px}
 .sw.fam{border-left:2px dashed #b8860b}.sw.spec{border-left:2px solid #8e44ad}
 ul.capgaps{column-width:36em;column-gap:2em;margin-top:.2em}
-.added{color:#1a7f37}.removed{color:#c0392b}
+.added{color:#1a7f37}.removed{color:#c0392b}#archive-changes td:not(:last-child) span{white-space:nowrap}
 svg text{font-family:ui-monospace,monospace;font-size:12px}
 details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 </style>
