@@ -109,7 +109,7 @@ func TestOutputsTableLegacy(t *testing.T) {
 	if err := WriteHTML(&page, r); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(page.String(), `<tr class="legacy"><td>cuda_cudart</td>`) || !strings.Contains(page.String(), "not a list to declare") {
+	if !strings.Contains(page.String(), `<tr class="legacy"><td>cuda_cudart</td><td>11.8.89</td><td><span class="tag">legacy</span></td>`) || !strings.Contains(page.String(), "not a list to declare") {
 		t.Error("the page does not mark the legacy rows and say what legacy means")
 	}
 }

@@ -25,8 +25,9 @@ table{border-collapse:collapse;margin:.3em 0 1em}
 th,td{border:1px solid #ccc;padding:2px 5px;vertical-align:top;text-align:left}
 th{background:#f3f3f3}
 code,.mono{font-family:ui-monospace,monospace;font-size:12px}
-.var{color:#666}.legacy,tr.legacy td>div{color:#777;font-style:italic}.legacy .var{font-style:normal}.notbuilt{color:#999}
-div.legacy::before,tr.legacy td>div::before,span.legacy::before{content:"legacy";font-size:11px;font-style:normal;border:1px solid #bbb;border-radius:3px;padding:0 3px;margin-right:4px;color:#555;background:#f6f6f6}
+.var{color:#666}.notbuilt{color:#999}
+.legacy,tr.legacy td{color:#777;font-style:italic}.legacy .var,tr.legacy .var{font-style:normal}
+.tag{font-size:11px;font-style:normal;border:1px solid #bbb;border-radius:3px;padding:0 3px;margin-right:4px;color:#555;background:#f6f6f6}
 table.outputs td:nth-child(3){max-width:26em}@media (min-width:1000px){table.outputs td div{white-space:nowrap}}
 .row{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}
 .scroll{overflow-x:auto;max-width:100%}
@@ -87,10 +88,10 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{end}}
 {{- define "outputs"}}
 <h3>Outputs</h3>
-<p class="note">What each package's <code>buildRedist</code> call declares, as <code>print-buildredist</code> prints it and <code>check-nixpkgs --fix</code> writes it: <code>outputs =</code> the expression, then per platform the list each archive needs. <span class="notbuilt">—</span>: a Windows archive, which <code>buildRedist</code> does not build.{{if .Outputs.Legacy}} <span class="legacy">the outputs of <code>feature_&lt;version&gt;.json</code> (upstream's format, with <code>dev</code>), shown where the aggregate has no <code>buildRedist</code> facts: not a list to declare.</span>{{end}}</p>
+<p class="note">What each package's <code>buildRedist</code> call declares, as <code>print-buildredist</code> prints it and <code>check-nixpkgs --fix</code> writes it: <code>outputs =</code> the expression, then per platform the list each archive needs. <span class="notbuilt">—</span>: a Windows archive, which <code>buildRedist</code> does not build.{{if .Outputs.Legacy}} <span class="legacy"><span class="tag">legacy</span> the outputs of <code>feature_&lt;version&gt;.json</code> (upstream's format, with <code>dev</code>), shown where the aggregate has no <code>buildRedist</code> facts (a row marked so in the <code>outputs =</code> column is legacy throughout): not a list to declare.</span>{{end}}</p>
 <div class="scroll"><table class="outputs">
 <tr><th>package</th><th>version</th><th>outputs =</th>{{range .Outputs.Platforms}}<th>{{.}}</th>{{end}}</tr>
-{{range .Outputs.Rows}}<tr{{if .Legacy}} class="legacy"{{end}}><td>{{.Package}}</td><td>{{.Version}}</td><td>{{with .Declare}}<code>{{.}};</code>{{else}}—{{end}}{{range .Settings}}<div><code>{{.}}</code></div>{{end}}</td>{{range .Cells}}<td>{{range .}}{{if .NotBuilt}}<span class="notbuilt">—</span>{{else}}<div{{if .Legacy}} class="legacy"{{end}}>{{with .Variant}}<span class="var">{{.}}:</span> {{end}}{{join .Outputs " "}}</div>{{end}}{{end}}</td>{{end}}</tr>
+{{range .Outputs.Rows}}<tr{{if .Legacy}} class="legacy"{{end}}><td>{{.Package}}</td><td>{{.Version}}</td><td>{{if .Declare}}<code>{{.Declare}};</code>{{else if .Legacy}}<span class="tag">legacy</span>{{else}}—{{end}}{{range .Settings}}<div><code>{{.}}</code></div>{{end}}</td>{{range .Cells}}<td>{{range .}}{{if .NotBuilt}}<span class="notbuilt">—</span>{{else}}<div{{if .Legacy}} class="legacy"{{end}}>{{if .Legacy}}<span class="tag">legacy</span>{{end}}{{with .Variant}}<span class="var">{{.}}:</span> {{end}}{{join .Outputs " "}}</div>{{end}}{{end}}</td>{{end}}</tr>
 {{end}}
 </table></div>
 {{end}}
