@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 )
 
 // Exit codes of a check: ExitOK when no error is found, ExitErrors when a
@@ -115,4 +117,19 @@ func (f Finding) Text() string {
 		line += " (" + f.Path + ")"
 	}
 	return line
+}
+
+// KindNotRead is a file of the packages directory that was not read
+// (pkgeval.Unread): not a regular file, or too large.
+const KindNotRead = "notRead"
+
+// UnreadFindings turns the files the listing left unread into one
+// warning each, naming the file and why: every file of the packages
+// directory is accounted for.
+func UnreadFindings(unread []pkgeval.Unread) []Finding {
+	var out []Finding
+	for _, u := range unread {
+		out = append(out, Finding{Level: LevelWarning, Kind: KindNotRead, File: u.File, Message: u.Why + ", not checked"})
+	}
+	return out
 }
