@@ -1,0 +1,87 @@
+package download
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+// TestManifestsStopWhenInterrupted: once the run's context is cancelled
+// (SIGTERM), no download starts: of 100,000 versions, at most the ones
+// in flight are requested after it, and the error is one bounded line
+// counting the rest as not started. On main every version was still
+// tried, each failing on its own (one error each, all joined).
+func TestManifestsStopWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const cancelAt, parallel = 10, 4
+	var requests atomic.Int64
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == cancelAt {
+			cancel()
+		}
+		http.NotFound(w, r)
+	}))
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	defer srv.Close()
+
+	versions := make([]string, 100_000)
+	for i := range versions {
+		versions[i] = fmt.Sprintf("%d.%d.%d", i/10000, i/100%100, i%100)
+	}
+	var done atomic.Int64
+	written, err := Manifests(ctx, srv.Client(), srv.URL, t.TempDir(), versions, Options{Parallel: parallel, Done: func(string, error) { done.Add(1) }})
+	if len(written) != 0 {
+		t.Errorf("written %v", written)
+	}
+	if n := requests.Load(); n > cancelAt+parallel {
+		t.Errorf("%d requests, want at most %d", n, cancelAt+parallel)
+	}
+	if n := done.Load(); n > cancelAt+parallel {
+		t.Errorf("%d downloads reported, want at most %d", n, cancelAt+parallel)
+	}
+	var fails *Failures
+	if !errors.As(err, &fails) {
+		t.Fatalf("error %v, want *Failures", err)
+	}
+	if fails.Failed() != len(versions) || len(err.Error()) > 1000 || !strings.Contains(err.Error(), "100000 of 100000 manifests failed") {
+		t.Errorf("error (%d bytes): %.500s", len(err.Error()), err)
+	}
+	var notStarted *Class
+	for _, c := range fails.Classes {
+		if c.Name == ClassNotStarted {
+			notStarted = c
+		}
+		if len(c.Versions) > MaxExamples || len(c.Example) > maxExampleError+40 {
+			t.Errorf("class %s is not bounded: %d versions, example of %d bytes", c.Name, len(c.Versions), len(c.Example))
+		}
+	}
+	if notStarted == nil || notStarted.Count < len(versions)-cancelAt-parallel {
+		t.Errorf("classes %+v, want most versions not started", fails.Classes)
+	}
+	t.Logf("%d requests; %s", requests.Load(), err)
+}
+
+// TestFailuresClassByCode: a server whose status text differs for every
+// request still makes one class per status code.
+func TestFailuresClassByCode(t *testing.T) {
+	f := &Failures{Total: 3}
+	for i := range 3 {
+		f.add(classify(context.Background(), &statusError{url: "u", status: fmt.Sprintf("404 text %d %s", i, strings.Repeat("x", 1000)), code: 404}), []string{fmt.Sprint(i)}, errors.New(strings.Repeat("e", 10_000)))
+	}
+	if len(f.Classes) != 1 || f.Classes[0].Count != 3 || len(f.Classes[0].Example) > maxExampleError+40 {
+		t.Errorf("classes: %+v", f.Classes)
+	}
+}
