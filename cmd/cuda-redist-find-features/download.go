@@ -9,6 +9,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest/download"
 )
@@ -85,7 +86,7 @@ func (df *downloadFlags) run(e *env, args []string) error {
 	versions = df.newest(e, url, versions)
 	written, err := df.download(e, url, dir, versions)
 	for _, v := range written {
-		fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
+		safetext.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
 	}
 	return errors.Join(err, incomparableErr())
 }

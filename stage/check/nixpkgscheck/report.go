@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 )
 
@@ -96,8 +97,12 @@ func (n Counts) Outcome() (int, error) {
 	return ExitOK, nil
 }
 
-// Text is the one-line form of a finding.
-func (f Finding) Text() string {
+// Text is the one-line form of a finding: a control character of a
+// name or message (a newline in a package key, say) is escaped
+// (safetext.Escape), so a finding is always one line of its own.
+func (f Finding) Text() string { return safetext.Escape(f.text()) }
+
+func (f Finding) text() string {
 	lvl := map[string]string{LevelError: "ERROR", LevelWarning: "WARN ", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
 	if f.Package == "" {
 		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
