@@ -58,7 +58,7 @@ func TestFilesAccountsForOddFiles(t *testing.T) {
 		"dangling.nix":  "resolves to nothing",
 		"dirlink.nix":   "a link to a directory",
 		"fifo.nix":      "named pipe (FIFO)",
-		"mem.nix":       "out of the packages directory (to /proc/",
+		"mem.nix":       "out of the packages directory (to /proc/self/mem)",
 		"p/package.nix": "named pipe (FIFO)",
 		"zero.nix":      "out of the packages directory (to /dev/zero)",
 	}
