@@ -85,3 +85,22 @@ func TestFailuresClassByCode(t *testing.T) {
 		t.Errorf("classes: %+v", f.Classes)
 	}
 }
+
+// TestListingStopsWhenInterrupted: the links of a page are searched in
+// chunks, the context looked at between them: a page of 16 MiB is not
+// searched to its end once SIGTERM arrives (the search is cut at a '<',
+// so no link is lost between chunks: TestVersionsOfAHugeListing).
+func TestListingStopsWhenInterrupted(t *testing.T) {
+	page := []byte(indexPage(400_000))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if v, err := listedVersionsCtx(ctx, page); !errors.Is(err, context.Canceled) || v != nil {
+		t.Errorf("got %d versions, %v; want the context's error", len(v), err)
+	}
+	// A link cut by a chunk boundary is still found: links with no '<'
+	// between them for longer than a chunk.
+	long := strings.Repeat(`href='redistrib_1.2.3.json' `, chunkSize/20) + `href='redistrib_9.9.9.json'`
+	if v := listedVersions([]byte(long)); len(v) != 2 {
+		t.Errorf("versions %v, want 1.2.3 and 9.9.9", v)
+	}
+}

@@ -1,6 +1,7 @@
 package download
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -33,22 +34,50 @@ func Versions(ctx context.Context, client *http.Client, baseURL string) ([]strin
 	if err != nil {
 		return nil, err
 	}
-	return listedVersions(body), nil
+	return listedVersionsCtx(ctx, body)
 }
+
+// chunkSize is how much of a page is searched for links between two
+// looks at the context: a SIGTERM stops a 16 MiB page within one chunk.
+const chunkSize = 256 << 10
 
 // listedVersions are the versions of the manifest links in an index page,
 // each once, sorted.
 func listedVersions(body []byte) []string {
+	v, _ := listedVersionsCtx(context.Background(), body)
+	return v
+}
+
+// listedVersionsCtx is listedVersions, stopping when ctx is done. The
+// page is searched in chunks cut before a '<', which no link holds.
+func listedVersionsCtx(ctx context.Context, body []byte) ([]string, error) {
 	seen := map[string]bool{}
 	var versions []string
-	for _, m := range manifestLink.FindAllSubmatch(body, -1) {
-		if v := string(m[1]); !seen[v] {
-			seen[v] = true
-			versions = append(versions, v)
+	for len(body) > 0 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		n := len(body)
+		if n > chunkSize {
+			if cut := bytes.LastIndexByte(body[:chunkSize], '<'); cut > 0 {
+				n = cut
+			} else {
+				n = chunkSize + bytes.IndexByte(body[chunkSize:], '<')
+				if n < chunkSize {
+					n = len(body)
+				}
+			}
+		}
+		for _, m := range manifestLink.FindAllSubmatch(body[:n], -1) {
+			if v := string(m[1]); !seen[v] {
+				seen[v] = true
+				versions = append(versions, v)
+			}
+		}
+		body = body[n:]
 	}
 	manifest.SortVersions(versions)
-	return versions
+	return versions, nil
 }
 
 // statusError is a response other than 200 OK.
