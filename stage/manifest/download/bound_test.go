@@ -104,3 +104,15 @@ func TestListingStopsWhenInterrupted(t *testing.T) {
 		t.Errorf("versions %v, want 1.2.3 and 9.9.9", v)
 	}
 }
+
+// TestClassifyInterruptedByCause: a download cut by the run's context
+// cancelled with a cause (SIGTERM) is interrupted, not a network failure.
+func TestClassifyInterruptedByCause(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cause := errors.New("interrupted by SIGTERM")
+	cancel(cause)
+	err := fmt.Errorf("GET u: %w", &net.OpError{Op: "dial", Err: cause})
+	if got := classify(ctx, err); got != ClassInterrupted {
+		t.Errorf("classify = %q, want %q", got, ClassInterrupted)
+	}
+}

@@ -120,7 +120,9 @@ func classify(ctx context.Context, err error) string {
 	var write *writeError
 	var netErr net.Error
 	switch {
-	case ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+	case ctx.Err() != nil:
+		// The run was interrupted (its cause, SIGTERM say, is what the
+		// client's error wraps, not context.Canceled).
 		return ClassInterrupted
 	case errors.As(err, &status):
 		// By code: the status text is the server's, and could differ
