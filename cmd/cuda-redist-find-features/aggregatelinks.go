@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
@@ -55,7 +56,7 @@ func (p *processRun) keepAggregate(ctx context.Context, m nixdriver.ManifestOutc
 		return err
 	}
 	p.e.log.Debug("aggregate", "link", link, "out", m.Aggregate.Out, "changed", changed)
-	fmt.Fprintln(p.e.stdout, link)
+	safetext.Fprintf(p.e.stdout, "%s\n", link)
 	return nil
 }
 

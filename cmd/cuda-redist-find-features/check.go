@@ -228,10 +228,11 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	if err != nil {
 		return err
 	}
-	files, err := pkgeval.Files(packagesDir)
+	listing, err := pkgeval.Files(packagesDir)
 	if err != nil {
 		return err
 	}
+	files, unread := listing.Files, nixpkgscheck.UnreadFindings(listing.Unread)
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no package file calls buildRedist", packagesDir)
 	}
@@ -253,12 +254,13 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	}
 	c.e.log.Info("evaluated package files", "files", len(files), "cases", len(plan.Cases), "nix-instantiate runs", c.eval.Runs())
 	if c.fix {
-		return c.repair(ctx, packagesDir, files, plan, results)
+		return c.repair(ctx, packagesDir, files, unread, plan, results)
 	}
-	findings, err := c.coverage.add(plan.Check(files, results), in.Archives)
+	findings, err := c.coverage.add(append(plan.Check(files, results), unread...), in.Archives)
 	if err != nil {
 		return err
 	}
+	nixpkgscheck.Sort(findings)
 	return c.report(findings)
 }
 
