@@ -115,7 +115,7 @@ func TestDefault(t *testing.T) {
 // through distinct names.
 type lines struct {
 	left, i, distinct int
-	buf              []byte
+	buf               []byte
 }
 
 func (l *lines) Read(p []byte) (int, error) {
