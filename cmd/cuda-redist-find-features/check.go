@@ -13,6 +13,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
@@ -50,6 +51,7 @@ type checkFlags struct {
 	globstar, hints, jsonOut, evalOnly *bool
 	fix, dryRun                        *bool
 	redists                            multiFlag
+	sonameIndexes                      multiFlag
 	jobs                               *int
 	evalTimeout                        *time.Duration
 	evalMaxMemory                      byteSize
@@ -74,6 +76,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 		"a new PNAME.nix for a package no file has; print the unified diff, then what the check of the repaired files finds (a file it cannot fix safely is an error saying why)")
 	cf.dryRun = fs.Bool("dry-run", false, "with --fix: print the diff, write nothing")
 	fs.Var(&cf.redists, "redist", "NAME=DIR: the manifests in DIR are of redist NAME (the redistName of its package files); default: the directory's name")
+	fs.Var(&cf.sonameIndexes, "soname-index", "a soname index to read besides the default (repeatable; docs/vendored.md): a HINT names each vendored library a package file keeps")
 	cf.nf = addNixFlags(fs)
 	cf.cf = addCapabilityFlags(fs)
 	return cf
@@ -130,6 +133,9 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	}
 	if c.eval.Jobs <= 0 {
 		c.eval.Jobs = runtime.NumCPU()
+	}
+	if c.sonameIndex, err = loadSonameIndex(cf.sonameIndexes, false); err != nil {
+		return nil, err
 	}
 	if *cf.nixpkgs != "" {
 		c.eval.NixpkgsLib = filepath.Join(mustAbs(*cf.nixpkgs), "lib")
@@ -198,6 +204,9 @@ type checkRun struct {
 	// redists names manifest directories (--redist NAME=DIR), by
 	// absolute path.
 	redists map[string]string
+	// sonameIndex is the default index and --soname-index's files, for
+	// the vendored-library hints.
+	sonameIndex *sonameindex.Index
 }
 
 // addManifests adds the manifests of each directory that pass the filter,
@@ -244,7 +253,8 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	defer out.Close()
-	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir}
+	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir,
+		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(packagesDir, file)) }}}
 	out.CheckInput(ctx, &in, c.e.log)
 	plan := nixpkgscheck.NewPlan(in)
 	results, err := c.eval.Evaluate(ctx, packagesDir, files, plan.Cases)

@@ -26,8 +26,8 @@ func printVendoredCommand() command {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table")
 			out := fs.String("out", "", "write to this file instead of stdout")
 			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
-			indexes := fs.StringArray("index", nil, "a soname index to read besides the default (repeatable): plain text or nix-locate output (docs/vendored.md)")
-			noDefault := fs.Bool("no-default-index", false, "leave out the default index (Debian bookworm main's sonames): only --index files count")
+			indexes := fs.StringArray("soname-index", nil, "a soname index to read besides the default (repeatable): plain text or nix-locate output (docs/vendored.md)")
+			noDefault := fs.Bool("no-default-index", false, "leave out the default index (Debian bookworm main's sonames): only --soname-index files count")
 			return func(args []string) error {
 				if err := wantArgs("print-vendored", args, 1, "one FILE or DIR"); err != nil {
 					return err
@@ -56,7 +56,7 @@ func printVendoredCommand() command {
 // files named.
 func loadSonameIndex(files []string, noDefault bool) (*sonameindex.Index, error) {
 	if noDefault && len(files) == 0 {
-		return nil, usageErrorf("--no-default-index needs at least one --index FILE")
+		return nil, usageErrorf("--no-default-index needs at least one --soname-index FILE")
 	}
 	ix := sonameindex.New()
 	if !noDefault {

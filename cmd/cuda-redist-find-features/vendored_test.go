@@ -68,7 +68,7 @@ func TestPrintVendoredIndex(t *testing.T) {
 	if err := os.WriteFile(index, []byte(lines), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runCLI("print-vendored", "--json", "--no-default-index", "--index", index, filepath.Join(dir, "detail.json"))
+	code, stdout, stderr := runCLI("print-vendored", "--json", "--no-default-index", "--soname-index", index, filepath.Join(dir, "detail.json"))
 	if code != 0 || strings.Count(stdout, `"path": "host-linux-x64/`) != 1 || !strings.Contains(stdout, `"provider": "qt6.qtbase.out"`) ||
 		!strings.Contains(stdout, `"version definitions: Qt_6"`) {
 		t.Errorf("--index nix-locate: exit %d, stderr %s\n%s", code, stderr, stdout)
@@ -83,10 +83,10 @@ func TestPrintVendoredBadIndex(t *testing.T) {
 	if err := os.WriteFile(index, []byte("libfoo.so.1\nnot a line at all\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, stderr := runCLI("print-vendored", "--index", index, dir); code != exitFail || !strings.Contains(stderr, "nix-locate.txt line 2") {
+	if code, _, stderr := runCLI("print-vendored", "--soname-index", index, dir); code != exitFail || !strings.Contains(stderr, "nix-locate.txt line 2") {
 		t.Errorf("bad index: exit %d, %s", code, stderr)
 	}
-	if code, _, stderr := runCLI("print-vendored", "--no-default-index", dir); code != exitUsage || !strings.Contains(stderr, "--index") {
+	if code, _, stderr := runCLI("print-vendored", "--no-default-index", dir); code != exitUsage || !strings.Contains(stderr, "--soname-index") {
 		t.Errorf("no index at all: exit %d, %s", code, stderr)
 	}
 }
