@@ -95,6 +95,13 @@ Columns: <span>sm</span>generic target sm_XY: SASS runs on X.Y and later X.x GPU
 </svg>
 </div>{{else}}<p>No soname dependencies between packages.</p>{{end}}
 {{with .Isolated}}<p class="isolated" id="isolated-{{$v}}">Without dependencies either way: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
+{{with .Vendored}}<h3>Vendored libraries</h3>
+<p>Third-party libraries inside the archives that a free distribution ships (docs/vendored.md): candidates for removal in favour of Nixpkgs' own.</p>
+<table class="vendored" id="vendored-{{$v}}">
+<tr><th>package</th><th>platform</th><th>variant</th><th>library</th><th>upstream</th><th>in a free distribution</th></tr>
+{{range .}}{{$r := .}}{{range .Libs}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
+{{end}}{{end}}</table>
+{{end}}
 </details>
 {{end}}
 </body>
