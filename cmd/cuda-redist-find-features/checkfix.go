@@ -30,6 +30,9 @@ type fixRun struct {
 	plan        *nixpkgscheck.Plan
 	old, new    map[string]string // by file, relative to packagesDir
 	refusals    []nixpkgscheck.Finding
+	// vendored are, with --remove-vendored, the vendored libraries each
+	// file keeps: the fix proposes a postPatch removing them.
+	vendored map[string][]string
 }
 
 // repair repairs the package files after a check: the diff goes to stdout,
@@ -41,6 +44,9 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 		packagesDir = resolved
 	}
 	fr := &fixRun{c: c, packagesDir: packagesDir, files: files, plan: plan, old: map[string]string{}, new: map[string]string{}}
+	if c.removeVendored {
+		fr.vendored = nixpkgscheck.KeptVendored(plan.Check(files, results))
+	}
 	byFile, missing := plan.FixInput(files, results)
 	probes, err := fr.probes(ctx, byFile)
 	if err != nil {
@@ -98,6 +104,9 @@ func (fr *fixRun) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[
 	for _, file := range slices.Sorted(maps.Keys(byFile)) {
 		cases := fr.cases(byFile[file], probes[file])
 		out, err := nixfix.Fix(fr.old[file], cases)
+		if err == nil {
+			out, err = fr.removeVendored(file, out)
+		}
 		switch {
 		case err != nil:
 			fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: "notFixed", File: file, Message: err.Error()})
@@ -105,6 +114,16 @@ func (fr *fixRun) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[
 			fr.new[file] = out
 		}
 	}
+}
+
+// removeVendored adds to a file's (fixed) text the postPatch removing
+// the vendored libraries it keeps (--remove-vendored).
+func (fr *fixRun) removeVendored(file, text string) (string, error) {
+	paths := fr.vendored[file]
+	if len(paths) == 0 {
+		return text, nil
+	}
+	return nixfix.ProposeRemovals(text, paths)
 }
 
 // cases turns a file's check cases into the fixer's.

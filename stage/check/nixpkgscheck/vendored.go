@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
@@ -113,4 +115,20 @@ func (p *Plan) nvidiaSonames() map[string][]string {
 		}
 	}
 	return vendored.NVIDIASonames(as)
+}
+
+// KeptVendored groups the vendoredLibrary findings by package file: the
+// paths of the vendored libraries each file keeps, sorted (what
+// check-nixpkgs --fix --remove-vendored proposes to remove).
+func KeptVendored(findings []Finding) map[string][]string {
+	out := map[string][]string{}
+	for _, f := range findings {
+		if f.Kind == KindVendoredLibrary && f.Path != "" && !slices.Contains(out[f.File], f.Path) {
+			out[f.File] = append(out[f.File], f.Path)
+		}
+	}
+	for _, l := range out {
+		sort.Strings(l)
+	}
+	return out
 }

@@ -81,3 +81,15 @@ func TestRemovalPatterns(t *testing.T) {
 		}
 	}
 }
+
+// TestKeptVendored: the vendoredLibrary findings by file, paths sorted and
+// once each (an archive per platform repeats them); other kinds left out.
+func TestKeptVendored(t *testing.T) {
+	v := func(file, p string) Finding { return Finding{Kind: KindVendoredLibrary, File: file, Path: p} }
+	got := KeptVendored([]Finding{v("n.nix", "b/libz.so"), v("n.nix", "a/libQt6Core.so.6"), v("n.nix", "b/libz.so"),
+		v("m.nix", "libssl.so.3"), {Kind: "couldSplit", File: "n.nix", Path: "lib/x.so"}})
+	want := map[string][]string{"n.nix": {"a/libQt6Core.so.6", "b/libz.so"}, "m.nix": {"libssl.so.3"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("KeptVendored (-want +got):\n%s", diff)
+	}
+}
