@@ -129,6 +129,7 @@ func Check(archives []Archive, nvidia map[string][]string, ix *sonameindex.Index
 func CheckArchive(a Archive, nvidia map[string][]string, ix *sonameindex.Index) Result {
 	r := Result{Package: a.Package, Platform: a.Platform, Variant: a.Variant, Vendored: []Library{}, NVIDIA: []Tie{}}
 	libs := a.Features.Libraries
+	var needers map[string][]string // built on the first vendored library
 	for _, lib := range libs {
 		if lib.Kind != "shared" || lib.Stub {
 			continue // static archives and objects get linked in, not loaded; stubs are NVIDIA's link-time stand-ins
@@ -145,8 +146,11 @@ func CheckArchive(a Archive, nvidia map[string][]string, ix *sonameindex.Index) 
 			r.NVIDIA = append(r.NVIDIA, Tie{Path: lib.Path, Name: name, Packages: pkgs, Index: matchNames(matches)})
 			continue
 		}
+		if needers == nil {
+			needers = neededIndex(libs)
+		}
 		r.Vendored = append(r.Vendored, Library{Path: lib.Path, Name: name, Soname: lib.Soname,
-			Upstream: Upstream(lib), Index: matches, Evidence: evidence(lib, matches), NeededBy: neededBy(libs, lib)})
+			Upstream: Upstream(lib), Index: matches, Evidence: evidence(lib, matches), NeededBy: neededBy(needers, lib)})
 	}
 	return r
 }
@@ -195,16 +199,31 @@ func firstN(list []string, n int) []string {
 	return append(append([]string(nil), list[:n]...), fmt.Sprintf("… %d more", len(list)-n))
 }
 
+// neededIndex maps each needed soname to the paths of the libraries that
+// need it, in the archive's order: one pass over every DT_NEEDED, so an
+// archive of 10,000 libraries costs their entries, not their square.
+func neededIndex(libs []features.Library) map[string][]string {
+	out := map[string][]string{}
+	for _, l := range libs {
+		for _, n := range l.Needed {
+			if ps := out[n]; len(ps) == 0 || ps[len(ps)-1] != l.Path {
+				out[n] = append(ps, l.Path)
+			}
+		}
+	}
+	return out
+}
+
 // neededBy lists the paths of the archive's libraries that need lib, by
 // its soname (a library without one is dlopen'ed, needed by none).
-func neededBy(libs []features.Library, lib features.Library) []string {
+func neededBy(needers map[string][]string, lib features.Library) []string {
 	out := []string{}
 	if lib.Soname == "" {
 		return out
 	}
-	for _, o := range libs {
-		if o.Path != lib.Path && contains(o.Needed, lib.Soname) {
-			out = append(out, o.Path)
+	for _, p := range needers[lib.Soname] {
+		if p != lib.Path {
+			out = append(out, p)
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package vendored_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -128,5 +129,36 @@ func TestUpstream(t *testing.T) {
 		if got := vendored.Upstream(c.lib); got != c.want {
 			t.Errorf("Upstream(%s) = %q, want %q", c.lib.Path, got, c.want)
 		}
+	}
+}
+
+// TestManyLibraries: an archive of 10,000 vendored libraries, each needed
+// by the 20 after it (200,000 DT_NEEDED entries), is classified in one
+// pass over them (not 10,000 × 10,000), every dependant listed.
+func TestManyLibraries(t *testing.T) {
+	ix := sonameindex.New()
+	var text strings.Builder
+	f := &features.Features{}
+	for i := range 10000 {
+		name := fmt.Sprintf("libv%d.so.1", i)
+		fmt.Fprintln(&text, name)
+		var needed []string
+		for j := max(0, i-20); j < i; j++ {
+			needed = append(needed, fmt.Sprintf("libv%d.so.1", j))
+		}
+		f.Libraries = append(f.Libraries, lib(fmt.Sprintf("host/%s", name), name, needed...))
+	}
+	if err := ix.Read(strings.NewReader(text.String()), "many"); err != nil {
+		t.Fatal(err)
+	}
+	r := vendored.CheckArchive(vendored.Archive{Package: "p", Features: f}, nil, ix)
+	if len(r.Vendored) != 10000 {
+		t.Fatalf("%d vendored, want 10000", len(r.Vendored))
+	}
+	if n := len(r.Vendored[0].NeededBy); n != 20 {
+		t.Errorf("libv0.so.1 needed by %d, want 20", n)
+	}
+	if n := len(r.Vendored[9999].NeededBy); n != 0 {
+		t.Errorf("libv9999.so.1 needed by %d, want 0", n)
 	}
 }
