@@ -22,7 +22,8 @@
 # apt runs with a configuration of its own under DEST/apt-<suite> (sources,
 # lists, cache; no dpkg status): the machine's apt sources and state are
 # neither read nor changed. The mirror is the one of the machine's Debian
-# sources. Downloads (.deb sizes): 11.8 about 230 MB, 12.5 about 150 MB.
+# sources. Downloads (.deb sizes): 11.8 about 230 MB, 12.5 about 150 MB,
+# nsight-systems 137 MB.
 # The wheels come through pip's ordinary client (pip download --no-deps,
 # pinned versions; a wheel is a zip): about 900 MB, 1.4 GB unpacked.
 set -euo pipefail
