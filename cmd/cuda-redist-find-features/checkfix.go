@@ -14,7 +14,7 @@ import (
 // file changed meanwhile is an error finding and is left alone), then
 // what the check of the repaired files still finds.
 func (c *checkRun) repair(ctx context.Context, packagesDir string, files []string, unread []nixpkgscheck.Finding, plan *nixpkgscheck.Plan, results map[string][]pkgeval.Result) error {
-	fix, err := fixrun.Prepare(ctx, packagesDir, files, results, fixrun.Options{Eval: c.eval, Plan: plan, Globstar: c.globstar, Unread: unread})
+	fix, err := fixrun.Prepare(ctx, packagesDir, files, results, fixrun.Options{Eval: c.eval, Plan: plan, Globstar: c.globstar, Unread: unread, RemoveVendored: c.removeVendored})
 	if err != nil {
 		return err
 	}

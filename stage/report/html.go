@@ -34,6 +34,8 @@ type htmlRelease struct {
 	// not drawn, so a release of independent packages is not one tall
 	// column of boxes.
 	Isolated []string
+	// Vendored are the archives with vendored libraries.
+	Vendored []vendoredRow
 }
 
 // outputsTable is the outputs part: per package, what its buildRedist
@@ -153,6 +155,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Open:     i == len(r.Releases)-1,
 			Outputs:  buildOutputsTable(rel),
 			Matrices: buildMatrices(rel),
+			Vendored: vendoredRows(rel),
 		})
 		last := &v.Sections[len(v.Sections)-1]
 		connected, isolated := splitIsolated(rel.Graph)

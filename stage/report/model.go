@@ -86,6 +86,10 @@ type Archive struct {
 	TopPTX   string   `json:"topPtx"`
 	Provides []string `json:"provides"`
 	Needs    []string `json:"needs"`
+	// Vendored are the third-party libraries of the archive that a free
+	// distribution ships (docs/vendored.md; the default index), in path
+	// order; absent when none.
+	Vendored []VendoredLib `json:"vendored,omitempty"`
 }
 
 // Graph is the soname dependency graph of a release: package A → B when A
@@ -228,12 +232,14 @@ func ReleaseOf(a *Aggregate) Release {
 	platforms := map[string]bool{}
 	archs := map[string]bool{}
 	index := a.Index[a.Redist][a.Version]
+	vend := vendoredOf(a.Detail)
 	for _, name := range sortedKeys(a.Detail) {
 		p := Package{Name: name, Version: index[name].ReleaseInfo.Version, Archives: []Archive{}}
 		for _, platform := range sortedKeys(a.Detail[name]) {
 			platforms[platform] = true
 			for _, variant := range sortedKeys(a.Detail[name][platform]) {
 				arc := buildArchive(platform, variant, a.Detail[name][platform][variant])
+				arc.Vendored = vend[[3]string{name, platform, variant}]
 				for _, s := range append(append([]string{}, arc.SASS...), arc.PTX...) {
 					archs[s] = true
 				}

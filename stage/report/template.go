@@ -84,6 +84,7 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{template "coverage" .}}
 {{template "capabilities" .}}
 {{template "graph" .}}
+{{template "vendored" .}}
 </details>
 {{end}}
 {{- define "outputs"}}
@@ -142,4 +143,13 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 </div>{{else}}<p>No soname dependencies between packages.</p>{{end}}
 {{with .Isolated}}<p class="isolated" id="isolated-{{$.Version}}">Without dependencies either way: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
 {{end -}}
+{{- define "vendored"}}
+{{with .Vendored}}<h3>Vendored libraries</h3>
+<p class="note">Third-party libraries inside the archives that a free distribution ships (docs/vendored.md): candidates for removal in favour of Nixpkgs' own.</p>
+<div class="scroll"><table class="vendored" id="vendored-{{$.Version}}">
+<tr><th>package</th><th>platform</th><th>variant</th><th>library</th><th>upstream</th><th>in a free distribution</th></tr>
+{{range .}}{{$r := .}}{{range .Libs}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
+{{end}}{{end}}</table></div>
+{{end}}
+{{- end}}
 `

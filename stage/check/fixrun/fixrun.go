@@ -29,6 +29,9 @@ type Options struct {
 	// Unread are the findings of the files the listing could not read:
 	// they are in the recheck's findings too.
 	Unread []nixpkgscheck.Finding
+	// RemoveVendored is check-nixpkgs --remove-vendored: each file gets a
+	// postPatch removing the vendored libraries it keeps.
+	RemoveVendored bool
 }
 
 // Fix is a prepared fix: every changed and new file's text before and
@@ -42,6 +45,9 @@ type Fix struct {
 
 	opts     Options
 	refusals []nixpkgscheck.Finding
+	// vendored are, with RemoveVendored, the vendored libraries each file
+	// keeps (by file).
+	vendored map[string][]string
 }
 
 // Prepare works out the fix of the package files (files, relative to
@@ -54,6 +60,9 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 		packagesDir = resolved
 	}
 	fr := &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts}
+	if opts.RemoveVendored {
+		fr.vendored = nixpkgscheck.KeptVendored(opts.Plan.Check(files, results))
+	}
 	byFile, missing := opts.Plan.FixInput(files, results)
 	probes, err := fr.probes(ctx, byFile)
 	if err != nil {
@@ -115,6 +124,9 @@ func (fr *Fix) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[str
 	for _, file := range slices.Sorted(maps.Keys(byFile)) {
 		cases := fr.cases(byFile[file], probes[file])
 		out, err := nixfix.Fix(fr.Old[file], cases)
+		if err == nil {
+			out, err = fr.removeVendored(file, out)
+		}
 		switch {
 		case err != nil:
 			fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: "notFixed", File: file, Message: err.Error()})
@@ -122,6 +134,16 @@ func (fr *Fix) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[str
 			fr.New[file] = out
 		}
 	}
+}
+
+// removeVendored adds to a file's (fixed) text the postPatch removing
+// the vendored libraries it keeps (--remove-vendored).
+func (fr *Fix) removeVendored(file, text string) (string, error) {
+	paths := fr.vendored[file]
+	if len(paths) == 0 {
+		return text, nil
+	}
+	return nixfix.ProposeRemovals(text, paths)
 }
 
 // cases turns a file's check cases into the fixer's.

@@ -24,6 +24,8 @@ func report() map[string]any {
 		"topPtx":             obj{"anyOf": []any{arch, obj{"const": ""}}},
 		"provides":           strList(),
 		"needs":              strList(),
+		"vendored": obj{"type": "array", "items": closed(obj{"name": str(), "upstream": str(), "path": str(), "provider": str()},
+			"name", "upstream", "path", "provider")},
 	}, "platform", "variant", "relativePath", "sha256", "narHash", "outputs", "legacyOutputs", "sass", "ptx", "topPtx", "provides", "needs")
 	pkg := closed(obj{
 		"name":     str(),
@@ -51,6 +53,7 @@ func report() map[string]any {
 		"sassGained": archList, "sassLost": archList,
 		"ptxGained": archList, "ptxLost": archList,
 		"sonamesAdded": strList(), "sonamesRemoved": strList(),
+		"vendoredAdded": strList(), "vendoredRemoved": strList(),
 		"narHashChanged": boolean, "oldNarHash": str(), "newNarHash": str(), "version": str(),
 	}, "package", "platform", "variant", "added", "removed", "outputsGained", "outputsLost",
 		"sassGained", "sassLost", "ptxGained", "ptxLost", "sonamesAdded", "sonamesRemoved", "narHashChanged")

@@ -128,6 +128,8 @@ func Feature(format string) (map[string]any, error) {
 		}, "kind", "sm", "flags", "headerSize", "count")},
 		"fatbinEntriesOmitted": obj{"type": "integer", "minimum": 1},
 		"fatbinWarnings":       strList(),
+		"versionDefinitions":   strList(),
+		"comments":             strList(),
 		"stub":                 obj{"type": "boolean"},
 		"error":                str(),
 	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")
