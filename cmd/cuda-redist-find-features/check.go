@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -124,7 +125,9 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	c := &checkRun{e: e, runner: runner, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
 		fix: *cf.fix, dryRun: *cf.dryRun,
 		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs,
-			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory)}}
+			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory),
+			// -v: Nix's "… while evaluating" trace lines too.
+			Trace: e.log.Enabled(context.Background(), slog.LevelInfo)}}
 	if *cf.evalTimeout <= 0 {
 		return nil, usageErrorf("--eval-timeout %s: want a positive duration", *cf.evalTimeout)
 	}
