@@ -32,6 +32,8 @@ type nixProgress struct {
 	// stops then was stopped, not done (the run's context is cancelled
 	// before Nix gets the signal).
 	stopped func() bool
+	// failures are the failed builds, for the summary at the end.
+	failures []nixlog.Build
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
@@ -81,11 +83,11 @@ func (p *nixProgress) line(line string) {
 	case nixlog.Duplicate:
 		return
 	case nixlog.Message:
-		p.print(u.Message)
-	case nixlog.Finished:
-		if p.lines {
-			p.eventLine(u.Build)
+		if !nixlog.IsRetryNotice(u.Message) {
+			p.print(u.Message)
 		}
+	case nixlog.Finished, nixlog.LateFailure:
+		p.finished(u.Build)
 	case nixlog.Downloaded:
 		if p.lines {
 			fmt.Fprintf(p.w, "downloaded %s\n", mib(u.Bytes))
@@ -104,17 +106,36 @@ var (
 		nixlog.Aggregate: "aggregate", nixlog.Other: "build"}
 )
 
+// finished shows a build that stopped: a failure in both modes, with
+// its cause, and kept for the summary; a success in lines mode.
+func (p *nixProgress) finished(b nixlog.Build) {
+	if b.Failed {
+		p.failures = append(p.failures, b)
+		p.print(failureLine(b))
+		return
+	}
+	if p.lines {
+		p.eventLine(b)
+	}
+}
+
+// failureLine is "failed NAME (STAGE): CAUSE", the cause being the last
+// error line the builder wrote.
+func failureLine(b nixlog.Build) string {
+	cause := b.Cause
+	if cause == "" {
+		cause = noCause
+	}
+	return fmt.Sprintf("failed %s (%s): %s", b.Subject, stageFailed[b.Stage], cause)
+}
+
 // eventLine is lines mode's line for a derivation Nix finished building:
 // what it was, the archive's name, the count of its stage, what it
 // downloaded and where it ran.
 func (p *nixProgress) eventLine(b nixlog.Build) {
 	name := b.Subject
-	if !b.Failed && p.stopped != nil && p.stopped() {
+	if p.stopped != nil && p.stopped() {
 		fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", name, stageFailed[b.Stage])
-		return
-	}
-	if b.Failed {
-		fmt.Fprintf(p.w, "failed %s (%s)\n", name, stageFailed[b.Stage])
 		return
 	}
 	line := stageVerb[b.Stage] + " " + name
@@ -219,4 +240,20 @@ func (p *nixProgress) finish() {
 		fmt.Fprintln(p.w)
 		p.shown = false
 	}
+	for _, line := range failureSummary(p.failures, p.dependencyFailed()) {
+		fmt.Fprintln(p.w, safetext.TextKeepingColours(line))
+	}
+	p.failures = nil
+}
+
+// dependencyFailed counts by stage the derivations not built because
+// one they need failed.
+func (p *nixProgress) dependencyFailed() map[nixlog.Stage]int {
+	n := map[nixlog.Stage]int{}
+	for s := nixlog.Fetch; s <= nixlog.Other; s++ {
+		if d := p.t.DependencyFailed(s); d > 0 {
+			n[s] = d
+		}
+	}
+	return n
 }

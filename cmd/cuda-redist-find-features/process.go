@@ -310,7 +310,8 @@ func (p *processRun) writeManifest(ctx context.Context, out *nixdriver.Outcome, 
 	for i, e := range m.FailedEntries {
 		failed[i] = e.ID()
 	}
-	problem := fmt.Sprintf("manifest %s: %d of %d entries failed: %s; %s left as it was", m.Path, len(failed), len(m.Entries), strings.Join(failed, ", "), final)
+	// A few names: the causes are in the summary of the build above.
+	problem := fmt.Sprintf("manifest %s: %d of %d entries failed: %s; %s left as it was", m.Path, len(failed), len(m.Entries), someNames(failed), final)
 	if len(failed) == 0 {
 		problem = fmt.Sprintf("manifest %s: its aggregate derivation %s failed; %s left as it was", m.Path, m.Aggregate.Drv, final)
 	}
