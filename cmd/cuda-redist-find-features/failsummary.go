@@ -92,12 +92,16 @@ var knownCauses = []struct {
 // noCause stands for the cause of a builder that wrote nothing.
 const noCause = "its builder wrote no error"
 
-// quoted is a quoted name in a cause: a URL, a path.
-var quoted = regexp.MustCompile(`'[^']*'|"[^"]*"`)
+// quoted is a quoted name in a cause: a URL, a path; storePath a store
+// path, which names its archive.
+var (
+	quoted    = regexp.MustCompile(`'[^']*'|"[^"]*"`)
+	storePath = regexp.MustCompile(`/nix/store/[0-9a-z]{32}-[^\s:'"]*`)
+)
 
 // causeClass is what failures are grouped by: a known cause's words, else
 // the cause with what names the archive (words that start with its name,
-// quoted URLs and paths) left out.
+// store paths, quoted URLs and paths) left out.
 func causeClass(cause, subject string) string {
 	if cause == "" {
 		return noCause
@@ -107,7 +111,7 @@ func causeClass(cause, subject string) string {
 			return k.says
 		}
 	}
-	cause = quoted.ReplaceAllString(cause, "…")
+	cause = storePath.ReplaceAllString(quoted.ReplaceAllString(cause, "…"), "…")
 	if subject != "" {
 		// A word that starts with the name (the archive's file name).
 		named := regexp.MustCompile(`(^|[\s/])` + regexp.QuoteMeta(subject) + `[^\s:]*`)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
@@ -23,14 +24,14 @@ func TestFailureSummary(t *testing.T) {
 	}
 	for _, name := range []string{"libfoo-linux-x86_64-1.0-archive", "libbar-linux-sbsa-2.0-archive"} {
 		failures = append(failures, nixlog.Build{Stage: nixlog.Unpack, Subject: name,
-			Cause: "cuda-redist-find-features: unpack " + name + ".tar.xz: corrupt or truncated archive: unexpected EOF"})
+			Cause: "cuda-redist-find-features unpack: unpack /nix/store/" + strings.Repeat("a", 32) + "-" + name + ".tar.xz: xz: unexpected EOF"})
 	}
 	failures = append(failures, nixlog.Build{Stage: nixlog.Detect, Subject: "x"})
 	got := failureSummary(failures, map[nixlog.Stage]int{nixlog.Detect: 694, nixlog.Aggregate: 1})
 	want := []string{
 		"692 fetches failed: could not resolve host (offline? try --offline with local archives)",
 		"  a0, a1, a2 …and 689 more",
-		"2 unpacks failed: cuda-redist-find-features: unpack …: corrupt or truncated archive: unexpected EOF",
+		"2 unpacks failed: cuda-redist-find-features unpack: unpack …: xz: unexpected EOF",
 		"  libfoo-linux-x86_64-1.0-archive, libbar-linux-sbsa-2.0-archive",
 		"1 detection failed: its builder wrote no error",
 		"  x",
