@@ -249,6 +249,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	defer out.Close()
 	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir}
 	out.CheckInput(ctx, &in, c.e.log)
+	c.addFailures(out, &in)
 	plan := nixpkgscheck.NewPlan(in)
 	results, err := c.eval.Evaluate(ctx, packagesDir, files, plan.Cases)
 	if err != nil {
@@ -263,6 +264,29 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	return c.report(findings)
+}
+
+// addFailures gives each archive without a detection what failed and
+// why, as the progress read it in Nix's log (the fetchFailure findings
+// say it, --json too).
+func (c *checkRun) addFailures(out *nixdriver.Outcome, in *nixpkgscheck.Input) {
+	if c.e.buildFailure == nil {
+		return
+	}
+	type key struct{ redist, manifest, pkg, platform, variant string }
+	why := map[key]string{}
+	for _, m := range out.Manifests {
+		for _, e := range m.Entries {
+			if f := entryFailure(e, c.e.buildFailure); f != "" {
+				why[key{e.Redist, e.Manifest, e.Package, e.Platform, e.Variant}] = f
+			}
+		}
+	}
+	for i, a := range in.Archives {
+		if a.Features == nil {
+			in.Archives[i].Failure = why[key{a.Redist, a.Manifest, a.Package, a.Platform, a.Variant}]
+		}
+	}
 }
 
 // report prints the findings, in the order of nixpkgscheck.Check, and

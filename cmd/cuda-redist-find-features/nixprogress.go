@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
@@ -32,8 +33,11 @@ type nixProgress struct {
 	// stops then was stopped, not done (the run's context is cancelled
 	// before Nix gets the signal).
 	stopped func() bool
-	// failures are the failed builds, for the summary at the end.
-	failures []nixlog.Build
+	// failures are the failed builds, for the summary at the end;
+	// failedDrv the same by .drv path, and the derivations not built for
+	// want of one they need, for --json (failureOf).
+	failures  []nixlog.Build
+	failedDrv map[string]nixlog.Build
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
@@ -88,6 +92,8 @@ func (p *nixProgress) line(line string) {
 		}
 	case nixlog.Finished, nixlog.LateFailure:
 		p.finished(u.Build)
+	case nixlog.DependencyFailed:
+		p.remember(u.Build)
 	case nixlog.Downloaded:
 		if p.lines {
 			fmt.Fprintf(p.w, "downloaded %s\n", mib(u.Bytes))
@@ -111,12 +117,29 @@ var (
 func (p *nixProgress) finished(b nixlog.Build) {
 	if b.Failed {
 		p.failures = append(p.failures, b)
+		p.remember(b)
 		p.print(failureLine(b))
 		return
 	}
 	if p.lines {
 		p.eventLine(b)
 	}
+}
+
+func (p *nixProgress) remember(b nixlog.Build) {
+	if p.failedDrv == nil {
+		p.failedDrv = map[string]nixlog.Build{}
+	}
+	p.failedDrv[b.Drv] = b
+}
+
+// failureOf is the failed build of drv, or its failure for want of a
+// derivation it needs (Failed false).
+func (p *nixProgress) failureOf(drv string) (nixlog.Build, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, ok := p.failedDrv[drv]
+	return b, ok
 }
 
 // failureLine is "failed NAME (STAGE): CAUSE", the cause being the last
@@ -244,6 +267,22 @@ func (p *nixProgress) finish() {
 		fmt.Fprintln(p.w, safetext.TextKeepingColours(line))
 	}
 	p.failures = nil
+}
+
+// entryFailure says what failed of an entry's fetch, unpack and
+// detection, in that order, and why: "unpack failed: CAUSE"; "" when
+// none is known failed.
+func entryFailure(e nixdriver.Entry, failureOf func(string) (nixlog.Build, bool)) string {
+	for _, d := range []nixdriver.Derivation{e.Fetch, e.Unpack, e.Detect} {
+		if b, ok := failureOf(d.Drv); ok && b.Failed {
+			cause := b.Cause
+			if cause == "" {
+				cause = noCause
+			}
+			return stageFailed[b.Stage] + " failed: " + cause
+		}
+	}
+	return ""
 }
 
 // dependencyFailed counts by stage the derivations not built because

@@ -163,6 +163,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		p := newNixProgress(e.terminal)
 		r.Stderr = p
 		r.SetRoles = p.setRoles
+		e.buildFailure = p.failureOf
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
 		e.atExit = append(e.atExit, p.finish)
@@ -173,6 +174,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
 		r.SetRoles = p.setRoles
+		e.buildFailure = p.failureOf
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
 	}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -173,5 +174,36 @@ func TestEvalErrorsKeepTheirCause(t *testing.T) {
 		if traced := strings.Contains(strings.Join(lines, "\n"), "… while evaluating"); traced && !verbose {
 			t.Errorf("trace lines without -v:\n%s", strings.Join(lines, "\n"))
 		}
+	}
+}
+
+// TestCheckJSONNamesEachFailure: check-nixpkgs --json gives every
+// archive whose fetch failed a fetchFailure finding that says which
+// stage failed and the builder's last error line.
+func TestCheckJSONNamesEachFailure(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		rewriteManifest(t, filepath.Join(dir, "redistrib_"+v+".json"), func(m map[string]any) { newHashes(t, m) })
+	}
+	args := []string{"check-nixpkgs", "--nix-option", "substituters=", "--offline", "--json",
+		"--url", "http://no-such-host.invalid/sample", filepath.Join(repoRoot(), "examples", "nixpkgs"), dir}
+	_, stdout, stderr := runProgram(t, args...)
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
+		var f struct{ Kind, Package, Message string }
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if f.Kind != "fetchFailure" {
+			continue
+		}
+		n++
+		if !regexp.MustCompile(`^the archive could not be checked: fetch failed: error: unable to download 'http://no-such-host\.invalid/sample/[^']+': Could(n't| not) resolve host`).MatchString(f.Message) {
+			t.Errorf("%s: %q", f.Package, f.Message)
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d fetchFailure findings, want one per archive checked:\n%s\n%s", n, stdout, stderr)
 	}
 }
