@@ -83,9 +83,18 @@ func (p *nixProgress) line(line string) {
 		return
 	}
 	u := p.t.Handle(ev)
-	switch u.Kind {
-	case nixlog.Duplicate:
+	if u.Kind == nixlog.Duplicate {
 		return
+	}
+	p.show(u)
+	if !p.lines {
+		p.status()
+	}
+}
+
+// show shows what an event meant.
+func (p *nixProgress) show(u nixlog.Update) {
+	switch u.Kind {
 	case nixlog.Message:
 		if !nixlog.IsRetryNotice(u.Message) {
 			p.print(u.Message)
@@ -93,14 +102,13 @@ func (p *nixProgress) line(line string) {
 	case nixlog.Finished, nixlog.LateFailure:
 		p.finished(u.Build)
 	case nixlog.DependencyFailed:
-		p.remember(u.Build)
+		if !p.interrupted() {
+			p.remember(u.Build)
+		}
 	case nixlog.Downloaded:
 		if p.lines {
 			fmt.Fprintf(p.w, "downloaded %s\n", mib(u.Bytes))
 		}
-	}
-	if !p.lines {
-		p.status()
 	}
 }
 
@@ -115,6 +123,13 @@ var (
 // finished shows a build that stopped: a failure in both modes, with
 // its cause, and kept for the summary; a success in lines mode.
 func (p *nixProgress) finished(b nixlog.Build) {
+	if p.interrupted() {
+		// Stopped by the signal, not failed nor done.
+		if p.lines {
+			fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", b.Subject, stageFailed[b.Stage])
+		}
+		return
+	}
 	if b.Failed {
 		p.failures = append(p.failures, b)
 		p.remember(b)
@@ -156,12 +171,7 @@ func failureLine(b nixlog.Build) string {
 // what it was, the archive's name, the count of its stage, what it
 // downloaded and where it ran.
 func (p *nixProgress) eventLine(b nixlog.Build) {
-	name := b.Subject
-	if p.stopped != nil && p.stopped() {
-		fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", name, stageFailed[b.Stage])
-		return
-	}
-	line := stageVerb[b.Stage] + " " + name
+	line := stageVerb[b.Stage] + " " + b.Subject
 	// An aggregate has no count (there is one per manifest), nor has a
 	// derivation the driver did not name.
 	if b.Stage != nixlog.Aggregate && b.Stage != nixlog.Other && b.Planned > 0 {
@@ -175,6 +185,9 @@ func (p *nixProgress) eventLine(b nixlog.Build) {
 	}
 	fmt.Fprintln(p.w, line)
 }
+
+// interrupted reports whether the run was interrupted.
+func (p *nixProgress) interrupted() bool { return p.stopped != nil && p.stopped() }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
@@ -263,8 +276,10 @@ func (p *nixProgress) finish() {
 		fmt.Fprintln(p.w)
 		p.shown = false
 	}
-	for _, line := range failureSummary(p.failures, p.dependencyFailed()) {
-		fmt.Fprintln(p.w, safetext.TextKeepingColours(line))
+	if !p.interrupted() {
+		for _, line := range failureSummary(p.failures, p.dependencyFailed()) {
+			fmt.Fprintln(p.w, safetext.TextKeepingColours(line))
+		}
 	}
 	p.failures = nil
 }

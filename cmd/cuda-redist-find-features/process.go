@@ -161,6 +161,8 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 	case isTerminal(e.terminal):
 		// A status line from Nix's structured log.
 		p := newNixProgress(e.terminal)
+		ctx := e.context()
+		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
 		r.SetRoles = p.setRoles
 		e.buildFailure = p.failureOf
