@@ -210,6 +210,8 @@ func (t *Tracker) stop(id uint64, justFailed bool) Update {
 	if drv, ok := t.running[id]; ok {
 		return Update{Kind: Finished, Build: t.finish(id, justFailed || t.failedDrv[drv])}
 	}
+	// Another activity's stop (a download's) says nothing of the builds.
+	t.justFailed = justFailed
 	parent, ok := t.transferOf[id]
 	if !ok {
 		return Update{}

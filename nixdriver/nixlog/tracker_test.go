@@ -149,6 +149,25 @@ func TestTracker(t *testing.T) {
 			nothing},
 		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 1}, failed: [numStages]int{Unpack: 1}, running: []string{}},
 	}, {
+		// Nix 2.34: the builds' failed count rises, then the failed
+		// build stops (a download's stop between them), then Nix names
+		// it; a build that stops after another event did not fail.
+		name: "failed build as Nix 2.34 reports it",
+		events: append(plan(drv("y"), drv("z")), Event{Action: "start", ID: 9, Type: ActBuilds},
+			build(4, drv("y"), ""), build(5, drv("z"), ""), transfer(6, 4),
+			Event{Action: "result", ID: 4, Type: ResBuildLogLine, Fields: []any{"\x1b[31;1merror:\x1b[0m bad archive"}},
+			Event{Action: "result", ID: 4, Type: ResBuildLogLine, Fields: []any{""}},
+			Event{Action: "result", ID: 9, Type: ResProgress, Fields: []any{0.0, 2.0, 1.0, 1.0}},
+			stop(6), stop(4),
+			Event{Action: "result", ID: 9, Type: ResProgress, Fields: []any{1.0, 2.0, 0.0, 1.0}}, stop(5),
+			msg(0, "error: Cannot build '"+drv("y")+"'.\n       Reason: builder failed with exit code 1.")),
+		want: []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Subject: "y", Failed: true, Cause: "error: bad archive", Done: 1, Planned: 2}},
+			nothing,
+			{Kind: Finished, Build: Build{Drv: drv("z"), Stage: Unpack, Subject: "z", Done: 2, Planned: 2}},
+			nothing},
+		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 2}, failed: [numStages]int{Unpack: 1}, running: []string{}},
+	}, {
 		name:   "warnings show, chatter does not",
 		events: []Event{msg(1, "warning: w\n"), msg(2, "notice"), msg(3, "building '"+drv("x")+"'...")},
 		want:   []Update{{Kind: Message, Message: "warning: w\n"}, nothing, nothing},

@@ -39,7 +39,7 @@ run() {
 dir=$here
 # A build log: the paths vary with the salt, so it is the same every run
 # but for them.
-run "cd $dir && nix-store --realise --keep-going -j 1 --option sandbox false --option build-users-group '' --option substituters '' --log-format internal-json \
+run "cd $dir && nix-store --realise --keep-going -j 4 --option sandbox false --option build-users-group '' --option substituters '' --log-format internal-json \
 	\$(nix-instantiate failures.nix --argstr salt $version) 2>$dir/build-$version.log >/dev/null || true"
 # Evaluation errors, as the check's evaluator gets them from Nix: its
 # test binary (static) writes them with CRFF_CAPTURE_NIXERRORS set.
