@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -129,7 +130,9 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	c := &checkRun{e: e, runner: runner, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
 		fix: *cf.fix, dryRun: *cf.dryRun, removeVendored: *cf.removeVendored,
 		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs,
-			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory)}}
+			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory),
+			// -v: Nix's "… while evaluating" trace lines too.
+			Trace: e.log.Enabled(context.Background(), slog.LevelInfo)}}
 	if *cf.evalTimeout <= 0 {
 		return nil, usageErrorf("--eval-timeout %s: want a positive duration", *cf.evalTimeout)
 	}
@@ -260,6 +263,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir,
 		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(packagesDir, file)) }}}
 	out.CheckInput(ctx, &in, c.e.log)
+	c.addFailures(out, &in)
 	plan := nixpkgscheck.NewPlan(in)
 	results, err := c.eval.Evaluate(ctx, packagesDir, files, plan.Cases)
 	if err != nil {
@@ -275,6 +279,29 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	}
 	nixpkgscheck.Sort(findings)
 	return c.report(findings)
+}
+
+// addFailures gives each archive without a detection what failed and
+// why, as the progress read it in Nix's log (the fetchFailure findings
+// say it, --json too).
+func (c *checkRun) addFailures(out *nixdriver.Outcome, in *nixpkgscheck.Input) {
+	if c.e.buildFailure == nil {
+		return
+	}
+	type key struct{ redist, manifest, pkg, platform, variant string }
+	why := map[key]string{}
+	for _, m := range out.Manifests {
+		for _, e := range m.Entries {
+			if f := entryFailure(e, c.e.buildFailure); f != "" {
+				why[key{e.Redist, e.Manifest, e.Package, e.Platform, e.Variant}] = f
+			}
+		}
+	}
+	for i, a := range in.Archives {
+		if a.Features == nil {
+			in.Archives[i].Failure = why[key{a.Redist, a.Manifest, a.Package, a.Platform, a.Variant}]
+		}
+	}
 }
 
 // report prints the findings, in the order of nixpkgscheck.Check, and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
 // The command line is parsed by spf13/cobra with spf13/pflag: the Go
@@ -67,6 +68,9 @@ type env struct {
 	quiet bool
 	// atExit run when the command returns (e.g. ending a status line).
 	atExit []func()
+	// buildFailure is, once a Nix build ran with the progress, the
+	// failed build of a derivation by its .drv path (nil with --quiet).
+	buildFailure func(drv string) (nixlog.Build, bool)
 	// ctx and stopSignals: see context().
 	ctx         context.Context
 	stopSignals func()

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
@@ -32,6 +33,11 @@ type nixProgress struct {
 	// stops then was stopped, not done (the run's context is cancelled
 	// before Nix gets the signal).
 	stopped func() bool
+	// failures are the failed builds, for the summary at the end;
+	// failedDrv the same by .drv path, and the derivations not built for
+	// want of one they need, for --json (failureOf).
+	failures  []nixlog.Build
+	failedDrv map[string]nixlog.Build
 }
 
 func newNixProgress(w io.Writer) *nixProgress {
@@ -77,22 +83,32 @@ func (p *nixProgress) line(line string) {
 		return
 	}
 	u := p.t.Handle(ev)
-	switch u.Kind {
-	case nixlog.Duplicate:
+	if u.Kind == nixlog.Duplicate {
 		return
+	}
+	p.show(u)
+	if !p.lines {
+		p.status()
+	}
+}
+
+// show shows what an event meant.
+func (p *nixProgress) show(u nixlog.Update) {
+	switch u.Kind {
 	case nixlog.Message:
-		p.print(u.Message)
-	case nixlog.Finished:
-		if p.lines {
-			p.eventLine(u.Build)
+		if !nixlog.IsRetryNotice(u.Message) {
+			p.print(u.Message)
+		}
+	case nixlog.Finished, nixlog.LateFailure:
+		p.finished(u.Build)
+	case nixlog.DependencyFailed:
+		if !p.interrupted() {
+			p.remember(u.Build)
 		}
 	case nixlog.Downloaded:
 		if p.lines {
 			fmt.Fprintf(p.w, "downloaded %s\n", mib(u.Bytes))
 		}
-	}
-	if !p.lines {
-		p.status()
 	}
 }
 
@@ -104,20 +120,58 @@ var (
 		nixlog.Aggregate: "aggregate", nixlog.Other: "build"}
 )
 
+// finished shows a build that stopped: a failure in both modes, with
+// its cause, and kept for the summary; a success in lines mode.
+func (p *nixProgress) finished(b nixlog.Build) {
+	if p.interrupted() {
+		// Stopped by the signal, not failed nor done.
+		if p.lines {
+			fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", b.Subject, stageFailed[b.Stage])
+		}
+		return
+	}
+	if b.Failed {
+		p.failures = append(p.failures, b)
+		p.remember(b)
+		p.print(failureLine(b))
+		return
+	}
+	if p.lines {
+		p.eventLine(b)
+	}
+}
+
+func (p *nixProgress) remember(b nixlog.Build) {
+	if p.failedDrv == nil {
+		p.failedDrv = map[string]nixlog.Build{}
+	}
+	p.failedDrv[b.Drv] = b
+}
+
+// failureOf is the failed build of drv, or its failure for want of a
+// derivation it needs (Failed false).
+func (p *nixProgress) failureOf(drv string) (nixlog.Build, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b, ok := p.failedDrv[drv]
+	return b, ok
+}
+
+// failureLine is "failed NAME (STAGE): CAUSE", the cause being the last
+// error line the builder wrote.
+func failureLine(b nixlog.Build) string {
+	cause := b.Cause
+	if cause == "" {
+		cause = noCause
+	}
+	return fmt.Sprintf("failed %s (%s): %s", b.Subject, stageFailed[b.Stage], cause)
+}
+
 // eventLine is lines mode's line for a derivation Nix finished building:
 // what it was, the archive's name, the count of its stage, what it
 // downloaded and where it ran.
 func (p *nixProgress) eventLine(b nixlog.Build) {
-	name := b.Subject
-	if !b.Failed && p.stopped != nil && p.stopped() {
-		fmt.Fprintf(p.w, "stopped %s (%s, interrupted)\n", name, stageFailed[b.Stage])
-		return
-	}
-	if b.Failed {
-		fmt.Fprintf(p.w, "failed %s (%s)\n", name, stageFailed[b.Stage])
-		return
-	}
-	line := stageVerb[b.Stage] + " " + name
+	line := stageVerb[b.Stage] + " " + b.Subject
 	// An aggregate has no count (there is one per manifest), nor has a
 	// derivation the driver did not name.
 	if b.Stage != nixlog.Aggregate && b.Stage != nixlog.Other && b.Planned > 0 {
@@ -131,6 +185,9 @@ func (p *nixProgress) eventLine(b nixlog.Build) {
 	}
 	fmt.Fprintln(p.w, line)
 }
+
+// interrupted reports whether the run was interrupted.
+func (p *nixProgress) interrupted() bool { return p.stopped != nil && p.stopped() }
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
@@ -219,4 +276,38 @@ func (p *nixProgress) finish() {
 		fmt.Fprintln(p.w)
 		p.shown = false
 	}
+	if !p.interrupted() {
+		for _, line := range failureSummary(p.failures, p.dependencyFailed()) {
+			fmt.Fprintln(p.w, safetext.TextKeepingColours(line))
+		}
+	}
+	p.failures = nil
+}
+
+// entryFailure says what failed of an entry's fetch, unpack and
+// detection, in that order, and why: "unpack failed: CAUSE"; "" when
+// none is known failed.
+func entryFailure(e nixdriver.Entry, failureOf func(string) (nixlog.Build, bool)) string {
+	for _, d := range []nixdriver.Derivation{e.Fetch, e.Unpack, e.Detect} {
+		if b, ok := failureOf(d.Drv); ok && b.Failed {
+			cause := b.Cause
+			if cause == "" {
+				cause = noCause
+			}
+			return stageFailed[b.Stage] + " failed: " + cause
+		}
+	}
+	return ""
+}
+
+// dependencyFailed counts by stage the derivations not built because
+// one they need failed.
+func (p *nixProgress) dependencyFailed() map[nixlog.Stage]int {
+	n := map[nixlog.Stage]int{}
+	for s := nixlog.Fetch; s <= nixlog.Other; s++ {
+		if d := p.t.DependencyFailed(s); d > 0 {
+			n[s] = d
+		}
+	}
+	return n
 }

@@ -43,7 +43,8 @@ func TestNixProgress(t *testing.T) {
 		`@nix {"action":"stop","id":2}`,
 		`@nix {"action":"stop","id":1}`,
 		`@nix {"action":"start","fields":["/nix/store/` + h + `-x.drv","",1,1],"id":3,"level":3,"text":"building","type":105}`,
-		`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-x.drv' failed with exit code 1"}`,
+		`@nix {"action":"result","fields":["error: unpack x.tar.xz: corrupt or truncated archive"],"id":3,"type":101}`,
+		`@nix {"action":"msg","level":0,"msg":"\u001b[31;1merror:\u001b[0m builder for '\u001b[35;1m/nix/store/` + h + `-x.drv\u001b[0m' failed with exit code 1"}`,
 		`@nix {"action":"stop","id":3}`,
 		`a line Nix wrote as is`,
 	}
@@ -61,7 +62,7 @@ func TestNixProgress(t *testing.T) {
 		"\r\033[Karchives: fetched 0/1, unpacked 0/1, detected 0/1; building x.tar.xz",
 		"fetched 0/1, unpacked 0/1, detected 0/1, 2.0 MiB downloaded; building x.tar.xz",
 		"fetched 1/1, unpacked 0/1, detected 0/1, 2.0 MiB downloaded; building x\r\033[K",
-		"\r\033[Kerror: builder for '/nix/store/" + h + "-x.drv' failed with exit code 1\n",
+		"\r\033[Kfailed x (unpack): error: unpack x.tar.xz: corrupt or truncated archive\n",
 		"fetched 1/1, unpacked 0/1 (1 failed), detected 0/1",
 		"\r\033[Ka line Nix wrote as is\n",
 	} {
@@ -72,8 +73,8 @@ func TestNixProgress(t *testing.T) {
 	if strings.Contains(got, "@nix") || strings.Contains(got, "will be built") {
 		t.Errorf("Nix's own plan or JSON shown: %q", got)
 	}
-	if !strings.HasSuffix(got, "\n") {
-		t.Errorf("status line not ended: %q", got)
+	if !strings.HasSuffix(got, "\n1 unpack failed: error: unpack …: corrupt or truncated archive\n  x\n") {
+		t.Errorf("status line not ended, or no summary of the failure: %q", got)
 	}
 }
 
@@ -101,6 +102,10 @@ func TestNixEventLines(t *testing.T) {
 		`@nix {"action":"stop","id":30}`,
 		`@nix {"action":"stop","id":3}`,
 		`@nix {"action":"start","fields":["/nix/store/` + h + `-y.drv","",1,1],"id":4,"level":3,"text":"building","type":105}`,
+		`@nix {"action":"result","fields":["reading y.tar.xz"],"id":4,"type":101}`,
+		`@nix {"action":"result","fields":["error: unpack y.tar.xz: corrupt or truncated archive"],"id":4,"type":101}`,
+		`@nix {"action":"result","fields":["done"],"id":4,"type":101}`,
+		`@nix {"action":"msg","level":1,"msg":"warning: unable to download 'http://h.invalid/y.tar.xz': Could not resolve hostname (6); retrying in 278 ms (attempt 1/5)"}`,
 		`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-y.drv' failed with exit code 1"}`,
 		`@nix {"action":"stop","id":4}`,
 		`@nix {"action":"start","fields":["/nix/store/` + h + `-x-features.json.drv","",1,1],"id":5,"level":3,"text":"building","type":105}`,
@@ -126,13 +131,15 @@ func TestNixEventLines(t *testing.T) {
 	want := strings.Join([]string{
 		"fetched x (1/1), 3.0 MiB",
 		"unpacked x (1/2) on ssh-ng://b",
-		"error: builder for '/nix/store/" + h + "-y.drv' failed with exit code 1",
-		"failed y (unpack)",
+		// The builder's last error line, not Nix's word nor its retries.
+		"failed y (unpack): error: unpack y.tar.xz: corrupt or truncated archive",
 		"detected x (1/1)",
 		"built sample-1.0.0-features",
 		"built stray.tar.xz",
 		"downloaded 1.0 MiB",
 		"a line Nix wrote as is",
+		"1 unpack failed: error: unpack …: corrupt or truncated archive",
+		"  y",
 	}, "\n") + "\n"
 	if got := out.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

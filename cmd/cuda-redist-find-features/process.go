@@ -161,8 +161,11 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 	case isTerminal(e.terminal):
 		// A status line from Nix's structured log.
 		p := newNixProgress(e.terminal)
+		ctx := e.context()
+		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
 		r.SetRoles = p.setRoles
+		e.buildFailure = p.failureOf
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
 		e.atExit = append(e.atExit, p.finish)
@@ -173,6 +176,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		p.stopped = func() bool { return ctx.Err() != nil }
 		r.Stderr = p
 		r.SetRoles = p.setRoles
+		e.buildFailure = p.failureOf
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
 	}
@@ -310,7 +314,8 @@ func (p *processRun) writeManifest(ctx context.Context, out *nixdriver.Outcome, 
 	for i, e := range m.FailedEntries {
 		failed[i] = e.ID()
 	}
-	problem := fmt.Sprintf("manifest %s: %d of %d entries failed: %s; %s left as it was", m.Path, len(failed), len(m.Entries), strings.Join(failed, ", "), final)
+	// A few names: the causes are in the summary of the build above.
+	problem := fmt.Sprintf("manifest %s: %d of %d entries failed: %s; %s left as it was", m.Path, len(failed), len(m.Entries), someNames(failed), final)
 	if len(failed) == 0 {
 		problem = fmt.Sprintf("manifest %s: its aggregate derivation %s failed; %s left as it was", m.Path, m.Aggregate.Drv, final)
 	}

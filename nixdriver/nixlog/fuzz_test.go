@@ -21,6 +21,15 @@ func FuzzTracker(f *testing.F) {
 @nix {"action":"result","fields":[-5],"id":4,"type":105}
 @nix {"action":"stop","id":4}`)
 	f.Add("plain\n@nix {\n@nix {\"action\":\"stop\"}")
+	// Nix 2.34: the count of failed builds rises, the build stops, and
+	// Nix names it after.
+	f.Add(`@nix {"action":"start","id":5,"type":104}
+@nix {"action":"start","fields":["/nix/store/` + hash + `-x.tar.xz.drv","",1,1],"id":6,"type":105}
+@nix {"action":"result","fields":["\u001b[31;1merror:\u001b[0m boom"],"id":6,"type":101}
+@nix {"action":"result","fields":[0,1,0,1],"id":5,"type":105}
+@nix {"action":"stop","id":6}
+@nix {"action":"msg","level":0,"msg":"error: Cannot build '/nix/store/` + hash + `-x.tar.xz.drv'.\n  Reason: 1 dependency failed."}
+@nix {"action":"msg","level":0,"msg":"error: Cannot build '/nix/store/` + hash + `-y.drv'.\n  Reason: 1 dependency failed."}`)
 	f.Fuzz(func(t *testing.T, log string) {
 		tr := NewTracker()
 		tr.SetRoles(Roles{"/nix/store/" + hash + "-x.tar.xz.drv": {Fetch, "x"}})
@@ -53,6 +62,10 @@ func checkUpdate(t *testing.T, tr *Tracker, ev Event, u Update) {
 	switch u.Kind {
 	case Finished:
 		checkFinished(t, tr, u.Build)
+	case LateFailure, DependencyFailed:
+		if !tr.failedDrv[u.Build.Drv] || u.Build.Failed != (u.Kind == LateFailure) {
+			t.Fatalf("%+v", u)
+		}
 	case Downloaded:
 		if u.Bytes <= 0 {
 			t.Fatalf("downloaded %d bytes", u.Bytes)

@@ -10,7 +10,9 @@ import (
 // Activity and result types of Nix's logger (src/libutil/logging.hh).
 const (
 	ActFileTransfer = 101
+	ActBuilds       = 104 // the count of the builds: done, expected, running, failed
 	ActBuild        = 105
+	ResBuildLogLine = 101 // a line a builder wrote
 	ResProgress     = 105
 )
 
@@ -59,15 +61,24 @@ func (e Event) IntField(i int) int64 {
 	return 0
 }
 
-// busyDatabase is Nix's notice that another Nix process holds its store
-// database: Nix waits and retries by itself, so the line reports no
-// failure ("warning: error: SQLite database '/nix/var/nix/db/db.sqlite'
-// is busy" in Nix 2.8).
-var busyDatabase = regexp.MustCompile(`^warning: (error: )?SQLite database '[^']*' is busy$`)
+// Notices of Nix's that it waits to retry something by itself, so that
+// they report no failure: busyDatabase, another Nix process holds its
+// store database ("warning: error: SQLite database
+// '/nix/var/nix/db/db.sqlite' is busy" in Nix 2.8); retryingDownload, a
+// download failed and is tried again ("warning: error: unable to
+// download '…': Couldn't resolve host name (6); retrying in 291 ms" in
+// Nix 2.8, "… (attempt 1/5)" in 2.34). A download that fails for good
+// says so in its build's log.
+var (
+	busyDatabase     = regexp.MustCompile(`^warning: (error: )?SQLite database '[^']*' is busy$`)
+	retryingDownload = regexp.MustCompile(`^warning: (error: )?unable to download '.*; retrying in \d+ ms( \(attempt \d+/\d+\))?$`)
+)
 
-// IsRetryNotice reports whether a line of Nix's plain stderr only says
-// that Nix is waiting to retry something by itself; --quiet leaves such
-// lines out, since they are neither errors nor results.
+// IsRetryNotice reports whether a line of Nix's (its plain stderr, or a
+// message of its structured log, colours or not) only says that Nix is
+// waiting to retry something by itself; --quiet and the progress leave
+// such lines out, since they are neither errors nor results.
 func IsRetryNotice(line string) bool {
-	return busyDatabase.MatchString(strings.TrimRight(line, "\r"))
+	line = StripColours(strings.TrimRight(line, "\r"))
+	return busyDatabase.MatchString(line) || retryingDownload.MatchString(line)
 }

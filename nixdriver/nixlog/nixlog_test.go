@@ -51,6 +51,11 @@ func TestIsRetryNotice(t *testing.T) {
 		"warning: error: SQLite database '/nix/var/nix/db/db.sqlite' is locked": false,
 		"error: builder for '/nix/store/x.drv' failed with exit code 1":         false,
 		"": false,
+		// A download Nix tries again, as 2.8 and 2.34 say so, with colours.
+		"\x1b[35;1mwarning:\x1b[0m \x1b[31;1merror:\x1b[0m unable to download 'http://127.0.0.1:9/a.tar.xz': Couldn't connect to server (7); retrying in 288 ms":      true,
+		"warning: unable to download 'http://h.invalid/a.tar.xz': Could not resolve hostname (6) Could not resolve host: h.invalid; retrying in 278 ms (attempt 1/5)": true,
+		// The download failed for good.
+		"error: unable to download 'http://h.invalid/a.tar.xz': Couldn't resolve host name (6)": false,
 	} {
 		if got := IsRetryNotice(line); got != want {
 			t.Errorf("IsRetryNotice(%q) = %v, want %v", line, got, want)

@@ -52,5 +52,48 @@ func DrvName(drvPath string) string {
 	return name
 }
 
-// failedBuilder is Nix 2.8's error for a derivation whose builder failed.
-var failedBuilder = regexp.MustCompile(`builder for '([^']+\.drv)' failed`)
+// Nix's messages that a derivation failed, once its colours are taken
+// away (StripColours):
+//   - failedBuilder: Nix 2.8 to 2.26, "builder for '/nix/store/….drv'
+//     failed with exit code 1";
+//   - cannotBuild: Nix 2.34, "Cannot build '/nix/store/….drv'." on the
+//     first line, "Reason: builder failed with exit code 1." or
+//     "Reason: 1 dependency failed." on the second;
+//   - dependenciesFailed: Nix 2.8 to 2.26, "1 dependencies of derivation
+//     '/nix/store/….drv' failed to build" (it was never started).
+//   - buildOf: nix-store --realise's last word, "build of '….drv', …
+//     failed", naming every target (about 5 KB for a large run).
+var (
+	failedBuilder      = regexp.MustCompile(`^error: builder for '([^']+\.drv)' failed`)
+	cannotBuild        = regexp.MustCompile(`^error: Cannot build '([^']+\.drv)'\.`)
+	dependencyReason   = regexp.MustCompile(`(?m)^\s*Reason: \d+ dependenc(y|ies) failed`)
+	dependenciesFailed = regexp.MustCompile(`^error: \d+ dependencies of derivation '([^']+\.drv)' failed to build`)
+	buildOf            = regexp.MustCompile(`^error: build of '[^']+\.drv'(, '[^']+\.drv')* failed$`)
+)
+
+// colours are the terminal escapes Nix puts in its messages, even in its
+// JSON log.
+var colours = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
+
+// StripColours is text without the terminal escapes Nix adds.
+func StripColours(text string) string {
+	if !strings.Contains(text, "\x1b") {
+		return text
+	}
+	return colours.ReplaceAllString(text, "")
+}
+
+// failure is what a message of Nix's says failed: the derivation, and
+// whether it failed for want of another (it never started).
+func failure(text string) (drv string, dependency bool, ok bool) {
+	if m := failedBuilder.FindStringSubmatch(text); m != nil {
+		return m[1], false, true
+	}
+	if m := dependenciesFailed.FindStringSubmatch(text); m != nil {
+		return m[1], true, true
+	}
+	if m := cannotBuild.FindStringSubmatch(text); m != nil {
+		return m[1], dependencyReason.MatchString(text), true
+	}
+	return "", false, false
+}

@@ -86,7 +86,8 @@ func TestTracker(t *testing.T) {
 		want: []Update{nothing, nothing, nothing, nothing, nothing,
 			{Kind: Finished, Build: Build{Drv: drv("trap.tar.xz"), Stage: Detect, Subject: "trap", Done: 1, Planned: 1}}, nothing,
 			{Kind: Finished, Build: Build{Drv: drv("stray.tar.xz"), Stage: Other, Subject: "stray.tar.xz", Done: 1, Planned: 2}},
-			{Kind: Message, Message: "error: builder for '" + drv("stray-features.json") + "' failed with exit code 1"}},
+			// Named failed, never started: not counted done.
+			{Kind: LateFailure, Build: Build{Drv: drv("stray-features.json"), Stage: Other, Subject: "stray-features.json", Failed: true, Done: 1, Planned: 2}}},
 		counts: counts{planned: [numStages]int{Detect: 1, Other: 2}, done: [numStages]int{Detect: 1, Other: 1},
 			failed: [numStages]int{Other: 1}, running: []string{}},
 	}, {
@@ -142,10 +143,30 @@ func TestTracker(t *testing.T) {
 		name: "failed build",
 		events: append(plan(drv("y"), drv("z")), build(4, drv("y"), ""),
 			msg(0, "error: builder for '"+drv("y")+"' failed with exit code 1"), stop(4)),
+		// Finished when Nix names it (2.8 stops it at the end of the run).
 		want: []Update{nothing, nothing, nothing, nothing,
-			{Kind: Message, Message: "error: builder for '" + drv("y") + "' failed with exit code 1"},
-			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Subject: "y", Failed: true, Done: 1, Planned: 2}}},
+			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Subject: "y", Failed: true, Done: 1, Planned: 2}},
+			nothing},
 		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 1}, failed: [numStages]int{Unpack: 1}, running: []string{}},
+	}, {
+		// Nix 2.34: the builds' failed count rises, then the failed
+		// build stops (a download's stop between them), then Nix names
+		// it; a build that stops after another event did not fail.
+		name: "failed build as Nix 2.34 reports it",
+		events: append(plan(drv("y"), drv("z")), Event{Action: "start", ID: 9, Type: ActBuilds},
+			build(4, drv("y"), ""), build(5, drv("z"), ""), transfer(6, 4),
+			Event{Action: "result", ID: 4, Type: ResBuildLogLine, Fields: []any{"\x1b[31;1merror:\x1b[0m bad archive"}},
+			Event{Action: "result", ID: 4, Type: ResBuildLogLine, Fields: []any{""}},
+			Event{Action: "result", ID: 9, Type: ResProgress, Fields: []any{0.0, 2.0, 1.0, 1.0}},
+			stop(6), stop(4),
+			Event{Action: "result", ID: 9, Type: ResProgress, Fields: []any{1.0, 2.0, 0.0, 1.0}}, stop(5),
+			msg(0, "error: Cannot build '"+drv("y")+"'.\n       Reason: builder failed with exit code 1.")),
+		want: []Update{nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing, nothing,
+			{Kind: Finished, Build: Build{Drv: drv("y"), Stage: Unpack, Subject: "y", Failed: true, Cause: "error: bad archive", Done: 1, Planned: 2}},
+			nothing,
+			{Kind: Finished, Build: Build{Drv: drv("z"), Stage: Unpack, Subject: "z", Done: 2, Planned: 2}},
+			nothing},
+		counts: counts{planned: [numStages]int{Unpack: 2}, done: [numStages]int{Unpack: 2}, failed: [numStages]int{Unpack: 1}, running: []string{}},
 	}, {
 		name:   "warnings show, chatter does not",
 		events: []Event{msg(1, "warning: w\n"), msg(2, "notice"), msg(3, "building '"+drv("x")+"'...")},

@@ -80,8 +80,12 @@ func (p *Plan) failures() []Finding {
 	var out []Finding
 	for _, tg := range p.targets {
 		if tg.Features == nil {
+			msg := "the archive could not be fetched, unpacked or detected (see Nix's log above)"
+			if tg.Failure != "" {
+				msg = "the archive could not be checked: " + tg.Failure
+			}
 			out = append(out, Finding{Level: LevelFailure, Kind: "fetchFailure", Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest,
-				Message: "the archive could not be fetched, unpacked or detected (see Nix's log above)"})
+				Message: msg})
 		}
 	}
 	return out

@@ -31,6 +31,10 @@ type Archive struct {
 	// Features is the archive's detection; nil when it could not be
 	// fetched, unpacked or detected (or nothing was fetched: EvalOnly).
 	Features *features.Features
+	// Failure is, when Features is nil because a build failed, what
+	// failed and why ("fetch failed: error: unable to download …"), as
+	// Nix's log said; "" when unknown.
+	Failure string
 }
 
 // Refused is a manifest the parser refused, and why.

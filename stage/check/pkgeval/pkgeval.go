@@ -106,8 +106,14 @@ type Evaluator struct {
 	// evaluated.
 	Timeout   time.Duration
 	MaxMemory int64
+	// Trace keeps Nix's "… while evaluating" trace lines in an error's
+	// message, before its cause (check-nixpkgs -v).
+	Trace bool
 
-	runs atomic.Int64
+	// onNixError, when set, is given each failed run's stderr as Nix
+	// wrote it (the tests capture Nix's error texts with it).
+	onNixError func(stderr string)
+	runs       atomic.Int64
 	// timedOut counts the runs stopped by the time bound.
 	timedOut atomic.Int64
 }
@@ -387,41 +393,44 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-// NixMessage shortens nix-instantiate's error output to its message and
+// NixMessage shortens nix-instantiate's error output to its cause and
 // position: "error: attribute 'x' missing at cuda_cupti.nix:17:21", with
-// paths under dir made relative to it.
+// paths under dir made relative to it. The cause is the last "error:"
+// line with a message: Nix 2.8 starts with it, Nix 2.13 and later start
+// with an empty "error:" and "… while evaluating" trace lines, each with
+// a position of its own (the stand-in's), and end with the cause.
 func NixMessage(stderr, dir string) string {
-	text := ansi.ReplaceAllString(stderr, "")
-	var msg, at string
-	lines := strings.Split(text, "\n")
+	return nixMessage(stderr, dir, false)
+}
+
+// NixMessageWithTrace is NixMessage followed by the trace lines Nix
+// printed before the cause, one per line, each with its position.
+func NixMessageWithTrace(stderr, dir string) string {
+	return nixMessage(stderr, dir, true)
+}
+
+func nixMessage(stderr, dir string, trace bool) string {
+	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	cause := -1
 	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if msg == "" && strings.HasPrefix(t, "error:") {
-			msg = t
-			// A message may continue on the following indented lines
-			// (Nix 2.8 puts "… while evaluating" traces first; the last
-			// "error:" is the cause).
-			for _, next := range lines[i+1:] {
-				n := strings.TrimSpace(next)
-				if n == "" || strings.HasPrefix(n, "at ") {
-					break
-				}
-				msg += " " + n
-			}
-		}
-		if strings.HasPrefix(t, "at ") && at == "" {
-			at = strings.TrimSuffix(strings.TrimPrefix(t, "at "), ":")
+		if rest, ok := strings.CutPrefix(l, "error:"); ok && strings.TrimSpace(rest) != "" {
+			cause = i
 		}
 	}
-	msg = strings.TrimSpace(strings.Replace(msg, "(use '--show-trace' to show detailed location information)", "", 1))
-	if msg == "" {
-		msg = strings.TrimSpace(text)
+	var msg string
+	if cause < 0 {
+		msg = strings.TrimSpace(strings.Join(lines, "\n"))
 		if msg == "" {
 			msg = "nix-instantiate failed without a message"
 		}
-	}
-	if at != "" {
-		msg += " at " + at
+	} else {
+		msg = lines[cause] + messageTail(lines[cause+1:])
+		if trace {
+			msg += traceLines(lines[:cause])
+		}
 	}
 	if dir != "" {
 		if short := strings.ReplaceAll(msg, filepath.Clean(dir)+"/", ""); strings.TrimSpace(short) != "" {
@@ -429,6 +438,44 @@ func NixMessage(stderr, dir string) string {
 		}
 	}
 	return msg
+}
+
+// messageTail is what follows an error line: the lines that continue its
+// message, up to a blank line, a trace or its position, and " at " the
+// position when one comes before the next error or trace.
+func messageTail(lines []string) string {
+	var tail string
+	i := 0
+	for ; i < len(lines); i++ {
+		l := lines[i]
+		if l == "" || strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "…") || strings.HasPrefix(l, "error:") {
+			break
+		}
+		tail += " " + l
+	}
+	tail = strings.Replace(tail, " (use '--show-trace' to show detailed location information)", "", 1)
+	for ; i < len(lines); i++ {
+		l := lines[i]
+		if strings.HasPrefix(l, "at ") {
+			return tail + " at " + strings.TrimSuffix(strings.TrimPrefix(l, "at "), ":")
+		}
+		if strings.HasPrefix(l, "…") || strings.HasPrefix(l, "error:") {
+			break
+		}
+	}
+	return tail
+}
+
+// traceLines are the "… while evaluating" lines, each with its position,
+// one per line after a newline.
+func traceLines(lines []string) string {
+	var out string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "…") {
+			out += "\n  " + l + messageTail(lines[i+1:])
+		}
+	}
+	return out
 }
 
 // MaxFileSize bounds what is read of one package file to find whether it

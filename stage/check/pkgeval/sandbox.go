@@ -146,7 +146,10 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 	case errors.As(err, &exit) && exit.ExitCode() == 125 && strings.HasPrefix(errOut.String(), "crff-bound:"):
 		return nil, nil, errNoBound
 	case errors.As(err, &exit):
-		msg := NixMessage(errOut.String(), dir)
+		if e.onNixError != nil {
+			e.onNixError(errOut.String())
+		}
+		msg := nixMessage(errOut.String(), dir, e.Trace)
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			return nil, nil, boundError(fmt.Sprintf("error: nix-instantiate ended by %s (memory bound %s): %s", ws.Signal(), humanBytes(maxMemory), msg))
 		}
