@@ -12,8 +12,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
