@@ -5,9 +5,9 @@
 // SIGKILL when this program dies, even by kill -9 (Pdeathsig): Nix in
 // turn kills its builders when it dies, so nothing of a run outlives it.
 // When the run's context ends, the group gets SIGINT, Nix's own
-// interruption (it stops its builds and removes their directories; Nix
-// 2.8's evaluator does not heed SIGTERM); Grace later, or at the user's
-// second signal, the group is killed. A passed deadline (a time bound)
+// interruption (it stops its builds and removes their directories);
+// Grace (half a second) later, or at the user's second signal, the group
+// is killed: an evaluation that checks for no interruption stops too. A passed deadline (a time bound)
 // kills at once.
 //
 // What is bounded: the bytes of one command line (ArgBudget: paths go in

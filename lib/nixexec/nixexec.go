@@ -16,9 +16,11 @@ import (
 
 // Grace is how long an interrupted command has to stop before its
 // process group is killed. Nix stops its builds and removes their
-// directories in well under it; the whole run thus ends within a second
-// of the user's signal.
-var Grace = 700 * time.Millisecond
+// directories in well under it; an evaluation that does not check for
+// interruption (Nix 2.8 in a long foldl', at SIGINT as at SIGTERM) is
+// killed. The whole run thus ends within about a second of the user's
+// signal.
+var Grace = 500 * time.Millisecond
 
 // ArgBudget bounds the bytes of one command line (its arguments, each
 // with its terminating NUL and pointer, as the kernel counts them). The
@@ -157,8 +159,9 @@ func run(ctx context.Context, cmd *exec.Cmd) error {
 
 // signalFor is what the group gets when ctx is done: SIGKILL when ctx's
 // deadline passed (a time bound was reached: nothing is left to ask the
-// command); else SIGINT, whatever ended ctx: Nix's evaluator stops at
-// SIGINT and not at SIGTERM, and Nix stops a build the same way for both.
+// command); else SIGINT, whatever ended ctx: Nix's own interruption, the
+// one its evaluator checks for (the user's Ctrl-C); Nix stops a build the
+// same way for both.
 func signalFor(ctx context.Context) syscall.Signal {
 	if _, ok := interrupt.Cause(ctx); !ok && errors.Is(context.Cause(ctx), context.DeadlineExceeded) {
 		return syscall.SIGKILL

@@ -80,7 +80,7 @@ func TestRunPassesTheSignal(t *testing.T) {
 				t.Errorf("the child's trap did not see INT: %q %v", data, err)
 			}
 			if !gone(pid) {
-				t.Errorf("the grandchild %d outlived the run", pid)
+				t.Errorf("the grandchild %d outlived the command", pid)
 			}
 		})
 	}
@@ -99,7 +99,7 @@ func TestRunKillsWhatIgnoresTheSignal(t *testing.T) {
 		t.Errorf("Run returned %v, want context.Canceled", err)
 	}
 	if !gone(pid) {
-		t.Errorf("the grandchild %d outlived the run", pid)
+		t.Errorf("the grandchild %d outlived the command", pid)
 	}
 }
 
@@ -121,7 +121,7 @@ func TestRunKillsAtTheDeadline(t *testing.T) {
 		t.Errorf("the child got SIGINT before SIGKILL")
 	}
 	if !gone(pid) {
-		t.Errorf("the grandchild %d outlived the run", pid)
+		t.Errorf("the grandchild %d outlived the command", pid)
 	}
 }
 
@@ -162,7 +162,7 @@ func TestSecondSignalKillsAtOnce(t *testing.T) {
 		t.Errorf("Run returned %v, want the interruption by SIGINT", err)
 	}
 	if !gone(pid) {
-		t.Errorf("the grandchild %d outlived the run", pid)
+		t.Errorf("the grandchild %d outlived the command", pid)
 	}
 }
 
