@@ -84,7 +84,7 @@ func RemoveStaleRoots(log *slog.Logger) int {
 		removed++
 	}
 	if removed > 0 {
-		log.Info("removed the GC roots of runs that died", "directories", removed, "in", os.TempDir())
+		log.Warn("removed the GC roots of runs that died", "directories", removed, "in", os.TempDir())
 	}
 	return removed
 }
