@@ -2,6 +2,7 @@ package nixpipeline
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -224,4 +225,25 @@ func anyAlive(pids []int) bool {
 		}
 	}
 	return false
+}
+
+// TestSIGTERMWhileInstantiating: process-manifests stops at SIGTERM
+// while nix-instantiate evaluates the pipeline over a manifest of 20,000
+// packages (seconds of evaluation), and leaves no child.
+func TestSIGTERMWhileInstantiating(t *testing.T) {
+	requireNix(t)
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(`{"release_date": "2025-01-01", "release_label": "9.0.0", "release_product": "sample"`)
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, `, "pkg%05d": {"name": "p", "license": "Sample", "version": "1.0", "linux-x86_64": {"relative_path": "p/pkg%05d-1.0-archive.tar.xz", "sha256": "%064x", "md5": "%032x", "size": "1"}}`, i, i, i, i)
+	}
+	b.WriteString("}\n")
+	if err := os.WriteFile(filepath.Join(dir, "redistrib_9.0.0.json"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	token := randomToken(t)
+	cmd, exited, stderr := startRun(t, t.TempDir(), token, "process-manifests", "--nix-option", "substituters=", "--redist-name", "sample", "file://"+dir, dir)
+	waitForProcess(t, token, "cli.nix", exited, stderr)
+	endsWith143(t, cmd, exited, stderr, "process-manifests", token)
 }
