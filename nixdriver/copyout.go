@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 )
 
 // CopyOutput copies the files of the store directory out, in the build's
@@ -63,8 +63,7 @@ func (r *Runner) listDir(ctx context.Context, dir string) ([]string, error) {
 	if r.Store != "" {
 		args = append(args, "--store", r.Store)
 	}
-	cmd := exec.CommandContext(ctx, "nix", append(append(args, r.optionArgs()...), dir)...)
-	data, err := cmd.Output()
+	data, err := nixexec.Command("nix", append(append(args, r.optionArgs()...), dir)...).Output(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("nix store ls %s: %w", dir, err)
 	}

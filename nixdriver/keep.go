@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 )
+
+// maxMessage bounds the error output of a Nix command kept for a message.
+const maxMessage = 64 << 10
 
 // KeepOutput makes the store path out last beyond the run: link becomes
 // a symlink to it, registered as a GC root (`nix-store --add-root LINK
@@ -42,10 +45,10 @@ func (r *Runner) KeepOutput(ctx context.Context, out, link string) (changed bool
 		return false, fmt.Errorf("keep %s: %w", out, err)
 	}
 	args := append([]string{"--add-root", link, "--indirect", "--realise", out}, r.optionArgs()...)
-	var errOut bytes.Buffer
-	cmd := exec.CommandContext(ctx, "nix-store", args...)
-	cmd.Stdout, cmd.Stderr = io.Discard, &errOut
-	if err := cmd.Run(); err != nil {
+	errOut := &nixexec.LimitedBuffer{Max: maxMessage}
+	cmd := nixexec.Command("nix-store", args...)
+	cmd.Stderr = errOut
+	if err := cmd.Run(ctx); err != nil {
 		return false, fmt.Errorf("nix-store --add-root %s: %w: %s", link, err, bytes.TrimSpace(errOut.Bytes()))
 	}
 	return true, nil
@@ -54,14 +57,12 @@ func (r *Runner) KeepOutput(ctx context.Context, out, link string) (changed bool
 // isRootOf says whether link is among the GC roots of out (`nix-store
 // -q --roots`, whose lines read "LINK -> OUT").
 func isRootOf(ctx context.Context, out, link string) (bool, error) {
-	cmd := exec.CommandContext(ctx, "nix-store", "-q", "--roots", out)
-	var stdout bytes.Buffer
 	// Its stderr says which stale roots it removed: nothing to show.
-	cmd.Stdout, cmd.Stderr = &stdout, io.Discard
-	if err := cmd.Run(); err != nil {
+	stdout, err := nixexec.Command("nix-store", "-q", "--roots", out).Output(ctx)
+	if err != nil {
 		return false, fmt.Errorf("nix-store -q --roots %s: %w", out, err)
 	}
-	sc := bufio.NewScanner(&stdout)
+	sc := bufio.NewScanner(bytes.NewReader(stdout))
 	for sc.Scan() {
 		if root, _, ok := strings.Cut(sc.Text(), " -> "); ok && root == link {
 			return true, nil

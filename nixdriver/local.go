@@ -29,7 +29,6 @@ func (r *Runner) addLocalArchives(ctx context.Context, plan *Plan, log *slog.Log
 	if err != nil {
 		return err
 	}
-	var files, want []string
 	var links symlinkedArchives
 	defer links.remove()
 	for _, m := range plan.Manifests {
@@ -37,6 +36,7 @@ func (r *Runner) addLocalArchives(ctx context.Context, plan *Plan, log *slog.Log
 		if !ok {
 			continue
 		}
+		var files, want []string
 		for _, e := range m.Entries {
 			if valid[e.Fetch.Out] {
 				continue
@@ -48,14 +48,20 @@ func (r *Runner) addLocalArchives(ctx context.Context, plan *Plan, log *slog.Log
 			}
 			files, want = append(files, file), append(want, e.Fetch.Out)
 		}
-	}
-	added, err := r.AddFixed(ctx, files)
-	if err != nil {
-		return err
-	}
-	for i := range added {
-		if i < len(want) && added[i] != want[i] {
-			log.Warn("archive added under another store path than its fetch's", "file", files[i], "added", added[i], "fetch", want[i])
+		// Manifest by manifest: one whose archives Nix cannot take
+		// fails alone, named; its fetches then fail, the others build.
+		added, err := r.AddFixed(ctx, files)
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err != nil {
+			log.Error("the local archives of a manifest could not be added to the store; its fetches will fail", "manifest", m.Path, "archives", len(files), "error", err)
+			continue
+		}
+		for i := range added {
+			if added[i] != want[i] {
+				log.Warn("archive added under another store path than its fetch's", "file", files[i], "added", added[i], "fetch", want[i])
+			}
 		}
 	}
 	return nil

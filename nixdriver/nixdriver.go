@@ -1,7 +1,6 @@
 package nixdriver
 
 import (
-	"bytes"
 	"context"
 	"debug/elf"
 	"encoding/json"
@@ -9,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
@@ -302,20 +301,22 @@ func (r *Runner) evalCLI(ctx context.Context, args []byte, writeDrvs bool) ([]by
 	}
 	cmdArgs = append(cmdArgs, filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name())
 	cmdArgs = append(cmdArgs, r.optionArgs()...)
-	var out bytes.Buffer
-	cmd := exec.Command("nix-instantiate", cmdArgs...)
-	cmd.Stdout, cmd.Stderr = &out, r.Stderr
-	if err := interrupt.Run(ctx, cmd); err != nil {
+	cmd := nixexec.Command("nix-instantiate", cmdArgs...)
+	cmd.Stderr = r.Stderr
+	out, err := cmd.Output(ctx)
+	if err != nil {
 		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)
 	}
-	return out.Bytes(), nil
+	return out, nil
 }
 
-// Realise builds the derivations (and what they need) with one
-// `nix-store --realise`. With --keep-going among BuildArgs a failure
-// leaves the others built; the error only says that the build failed, the
-// caller checks which outputs exist. With --builders (and --max-jobs 0)
-// the builds run on remote builders and the outputs come back.
+// Realise builds the derivations (and what they need) with `nix-store
+// --realise`, one command per batch of derivations that fits a command
+// line (nixexec.Batches: one for a few thousand). With --keep-going among
+// BuildArgs a failure leaves the others built, and the later batches are
+// still built; the error only says that the build failed, the caller
+// checks which outputs exist. With --builders (and --max-jobs 0) the
+// builds run on remote builders and the outputs come back.
 func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	if len(drvs) == 0 {
 		return nil
@@ -323,74 +324,124 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	if r.Store != "" {
 		return r.realiseInStore(ctx, drvs)
 	}
-	args := append([]string{"--realise"}, drvs...)
-	if r.RootDir != "" {
-		args = append(args, "--add-root", filepath.Join(r.RootDir, "result"))
-	} else {
-		// The caller reads the outputs right away and roots nothing;
-		// without this Nix warns "you did not specify '--add-root'".
-		args = append(args, "--no-gc-warning")
-	}
-	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
-	cmd := exec.Command("nix-store", args...)
-	cmd.Stdout = io.Discard
-	cmd.Stderr = r.Stderr
-	if err := interrupt.Run(ctx, cmd); err != nil {
+	fixed := append(append([]string{"--realise", "--add-root", filepath.Join(r.RootDir, "batch-000"), "--no-gc-warning"}, r.BuildArgs...), r.optionArgs()...)
+	batches, err := nixexec.Batches(fixed, drvs)
+	if err != nil {
 		return fmt.Errorf("nix-store --realise: %w", err)
 	}
-	return nil
+	var first error
+	for i, batch := range batches {
+		args := []string{"--realise"}
+		if r.RootDir != "" {
+			// Each batch its roots: batch-I, batch-I-2, batch-I-3, ...
+			args = append(args, "--add-root", filepath.Join(r.RootDir, fmt.Sprintf("batch-%03d", i)))
+		} else {
+			// The caller reads the outputs right away and roots nothing;
+			// without this Nix warns "you did not specify '--add-root'".
+			args = append(args, "--no-gc-warning")
+		}
+		args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), batch...)
+		cmd := nixexec.Command("nix-store", args...)
+		cmd.Stderr = r.Stderr
+		err := cmd.Run(ctx)
+		if ctx.Err() != nil {
+			return fmt.Errorf("nix-store --realise: %w", err)
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("nix-store --realise: %w", err)
+		}
+		if err != nil && !slices.Contains(r.BuildArgs, "--keep-going") {
+			break
+		}
+	}
+	return first
 }
 
 // Closure lists the output paths of everything the derivations need
 // (fetches, unpacks, detections, aggregates). Taken before a build, it
 // tells --cleanup what the run added.
 func Closure(ctx context.Context, drvs []string) ([]string, error) {
-	if len(drvs) == 0 {
-		return nil, nil
-	}
-	req, err := interrupt.Output(ctx, exec.Command("nix-store", append([]string{"-qR"}, drvs...)...))
+	req, err := batchedOutput(ctx, []string{"-qR"}, drvs)
 	if err != nil {
 		return nil, fmt.Errorf("nix-store -qR: %w", err)
 	}
 	var all []string
-	for _, p := range strings.Fields(string(req)) {
-		if strings.HasSuffix(p, ".drv") {
+	seen := map[string]bool{}
+	for _, p := range req {
+		if strings.HasSuffix(p, ".drv") && !seen[p] {
+			seen[p] = true
 			all = append(all, p)
 		}
 	}
-	// In batches: the 217 manifests Nixpkgs carries make about 22,000
-	// derivations, over the kernel's limit for one command line.
-	var outputs []string
-	for len(all) > 0 {
-		n := min(len(all), validBatch)
-		outs, err := interrupt.Output(ctx, exec.Command("nix-store", append([]string{"-q", "--outputs"}, all[:n]...)...))
-		if err != nil {
-			return nil, fmt.Errorf("nix-store -q --outputs: %w", err)
-		}
-		outputs = append(outputs, strings.Fields(string(outs))...)
-		all = all[n:]
+	outputs, err := batchedOutput(ctx, []string{"-q", "--outputs"}, all)
+	if err != nil {
+		return nil, fmt.Errorf("nix-store -q --outputs: %w", err)
 	}
 	return outputs, nil
 }
 
+// batchedOutput runs `nix-store ARGS PATHS` for each batch of paths that
+// fits a command line, and returns the words of their outputs.
+func batchedOutput(ctx context.Context, args, paths []string) ([]string, error) {
+	batches, err := nixexec.Batches(args, paths)
+	if err != nil {
+		return nil, err
+	}
+	var words []string
+	for _, batch := range batches {
+		out, err := nixexec.Command("nix-store", append(append([]string{}, args...), batch...)...).Output(ctx)
+		if err != nil {
+			return nil, err
+		}
+		words = append(words, strings.Fields(string(out))...)
+	}
+	return words, nil
+}
+
 // AddFixed adds local files to the store as flat sha256 fixed outputs
 // (nix-store --add-fixed sha256), the paths a builtin:fetchurl of them
-// would produce, and returns those paths. With r.Store, they go there.
+// would produce, and returns those paths, one per file (a file given
+// twice is added once). With r.Store, they go there. The files go in
+// batches that fit a command line.
 func (r *Runner) AddFixed(ctx context.Context, files []string) ([]string, error) {
-	if len(files) == 0 {
-		return nil, nil
+	var unique []string
+	seen := map[string]bool{}
+	for _, f := range files {
+		if !seen[f] {
+			seen[f] = true
+			unique = append(unique, f)
+		}
 	}
-	var out bytes.Buffer
 	args := []string{"--add-fixed", "sha256"}
 	if r.Store != "" {
 		args = append([]string{"--store", r.Store}, args...)
 	}
-	cmd := exec.Command("nix-store", append(append(args, files...), r.optionArgs()...)...)
-	cmd.Stdout, cmd.Stderr = &out, r.Stderr
-	if err := interrupt.Run(ctx, cmd); err != nil {
+	args = append(args, r.optionArgs()...)
+	batches, err := nixexec.Batches(args, unique)
+	if err != nil {
 		return nil, fmt.Errorf("nix-store --add-fixed: %w", err)
 	}
-	return strings.Fields(out.String()), nil
+	added := map[string]string{}
+	for _, batch := range batches {
+		cmd := nixexec.Command("nix-store", append(append([]string{}, args...), batch...)...)
+		cmd.Stderr = r.Stderr
+		out, err := cmd.Output(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("nix-store --add-fixed: %w", err)
+		}
+		paths := strings.Fields(string(out))
+		if len(paths) != len(batch) {
+			return nil, fmt.Errorf("nix-store --add-fixed: %d files in, %d store paths out", len(batch), len(paths))
+		}
+		for i, f := range batch {
+			added[f] = paths[i]
+		}
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = added[f]
+	}
+	return out, nil
 }
 
 // Delete removes the given store paths, one at a time so that a path
@@ -402,9 +453,7 @@ func Delete(ctx context.Context, paths []string) int {
 		if _, err := os.Lstat(p); err != nil {
 			continue
 		}
-		cmd := exec.Command("nix-store", "--delete", p)
-		cmd.Stdout, cmd.Stderr = io.Discard, io.Discard
-		if interrupt.Run(ctx, cmd) == nil {
+		if nixexec.Command("nix-store", "--delete", p).Run(ctx) == nil {
 			deleted++
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
@@ -62,7 +61,7 @@ type Outcome struct {
 	BuildErr error
 
 	runner  *Runner
-	roots   string
+	roots   *rootDir
 	closure []string
 	before  map[string]bool
 }
@@ -127,6 +126,7 @@ func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
 // builds what opts.Build asks for with one Nix command, and finds out
 // what built. The outputs are held by GC roots until Close.
 func (r *Runner) Process(ctx context.Context, v *Validated, opts ProcessOptions) (*Outcome, error) {
+	RemoveStaleRoots(opts.Log)
 	o := &Outcome{runner: r, Refused: v.Refused}
 	index := ""
 	if opts.Build == BuildFeatures {
@@ -170,10 +170,10 @@ func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts 
 		return err
 	}
 	var err error
-	if o.roots, err = os.MkdirTemp("", "crff-gc-roots-"); err != nil {
-		return fmt.Errorf("GC roots: %w", err)
+	if o.roots, err = newRootDir(); err != nil {
+		return err
 	}
-	r.RootDir = o.roots
+	r.RootDir = o.roots.path
 	o.BuildErr = r.Realise(ctx, targets)
 	if ctx.Err() != nil {
 		// Interrupted: nothing of the run is copied out.
@@ -309,11 +309,11 @@ func (o *Outcome) rememberStore(ctx context.Context, targets []string) error {
 
 // Close drops the run's GC roots.
 func (o *Outcome) Close() error {
-	if o.roots == "" {
+	if o.roots == nil {
 		return nil
 	}
-	err := os.RemoveAll(o.roots)
-	o.roots = ""
+	err := o.roots.remove()
+	o.roots = nil
 	o.runner.RootDir = ""
 	return err
 }

@@ -39,7 +39,7 @@ func TestRealiseWithoutRootsDoesNotWarn(t *testing.T) {
 	if err := r.Realise(context.Background(), paths); err != nil {
 		t.Fatal(err)
 	}
-	if target, err := os.Readlink(filepath.Join(r.RootDir, "result")); err != nil || target != paths[0] {
+	if target, err := os.Readlink(filepath.Join(r.RootDir, "batch-000")); err != nil || target != paths[0] {
 		t.Errorf("root: %q, %v; want a link to %s", target, err, paths[0])
 	}
 	if strings.Contains(stderr.String(), "add-root") {

@@ -1,15 +1,13 @@
 package nixdriver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
+	"slices"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 )
 
 // The remote-store mode (Runner.Store set, e.g. ssh-ng://builder): the
@@ -29,21 +27,39 @@ var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 // there. (Nix 2.8's `nix build --store URI --eval-store auto` refuses a
 // .drv that is not yet valid in URI, so the copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
-	copyArgs := append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store)
-	cp := exec.Command("nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
-	cp.Stdout, cp.Stderr = io.Discard, r.Stderr
-	if err := interrupt.Run(ctx, cp); err != nil {
+	copyArgs := append(append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store), r.optionArgs()...)
+	batches, err := nixexec.Batches(copyArgs, drvs)
+	if err != nil {
 		return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
 	}
+	for _, batch := range batches {
+		cp := nixexec.Command("nix", append(append([]string{}, copyArgs...), batch...)...)
+		cp.Stderr = r.Stderr
+		if err := cp.Run(ctx); err != nil {
+			return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
+		}
+	}
 	args := append(append([]string{}, nixCommand...), "build", "--store", r.Store, "--no-link")
-	args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), drvs...)
-	cmd := exec.Command("nix", args...)
-	cmd.Stdout = io.Discard
-	cmd.Stderr = r.Stderr
-	if err := interrupt.Run(ctx, cmd); err != nil {
+	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
+	if batches, err = nixexec.Batches(args, drvs); err != nil {
 		return fmt.Errorf("nix build --store %s: %w", r.Store, err)
 	}
-	return nil
+	var first error
+	for _, batch := range batches {
+		cmd := nixexec.Command("nix", append(append([]string{}, args...), batch...)...)
+		cmd.Stderr = r.Stderr
+		err := cmd.Run(ctx)
+		if ctx.Err() != nil {
+			return fmt.Errorf("nix build --store %s: %w", r.Store, err)
+		}
+		if err != nil && first == nil {
+			first = fmt.Errorf("nix build --store %s: %w", r.Store, err)
+		}
+		if err != nil && !slices.Contains(r.BuildArgs, "--keep-going") {
+			break
+		}
+	}
+	return first
 }
 
 // Valid returns which of the store paths are valid in the build's store
@@ -60,39 +76,30 @@ func (r *Runner) Valid(ctx context.Context, paths []string) (map[string]bool, er
 			ask = append(ask, p)
 		}
 	}
-	for len(ask) > 0 {
-		n := min(len(ask), validBatch)
-		invalid, err := r.invalid(ctx, ask[:n])
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range invalid {
-			valid[p] = false
-		}
-		ask = ask[n:]
-	}
-	return valid, nil
-}
-
-// validBatch keeps a command line of store paths well under the kernel's
-// limit on arguments.
-const validBatch = 2000
-
-// invalid lists those of the paths that are not valid.
-func (r *Runner) invalid(ctx context.Context, paths []string) ([]string, error) {
 	args := []string{"--check-validity", "--print-invalid"}
 	where := "the Nix store"
 	if r.Store != "" {
 		args = append([]string{"--store", r.Store}, args...)
 		where = r.Store
 	}
-	var out, errOut bytes.Buffer
-	cmd := exec.Command("nix-store", append(append(args, r.optionArgs()...), paths...)...)
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := interrupt.Run(ctx, cmd); err != nil {
-		return nil, fmt.Errorf("check paths in %s: %w: %s", where, err, bytes.TrimSpace(errOut.Bytes()))
+	args = append(args, r.optionArgs()...)
+	batches, err := nixexec.Batches(args, ask)
+	if err != nil {
+		return nil, fmt.Errorf("check paths in %s: %w", where, err)
 	}
-	return strings.Fields(out.String()), nil
+	for _, batch := range batches {
+		errOut := &nixexec.LimitedBuffer{Max: maxMessage}
+		cmd := nixexec.Command("nix-store", append(append([]string{}, args...), batch...)...)
+		cmd.Stderr = errOut
+		out, err := cmd.Output(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("check paths in %s: %w: %s", where, err, strings.TrimSpace(errOut.String()))
+		}
+		for _, p := range strings.Fields(string(out)) {
+			valid[p] = false
+		}
+	}
+	return valid, nil
 }
 
 // ReadFile reads a file of a store path from the build's store.
@@ -101,11 +108,12 @@ func (r *Runner) ReadFile(ctx context.Context, path string) ([]byte, error) {
 		return os.ReadFile(path)
 	}
 	args := append(append([]string{}, nixCommand...), "store", "cat", "--store", r.Store, path)
-	var out, errOut bytes.Buffer
-	cmd := exec.Command("nix", append(args, r.optionArgs()...)...)
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := interrupt.Run(ctx, cmd); err != nil {
-		return nil, fmt.Errorf("read %s from %s: %w: %s", path, r.Store, err, bytes.TrimSpace(errOut.Bytes()))
+	errOut := &nixexec.LimitedBuffer{Max: maxMessage}
+	cmd := nixexec.Command("nix", append(args, r.optionArgs()...)...)
+	cmd.Stderr = errOut
+	out, err := cmd.Output(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read %s from %s: %w: %s", path, r.Store, err, strings.TrimSpace(errOut.String()))
 	}
-	return out.Bytes(), nil
+	return out, nil
 }

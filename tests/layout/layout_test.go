@@ -56,6 +56,8 @@ func stageOf(name string) (int, bool) {
 
 type pkg struct {
 	ImportPath string
+	Dir        string
+	GoFiles    []string
 	Imports    []string
 }
 

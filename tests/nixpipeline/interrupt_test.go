@@ -52,6 +52,7 @@ func TestProcessManifestsInterrupted(t *testing.T) {
 		{"process-manifests", syscall.SIGINT, true, true, 130},
 		{"process-manifests", syscall.SIGTERM, false, false, 143},
 		{"check-nixpkgs", syscall.SIGINT, false, true, 130},
+		{"check-nixpkgs", syscall.SIGTERM, false, true, 143},
 	} {
 		t.Run(tc.command+"/"+sigName(tc.sig), func(t *testing.T) { interrupted(t, tc) })
 	}

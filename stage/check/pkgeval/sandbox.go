@@ -1,19 +1,17 @@
 package pkgeval
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 )
 
 // The bounds of one nix-instantiate when the Evaluator sets none: far above
@@ -61,14 +59,9 @@ func sandboxEnv() []string {
 	return env
 }
 
-// boundScript sets the memory bound and replaces itself with
-// nix-instantiate (same process, so the bound and the process group hold
-// for it). Go cannot set a child's rlimit before exec; the shell can.
-const boundScript = `ulimit -v "$1" 2>/dev/null || { echo "crff-bound: ulimit -v $1 failed" >&2; exit 125; }; shift; exec "$@"`
-
 // errNoBound: the shell could not set the memory bound; nothing is
 // evaluated without it.
-var errNoBound = errors.New("cannot bound nix-instantiate's memory (/bin/sh's ulimit -v failed)")
+var errNoBound = nixexec.ErrNoMemoryBound
 
 // boundError is an evaluation stopped by its time or memory bound.
 func boundError(message string) *evalError { return &evalError{message: message, bound: true} }
@@ -100,16 +93,16 @@ func allowedPaths(paths ...string) []string {
 	return out
 }
 
+// maxErrorOutput bounds the error output kept of one nix-instantiate:
+// a message and its trace, not a file's every trace line.
+const maxErrorOutput = 1 << 20
+
 // nixInstantiate runs one nix-instantiate with args, reading only
 // allowed, within the evaluator's time and memory bounds, in a process
 // group of its own that is killed as a whole when the time is up or ctx
 // ends. A failed evaluation is an *evalError (bound set when a bound
 // stopped it); an ended ctx is ctx's error.
 func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []string, args ...string) (stdout, stderr []byte, err error) {
-	nix, err := exec.LookPath("nix-instantiate")
-	if err != nil {
-		return nil, nil, err
-	}
 	timeout, maxMemory := e.bounds()
 	for _, o := range e.Options {
 		args = append(args, "--option", o[0], o[1])
@@ -124,27 +117,28 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	kib := strconv.FormatInt((maxMemory+1023)/1024, 10)
-	cmd := exec.Command("/bin/sh", append([]string{"-c", boundScript, "crff-eval", kib, nix}, args...)...)
+	cmd := nixexec.Command("nix-instantiate", args...)
 	cmd.Env = sandboxEnv()
-	// In a process group of its own (interrupt.Run): interrupted, the
-	// group gets the user's signal, which Nix handles by stopping; the
-	// time bound reached, SIGKILL. Should the check itself die, so does
-	// nix-instantiate.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
+	cmd.MaxMemory = maxMemory
+	// nixexec: interrupted, nix-instantiate gets SIGINT, which it heeds;
+	// the time bound reached, SIGKILL; should the check itself die, so
+	// does nix-instantiate.
+	out := &nixexec.LimitedBuffer{Max: nixexec.MaxOutput}
+	errOut := &nixexec.LimitedBuffer{Max: maxErrorOutput}
+	cmd.Stdout, cmd.Stderr = out, errOut
 	e.runs.Add(1)
-	err = interrupt.Run(runCtx, cmd)
-	var exit *exec.ExitError
+	err = cmd.Run(runCtx)
+	var exit *nixexec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return nil, nil, ctx.Err()
 	case runCtx.Err() != nil:
 		e.timedOut.Add(1)
 		return nil, nil, boundError(fmt.Sprintf("error: evaluation stopped after %s, its time bound", timeout))
-	case errors.As(err, &exit) && exit.ExitCode() == 125 && strings.HasPrefix(errOut.String(), "crff-bound:"):
+	case errors.Is(err, errNoBound):
 		return nil, nil, errNoBound
+	case err == nil && out.Dropped > 0:
+		return nil, nil, &evalError{message: fmt.Sprintf("error: more than %d bytes of output", nixexec.MaxOutput)}
 	case errors.As(err, &exit):
 		if e.onNixError != nil {
 			e.onNixError(errOut.String())
