@@ -9,6 +9,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixfix"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 )
 
@@ -91,5 +92,26 @@ func TestKeptVendored(t *testing.T) {
 	want := map[string][]string{"n.nix": {"a/libQt6Core.so.6", "b/libz.so"}, "m.nix": {"libssl.so.3"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("KeptVendored (-want +got):\n%s", diff)
+	}
+}
+
+// TestProposedRemovalsCountAsRemoved: the postPatch that --fix
+// --remove-vendored writes removes, for the next check, every path it
+// lists: its hints go, and a second --fix has nothing to add (it would
+// refuse the file, which has a postPatch now).
+func TestProposedRemovalsCountAsRemoved(t *testing.T) {
+	paths := []string{"host-linux-x64/libQt6Core.so.6", "host-linux-armv8/Plugins/imageformats/libqgif.so", "lib/libstdc++.so.6"}
+	text, err := nixfix.ProposeRemovals(nsightFile, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns := removalPatterns([]byte(text))
+	for _, p := range paths {
+		if !removed(patterns, p) {
+			t.Errorf("%s is not removed by the written postPatch (patterns %q):\n%s", p, patterns, text)
+		}
+	}
+	if removed(patterns, "host-linux-x64/libicuuc.so.71") {
+		t.Errorf("a path the postPatch does not list counts as removed (patterns %q)", patterns)
 	}
 }
