@@ -97,7 +97,7 @@ func (fr *Fix) WriteDiff(w io.Writer) error {
 func (fr *Fix) probes(ctx context.Context, byFile map[string][]nixpkgscheck.FixCase) (map[string][]pkgeval.Result, error) {
 	texts := map[string]string{}
 	for file := range byFile {
-		data, err := readBounded(filepath.Join(fr.PackagesDir, filepath.FromSlash(file)))
+		data, err := pkgeval.ReadFile(fr.PackagesDir, file)
 		if err != nil {
 			return nil, fmt.Errorf("fix: %w", err)
 		}
