@@ -10,7 +10,6 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/vendored"
@@ -37,12 +36,8 @@ func printVendoredCommand() command {
 				if err != nil {
 					return err
 				}
-				path, err := aggregateFile(e, args[0], "detail.json", *version)
+				detail, err := readDetailArg(e, args[0], *version)
 				if err != nil {
-					return err
-				}
-				var detail features.Detail
-				if err = readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				archives := vendored.FromDetail(detail)
