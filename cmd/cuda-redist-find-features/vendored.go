@@ -42,7 +42,13 @@ func printVendoredCommand() command {
 				}
 				archives := vendored.FromDetail(detail)
 				results := vendored.Check(archives, vendored.NVIDIASonames(archives), ix)
-				return writeTableOrJSON(e, *out, *asJSON, results, func(b *strings.Builder) { writeVendoredTable(b, results) })
+				return writeTableOrJSON(e, *out, *asJSON, results, func(b *strings.Builder) {
+					if len(results) == 0 { // said in words, not a bare header
+						fmt.Fprintf(b, "No vendored library: no shared library of the %d archive(s) is in the soname index (%s).\n", len(archives), strings.Join(ix.Sources, ", "))
+						return
+					}
+					writeVendoredTable(b, results)
+				})
 			}
 		},
 	}

@@ -111,3 +111,22 @@ func TestPrintVendoredEscapesNewlines(t *testing.T) {
 	}
 	noForgedLine(t, "print-vendored", stdout)
 }
+
+// TestPrintVendoredNothing: a release without a vendored library says so
+// in words (not a bare header); --json stays an empty list.
+func TestPrintVendoredNothing(t *testing.T) {
+	dir := t.TempDir()
+	detail := `{"cuda_cudart": {"linux-x86_64": {"None": {"sha256": "", "relativePath": "", "features": {
+    "libraries": [{"path": "lib/libcudart.so.12", "kind": "shared", "soname": "libcudart.so.12", "needed": []}]}}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(detail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("print-vendored", dir)
+	want := "No vendored library: no shared library of the 1 archive(s) is in the soname index (debian-bookworm-main.sonames (embedded)).\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stderr %s, stdout %q, want %q", code, stderr, stdout, want)
+	}
+	if code, stdout, _ = runCLI("print-vendored", "--json", dir); code != 0 || strings.TrimSpace(stdout) != "[]" {
+		t.Errorf("--json: exit %d, %q, want []", code, stdout)
+	}
+}
