@@ -115,3 +115,14 @@ func TestProposedRemovalsCountAsRemoved(t *testing.T) {
 		t.Errorf("a path the postPatch does not list counts as removed (patterns %q)", patterns)
 	}
 }
+
+// TestVendoredHintText: the text line of a vendored hint names the
+// library and the file, and says nothing of outputs (it has none).
+func TestVendoredHintText(t *testing.T) {
+	f := Finding{Level: LevelHint, Kind: KindVendoredLibrary, Package: "nsight_systems", Platform: "linux-x86_64", Variant: "None", Version: "2025.1",
+		File: "nsight_systems.nix", Path: "host-linux-x64/libQt6Core.so.6", Message: "vendored Qt6Core (libQt6Core.so.6), which Debian ships"}
+	want := "HINT  nsight_systems linux-x86_64 None 2025.1: host-linux-x64/libQt6Core.so.6: vendored Qt6Core (libQt6Core.so.6), which Debian ships [nsight_systems.nix]"
+	if got := f.Text(); got != want {
+		t.Errorf("Text:\n got %s\nwant %s", got, want)
+	}
+}
