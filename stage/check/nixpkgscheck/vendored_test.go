@@ -126,3 +126,21 @@ func TestVendoredHintText(t *testing.T) {
 		t.Errorf("Text:\n got %s\nwant %s", got, want)
 	}
 }
+
+// TestRemovalPatternsNeedALiteralName: a string that is only
+// antiquotations and variables (the "$path" of a removal loop, "$out/${dir}")
+// reads as a bare wildcard that would match every library; it is no
+// removal pattern, so the hints stay.
+func TestRemovalPatternsNeedALiteralName(t *testing.T) {
+	text := `postPatch = ''
+    for path in "''${rmPatterns[@]}"; do
+      rm -r "$path"
+    done
+    cp -r "$out/${dir}" "''${lib}"
+  '';`
+	for _, p := range []string{"host-linux-x64/libQt6Core.so.6", "libicuuc.so.71"} {
+		if pats := removalPatterns([]byte(text)); removed(pats, p) {
+			t.Errorf("%s counts as removed by patterns %q", p, pats)
+		}
+	}
+}
