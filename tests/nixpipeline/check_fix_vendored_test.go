@@ -1,6 +1,7 @@
 package nixpipeline
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,10 +18,11 @@ var vendoredHostDirs = map[string]string{"linux-x86_64": "host-linux-x64", "linu
 
 // The fake release with a copy of Qt 6 Core in cuda_cupti's archives, in
 // each platform's host folder (as Nsight ships it): check-nixpkgs hints
-// at it; --fix --remove-vendored writes a postPatch that parses, whose
-// loop runs clean on each platform's tree (where the other platform's
-// path is absent) and removes the copy; the check after it has no
-// vendored hint, and a second --fix changes nothing.
+// at it; --fix --remove-vendored writes a postPatch that parses and
+// whose script, as Nix evaluates it, runs clean under bash -eu on each
+// platform's tree (where the other platform's path is absent) and removes
+// the copy; the check after it has no vendored hint, and a second --fix
+// changes nothing.
 func TestCheckFixRemoveVendored(t *testing.T) {
 	requireNix(t)
 	dir := t.TempDir()
@@ -59,7 +61,7 @@ func TestCheckFixRemoveVendored(t *testing.T) {
 	if out, err := exec.Command("nix-instantiate", "--parse", filepath.Join(pkgs, "cuda_cupti.nix")).CombinedOutput(); err != nil {
 		t.Fatalf("cuda_cupti.nix does not parse: %v %s\n%s", err, out, cupti)
 	}
-	script := postPatchScript(t, cupti)
+	script := postPatchScript(t, filepath.Join(pkgs, "cuda_cupti.nix"))
 	for platform, host := range vendoredHostDirs {
 		src := t.TempDir()
 		lib := filepath.Join(src, host, "libQt6Core.so.6")
@@ -91,18 +93,20 @@ func TestCheckFixRemoveVendored(t *testing.T) {
 	}
 }
 
-// postPatchScript is the bash of the file's postPatch indented string,
-// its escapes (” before $) undone and its indentation kept (bash does
-// not mind).
-func postPatchScript(t *testing.T, text string) string {
+// postPatchScript is the file's postPatch as Nix evaluates it: the file
+// called with stand-ins for its arguments (lib, buildRedist,
+// backendStdenv: those of cuda_cupti.nix).
+func postPatchScript(t *testing.T, file string) string {
 	t.Helper()
-	_, rest, ok := strings.Cut(text, "postPatch = ''\n")
-	if !ok {
-		t.Fatalf("no postPatch in:\n%s", text)
+	expr := `let r = import ` + file + ` { buildRedist = g: let s = g s; in s; lib = { optionals = c: l: if c then l else [ ]; };
+  backendStdenv = { hostNixSystem = "x86_64-linux"; }; }; in r.postPatch`
+	out, err := exec.Command("nix-instantiate", "--eval", "--strict", "--json", "-E", expr).Output()
+	if err != nil {
+		t.Fatalf("the postPatch of %s does not evaluate: %v", file, err)
 	}
-	body, _, ok := strings.Cut(rest, "\n  '';")
-	if !ok {
-		t.Fatalf("postPatch does not end in:\n%s", text)
+	var script string
+	if err := json.Unmarshal(out, &script); err != nil {
+		t.Fatalf("postPatch: %v: %s", err, out)
 	}
-	return strings.ReplaceAll(body, "''$", "$")
+	return script
 }
