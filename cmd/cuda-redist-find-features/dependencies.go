@@ -28,12 +28,8 @@ func printDependenciesCommand() command {
 				if err := wantArgs("print-dependencies", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				path, err := aggregateFile(e, args[0], "detail.json", *version)
+				detail, err := readDetailArg(e, args[0], *version)
 				if err != nil {
-					return err
-				}
-				var detail features.Detail
-				if err = readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				rows := dependencyRows(detail)
@@ -104,4 +100,19 @@ func writeDependencyTable(w io.Writer, rows []dependencyRow) {
 		}
 	}
 	tw.Flush()
+}
+
+// readDetailArg reads the detail.json that FILE|DIR names (a detail.json,
+// an aggregate directory, or a directory process-manifests left results
+// in, of release version or the newest).
+func readDetailArg(e *env, arg, version string) (features.Detail, error) {
+	path, err := aggregateFile(e, arg, "detail.json", version)
+	if err != nil {
+		return nil, err
+	}
+	var detail features.Detail
+	if err = readFormat(path, "detail", true, &detail); err != nil {
+		return nil, err
+	}
+	return detail, nil
 }

@@ -10,7 +10,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/vendored"
 )
@@ -36,17 +36,19 @@ func printVendoredCommand() command {
 				if err != nil {
 					return err
 				}
-				path, err := aggregateFile(e, args[0], "detail.json", *version)
+				detail, err := readDetailArg(e, args[0], *version)
 				if err != nil {
-					return err
-				}
-				var detail features.Detail
-				if err = readFormat(path, "detail", true, &detail); err != nil {
 					return err
 				}
 				archives := vendored.FromDetail(detail)
 				results := vendored.Check(archives, vendored.NVIDIASonames(archives), ix)
-				return writeTableOrJSON(e, *out, *asJSON, results, func(b *strings.Builder) { writeVendoredTable(b, results) })
+				return writeTableOrJSON(e, *out, *asJSON, results, func(b *strings.Builder) {
+					if len(results) == 0 { // said in words, not a bare header
+						fmt.Fprintf(b, "No vendored library: no shared library of the %d archive(s) is in the soname index (%s).\n", len(archives), strings.Join(ix.Sources, ", "))
+						return
+					}
+					writeVendoredTable(b, results)
+				})
 			}
 		},
 	}
@@ -88,14 +90,15 @@ func writeVendoredTable(w io.Writer, results []vendored.Result) {
 	for _, r := range results {
 		first := true
 		for _, v := range r.Vendored {
-			pkg := "\t\t"
+			var pkg, platform, variant string // on the archive's first row only
 			if first {
-				pkg, first = r.Package+"\t"+r.Platform+"\t"+r.Variant, false
+				pkg, platform, variant, first = r.Package, r.Platform, r.Variant, false
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", pkg, v.Path, v.Upstream, indexSummary(v.Index), neededSummary(v.NeededBy))
+			// safetext: a newline or tab in a name must not forge a row.
+			safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pkg, platform, variant, v.Path, v.Upstream, indexSummary(v.Index), neededSummary(v.NeededBy))
 		}
 		for _, tie := range r.NVIDIA {
-			ties = append(ties, fmt.Sprintf("%s %s: %s is NVIDIA's (%s provides it), though the index has %s", r.Package, tie.Path, tie.Name,
+			ties = append(ties, safetext.Sprintf("%s %s: %s is NVIDIA's (%s provides it), though the index has %s", r.Package, tie.Path, tie.Name,
 				strings.Join(tie.Packages, ", "), strings.Join(tie.Index, ", ")))
 		}
 	}

@@ -90,3 +90,43 @@ func TestPrintVendoredBadIndex(t *testing.T) {
 		t.Errorf("no index at all: exit %d, %s", code, stderr)
 	}
 }
+
+// TestPrintVendoredEscapesNewlines: a newline in a package key reaches
+// print-vendored's table and its ties escaped (see forgedline_test.go).
+func TestPrintVendoredEscapesNewlines(t *testing.T) {
+	lib := func(p, soname string) map[string]any {
+		return map[string]any{"path": p, "kind": "shared", "soname": soname, "needed": []string{}}
+	}
+	detail := map[string]any{
+		forged: map[string]any{"linux-x86_64": map[string]any{"None": map[string]any{"sha256": "", "relativePath": "", "features": map[string]any{
+			"providedLibs": []string{"libOpenCL.so.1"},
+			"libraries":    []any{lib("lib/libOpenCL.so.1", "libOpenCL.so.1"), lib("host-linux-x64/libQt6Core.so.6", "libQt6Core.so.6")},
+		}}}},
+	}
+	dir := t.TempDir()
+	writeJSON(t, filepath.Join(dir, "detail.json"), detail)
+	code, stdout, stderr := runCLI("print-vendored", dir)
+	if code != 0 || !strings.Contains(stdout, "NVIDIA's") {
+		t.Fatalf("exit %d, no vendored library and tie: %s\n%s", code, stderr, stdout)
+	}
+	noForgedLine(t, "print-vendored", stdout)
+}
+
+// TestPrintVendoredNothing: a release without a vendored library says so
+// in words (not a bare header); --json stays an empty list.
+func TestPrintVendoredNothing(t *testing.T) {
+	dir := t.TempDir()
+	detail := `{"cuda_cudart": {"linux-x86_64": {"None": {"sha256": "", "relativePath": "", "features": {
+    "libraries": [{"path": "lib/libcudart.so.12", "kind": "shared", "soname": "libcudart.so.12", "needed": []}]}}}}}`
+	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(detail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("print-vendored", dir)
+	want := "No vendored library: no shared library of the 1 archive(s) is in the soname index (debian-bookworm-main.sonames (embedded)).\n"
+	if code != 0 || stdout != want {
+		t.Errorf("exit %d, stderr %s, stdout %q, want %q", code, stderr, stdout, want)
+	}
+	if code, stdout, _ = runCLI("print-vendored", "--json", dir); code != 0 || strings.TrimSpace(stdout) != "[]" {
+		t.Errorf("--json: exit %d, %q, want []", code, stdout)
+	}
+}

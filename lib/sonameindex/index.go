@@ -18,6 +18,12 @@ import (
 const (
 	MaxLineLen = 64 << 10
 	MaxEntries = 1 << 21
+	// MaxPerName bounds the entries kept for one name: a name's first
+	// providers are evidence enough that a free distribution ships it,
+	// and a lookup then returns at most this many (nix-locate lists every
+	// package that bundles a libstdc++.so.6). Later ones are counted in
+	// Dropped, not kept.
+	MaxPerName = 64
 )
 
 //go:embed debian-bookworm-main.sonames
@@ -42,14 +48,16 @@ type Index struct {
 	byName  map[string][]Entry
 	byStem  map[string][]string // stem (libfoo.so) → the names with it
 	strs    map[string]string   // providers and folders, stored once
+	seen    map[Entry]bool      // every entry kept: a repeated line costs one map lookup
 	entries int
+	dropped int
 	// Sources are the files read, in order.
 	Sources []string
 }
 
 // New returns an empty index.
 func New() *Index {
-	return &Index{byName: map[string][]Entry{}, byStem: map[string][]string{}, strs: map[string]string{}}
+	return &Index{byName: map[string][]Entry{}, byStem: map[string][]string{}, strs: map[string]string{}, seen: map[Entry]bool{}}
 }
 
 // Default returns the embedded index (Debian bookworm main).
@@ -63,6 +71,10 @@ func Default() *Index {
 
 // Len is the number of distinct entries.
 func (ix *Index) Len() int { return ix.entries }
+
+// Dropped is the number of lines left out because their name already had
+// MaxPerName entries (a repeated line counts each time).
+func (ix *Index) Dropped() int { return ix.dropped }
 
 // Read adds the lines of r, an index file named source. An error names
 // the source and line; the entries of the lines before it stay.
@@ -165,15 +177,18 @@ func (ix *Index) add(name, folder, provider string) error {
 		return fmt.Errorf("%q is not a library name (lib*.so or lib*.so.<version>)", name)
 	}
 	e := Entry{Name: name, Folder: ix.intern(folder), Provider: ix.intern(provider)}
+	if ix.seen[e] {
+		return nil
+	}
 	list, known := ix.byName[name]
-	for _, o := range list {
-		if o == e {
-			return nil
-		}
+	if len(list) == MaxPerName {
+		ix.dropped++
+		return nil
 	}
 	if ix.entries == MaxEntries {
 		return fmt.Errorf("more than %d entries", MaxEntries)
 	}
+	ix.seen[e] = true
 	ix.entries++
 	ix.byName[name] = append(list, e)
 	if !known {

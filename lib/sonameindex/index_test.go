@@ -175,3 +175,23 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestManyProvidersOfOneName: an index naming one library with 1,000
+// providers, each twice, keeps the first MaxPerName of them and counts
+// the lines of the rest, so a
+// repeated name costs neither quadratic reading nor a lookup as long as
+// the file.
+func TestManyProvidersOfOneName(t *testing.T) {
+	var b strings.Builder
+	const n = 1000
+	for i := range n {
+		fmt.Fprintf(&b, "libfoo.so.1 provider%d\nlibfoo.so.1 provider%d\n", i, i)
+	}
+	ix := read(t, b.String())
+	if ix.Len() != sonameindex.MaxPerName || ix.Dropped() != 2*(n-sonameindex.MaxPerName) {
+		t.Errorf("Len, Dropped = %d, %d; want %d, %d", ix.Len(), ix.Dropped(), sonameindex.MaxPerName, 2*(n-sonameindex.MaxPerName))
+	}
+	if got := len(ix.Lookup("libfoo.so.1", "")); got != sonameindex.MaxPerName {
+		t.Errorf("Lookup returned %d entries, want %d", got, sonameindex.MaxPerName)
+	}
+}

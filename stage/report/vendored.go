@@ -37,11 +37,16 @@ func vendoredOf(detail features.Detail) map[[3]string][]VendoredLib {
 	return out
 }
 
-// vendoredNames are the names of an archive's vendored libraries.
+// vendoredNames are the names of an archive's vendored libraries, once
+// each (a copy may sit in two folders), in path order.
 func vendoredNames(libs []VendoredLib) []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, l := range libs {
-		out = append(out, l.Name)
+		if !seen[l.Name] {
+			seen[l.Name] = true
+			out = append(out, l.Name)
+		}
 	}
 	return out
 }

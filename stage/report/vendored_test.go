@@ -56,3 +56,20 @@ func TestVendoredDiffAndSection(t *testing.T) {
 		t.Error("a release without vendored libraries has the section")
 	}
 }
+
+// TestVendoredDiffOncePerName: a vendored library that appears in two
+// folders of an archive is one +NAME in diff, not two.
+func TestVendoredDiffOncePerName(t *testing.T) {
+	old := ReleaseOf(nsightRelease("1.0", "libnvlog.so"))
+	twice := nsightRelease("2.0", "libnvlog.so", "libssl.so.3")
+	f := twice.Detail["nsight_systems"]["linux-x86_64"]["None"].Features
+	f.Libraries = append(f.Libraries, features.Library{Path: "target-linux-x64/libssl.so.3", Kind: "shared", Soname: "libssl.so.3", Needed: []string{}})
+	new := ReleaseOf(twice)
+	var b strings.Builder
+	if err := Diff(&old, &new).WriteText(&b, "cuda"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "vendored +libssl.so.3\n") {
+		t.Errorf("diff text, want vendored +libssl.so.3 once:\n%s", b.String())
+	}
+}

@@ -2,6 +2,7 @@ package fixrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -97,7 +98,7 @@ func (fr *Fix) WriteDiff(w io.Writer) error {
 func (fr *Fix) probes(ctx context.Context, byFile map[string][]nixpkgscheck.FixCase) (map[string][]pkgeval.Result, error) {
 	texts := map[string]string{}
 	for file := range byFile {
-		data, err := readBounded(filepath.Join(fr.PackagesDir, filepath.FromSlash(file)))
+		data, err := pkgeval.ReadFile(fr.PackagesDir, file)
 		if err != nil {
 			return nil, fmt.Errorf("fix: %w", err)
 		}
@@ -125,7 +126,7 @@ func (fr *Fix) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[str
 		cases := fr.cases(byFile[file], probes[file])
 		out, err := nixfix.Fix(fr.Old[file], cases)
 		if err == nil {
-			out, err = fr.removeVendored(file, out)
+			out = fr.removeVendored(file, out)
 		}
 		switch {
 		case err != nil:
@@ -136,14 +137,31 @@ func (fr *Fix) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[str
 	}
 }
 
+// KindVendoredNotRemoved is a file --remove-vendored could not add its
+// removal to (it has a postPatch already, say): a warning, and the file's
+// other fixes are still made.
+const KindVendoredNotRemoved = "vendoredNotRemoved"
+
 // removeVendored adds to a file's (fixed) text the postPatch removing
-// the vendored libraries it keeps (--remove-vendored).
-func (fr *Fix) removeVendored(file, text string) (string, error) {
+// the vendored libraries it keeps (--remove-vendored). A refusal is a
+// warning and leaves the text as it was: the removal is a proposal, and
+// must not cost the file its fixes of outputs.
+func (fr *Fix) removeVendored(file, text string) string {
 	paths := fr.vendored[file]
 	if len(paths) == 0 {
-		return text, nil
+		return text
 	}
-	return nixfix.ProposeRemovals(text, paths)
+	out, err := nixfix.ProposeRemovals(text, paths)
+	if err != nil {
+		why := err.Error()
+		if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
+			why = r.Reason
+		}
+		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindVendoredNotRemoved, File: file,
+			Message: "vendored libraries not removed, the file's other fixes made: " + why})
+		return text
+	}
+	return out
 }
 
 // cases turns a file's check cases into the fixer's.

@@ -12,7 +12,6 @@ import (
 	"syscall"
 
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 )
 
 // KindChanged is a file --fix did not write because it no longer held
@@ -128,24 +127,6 @@ func stillHolds(path, old string) error {
 		return &changedError{"it changed"}
 	}
 	return nil
-}
-
-// readBounded reads a package file the listing accepted, at most
-// pkgeval.MaxFileSize bytes.
-func readBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, pkgeval.MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(data) > pkgeval.MaxFileSize {
-		return nil, fmt.Errorf("read %s: larger than %d bytes", path, pkgeval.MaxFileSize)
-	}
-	return data, nil
 }
 
 // notThroughLink refuses to write file (slash-separated, relative to root)

@@ -52,13 +52,18 @@ func ProposeRemovals(text string, paths []string) (string, error) {
 	line := func(s string) { b.WriteString(indent + "  " + s + "\n") }
 	line("# Free libraries NVIDIA ships its own copies of (cuda-redist-find-features")
 	line("# print-vendored); Nixpkgs' builds, in buildInputs, stand in for them.")
+	// Each path in double quotes: the check reads a package file's
+	// quoted strings as what it removes, so the next check counts these
+	// as removed. The loop's unquoted $pattern still globs. -f: the list
+	// holds the paths of every platform's archive, and one platform's
+	// source lacks the others' (host-linux-x64/ beside host-linux-armv8/).
 	line("rmPatterns=(")
 	for _, p := range paths {
-		line("  " + p)
+		line(`  "` + p + `"`)
 	}
 	line(")")
 	line(`for pattern in "''${rmPatterns[@]}"; do`)
-	line(`  rm -rv -- $pattern`)
+	line(`  rm -rfv -- $pattern`)
 	line("done")
 	b.WriteString(indent + "'';")
 	out, err := applyEdits(text, []edit{fx.insertAfter(anchor, b.String())})

@@ -37,11 +37,11 @@ buildRedist {
     # Free libraries NVIDIA ships its own copies of (cuda-redist-find-features
     # print-vendored); Nixpkgs' builds, in buildInputs, stand in for them.
     rmPatterns=(
-      host-linux-x64/libQt6Core.so.6
-      host-linux-x64/Plugins/imageformats/libqgif.so
+      "host-linux-x64/libQt6Core.so.6"
+      "host-linux-x64/Plugins/imageformats/libqgif.so"
     )
     for pattern in "''${rmPatterns[@]}"; do
-      rm -rv -- $pattern
+      rm -rfv -- $pattern
     done
   '';
 

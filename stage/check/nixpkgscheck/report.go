@@ -113,6 +113,8 @@ func (f Finding) text() string {
 		return line + f.Message
 	case KindCapabilityNotCovered:
 		return line + f.Path + ": " + f.Message
+	case KindVendoredLibrary: // about one library of the archive, not its outputs
+		return line + f.Path + ": " + f.Message + " [" + f.File + "]"
 	}
 	if strings.HasSuffix(f.Kind, "Dependency") {
 		return line + f.Message + " [" + f.File + "]"

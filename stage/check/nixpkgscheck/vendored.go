@@ -39,11 +39,18 @@ func removalPatterns(text []byte) []string {
 	var out []string
 	for _, m := range nixString.FindAllSubmatch(text, -1) {
 		s := antiquotation.ReplaceAllString(string(m[1]), "*")
-		if strings.Contains(s, "lib") || strings.Contains(s, "*") {
+		if (strings.Contains(s, "lib") || strings.Contains(s, "*")) && literalName(s) {
 			out = append(out, strings.TrimPrefix(s, "./"))
 		}
 	}
 	return out
+}
+
+// literalName: the pattern's last path component has a character that
+// is no wildcard. A string of variables alone ("$path" in a removal loop,
+// "$out/${dir}") would read as "*" or "*/*" and match every library.
+func literalName(pattern string) bool {
+	return strings.Trim(path.Base(pattern), "*?") != ""
 }
 
 // removed reports whether a pattern matches p's file name or a tail of p.

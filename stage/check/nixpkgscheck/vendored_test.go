@@ -9,6 +9,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixfix"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 )
 
@@ -91,5 +92,55 @@ func TestKeptVendored(t *testing.T) {
 	want := map[string][]string{"n.nix": {"a/libQt6Core.so.6", "b/libz.so"}, "m.nix": {"libssl.so.3"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("KeptVendored (-want +got):\n%s", diff)
+	}
+}
+
+// TestProposedRemovalsCountAsRemoved: the postPatch that --fix
+// --remove-vendored writes removes, for the next check, every path it
+// lists: its hints go, and a second --fix has nothing to add (it would
+// refuse the file, which has a postPatch now).
+func TestProposedRemovalsCountAsRemoved(t *testing.T) {
+	paths := []string{"host-linux-x64/libQt6Core.so.6", "host-linux-armv8/Plugins/imageformats/libqgif.so", "lib/libstdc++.so.6"}
+	text, err := nixfix.ProposeRemovals(nsightFile, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patterns := removalPatterns([]byte(text))
+	for _, p := range paths {
+		if !removed(patterns, p) {
+			t.Errorf("%s is not removed by the written postPatch (patterns %q):\n%s", p, patterns, text)
+		}
+	}
+	if removed(patterns, "host-linux-x64/libicuuc.so.71") {
+		t.Errorf("a path the postPatch does not list counts as removed (patterns %q)", patterns)
+	}
+}
+
+// TestVendoredHintText: the text line of a vendored hint names the
+// library and the file, and says nothing of outputs (it has none).
+func TestVendoredHintText(t *testing.T) {
+	f := Finding{Level: LevelHint, Kind: KindVendoredLibrary, Package: "nsight_systems", Platform: "linux-x86_64", Variant: "None", Version: "2025.1",
+		File: "nsight_systems.nix", Path: "host-linux-x64/libQt6Core.so.6", Message: "vendored Qt6Core (libQt6Core.so.6), which Debian ships"}
+	want := "HINT  nsight_systems linux-x86_64 None 2025.1: host-linux-x64/libQt6Core.so.6: vendored Qt6Core (libQt6Core.so.6), which Debian ships [nsight_systems.nix]"
+	if got := f.Text(); got != want {
+		t.Errorf("Text:\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRemovalPatternsNeedALiteralName: a string that is only
+// antiquotations and variables (the "$path" of a removal loop, "$out/${dir}")
+// reads as a bare wildcard that would match every library; it is no
+// removal pattern, so the hints stay.
+func TestRemovalPatternsNeedALiteralName(t *testing.T) {
+	text := `postPatch = ''
+    for path in "''${rmPatterns[@]}"; do
+      rm -r "$path"
+    done
+    cp -r "$out/${dir}" "''${lib}"
+  '';`
+	for _, p := range []string{"host-linux-x64/libQt6Core.so.6", "libicuuc.so.71"} {
+		if pats := removalPatterns([]byte(text)); removed(pats, p) {
+			t.Errorf("%s counts as removed by patterns %q", p, pats)
+		}
 	}
 }

@@ -75,3 +75,42 @@ func TestFilesAccountsForOddFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestReadFileAgain: a listed file read again (by the vendored check and
+// --fix) that has become a FIFO, a link to /dev/zero or a file over
+// MaxFileSize since the listing is an error naming it, returned at once;
+// a regular file and a link inside the directory read as they are. The
+// goroutine and its timeout are a hang guard only.
+func TestReadFileAgain(t *testing.T) {
+	dir, _ := writeFiles(t, map[string]string{"a.nix": "text", "real/data.nix": "inner"})
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.nix"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, target := range map[string]string{"zero.nix": "/dev/zero", "inside.nix": "real/data.nix"} {
+		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.nix"), make([]byte, MaxFileSize+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for file, want := range map[string]string{"a.nix": "text", "inside.nix": "inner"} {
+			if data, err := ReadFile(dir, file); err != nil || string(data) != want {
+				t.Errorf("ReadFile(%s) = %q, %v; want %q", file, data, err, want)
+			}
+		}
+		for _, file := range []string{"fifo.nix", "zero.nix", "big.nix", "gone.nix"} {
+			if data, err := ReadFile(dir, file); err == nil || !strings.Contains(err.Error(), file) {
+				t.Errorf("ReadFile(%s) = %d bytes, %v; want an error naming it", file, len(data), err)
+			}
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("hang guard: ReadFile did not return in 30 s (it opened a FIFO or read /dev/zero)")
+	}
+}

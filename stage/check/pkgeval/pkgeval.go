@@ -551,6 +551,27 @@ func Files(dir string) (Listing, error) {
 	return l, nil
 }
 
+// ReadFile reads again a package file that Files listed (its path
+// joined to the packages directory dir), by the same rules: a file that
+// has become something else since (a FIFO, a link out of dir, a file over
+// MaxFileSize) is an error saying what, never opened or read in full.
+func ReadFile(dir, file string) ([]byte, error) {
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	}
+	data, why, err := readPackageFile(root, filepath.Join(root, filepath.FromSlash(file)))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("read %s: %w", file, err)
+	case why != "":
+		return nil, fmt.Errorf("read %s: %s", file, why)
+	case data == nil:
+		return nil, fmt.Errorf("read %s: a directory", file)
+	}
+	return data, nil
+}
+
 // readPackageFile reads the candidate p (under root, the packages
 // directory resolved) when it is a regular file, or one through a link
 // that stays inside root; else it says why not, without opening it.

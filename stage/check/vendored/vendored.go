@@ -3,6 +3,7 @@ package vendored
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -43,7 +44,7 @@ func NVIDIASonames(archives []Archive) map[string][]string {
 	out := map[string][]string{}
 	for _, a := range archives {
 		for _, s := range flatten(a.Features.ProvidedLibs) {
-			if !contains(out[s], a.Package) {
+			if !slices.Contains(out[s], a.Package) {
 				out[s] = append(out[s], a.Package)
 				sort.Strings(out[s])
 			}
@@ -58,15 +59,6 @@ func flatten(g features.Grouped) []string {
 		out = append(out, l...)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Library is one vendored library of an archive.
@@ -159,7 +151,7 @@ func matchNames(ms []sonameindex.Match) []string {
 	var out []string
 	for _, m := range ms {
 		s := m.Name + " (" + m.Provider + ")"
-		if !contains(out, s) {
+		if !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

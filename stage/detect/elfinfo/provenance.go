@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"debug/elf"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -116,7 +117,7 @@ func (r *reader) readComment(info *Info) {
 			body = nil
 		}
 		c := commentString(s)
-		if c != "" && !containsString(info.Comments, c) {
+		if c != "" && !slices.Contains(info.Comments, c) {
 			info.Comments = append(info.Comments, c)
 		}
 	}
@@ -128,13 +129,4 @@ func commentString(b []byte) string {
 	b = b[:min(len(b), MaxCommentLen)]
 	s := strings.ToValidUTF8(string(b), string(utf8.RuneError))
 	return strings.TrimSpace(s)
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
