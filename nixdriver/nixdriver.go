@@ -15,6 +15,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
@@ -141,8 +142,10 @@ func (p *Plan) Roles() nixlog.Roles {
 // FindNixLib returns the Nix library directory (the one holding cli.nix):
 // explicit (--nix-lib, $CRFF_NIX_LIB) when given; else the one installed
 // beside the executable (../share/cuda-redist-find-features/nix, as
-// nix/package.nix lays it out); else nix/ in the working directory or
-// one of its parents (a checkout).
+// nix/package.nix lays it out); else the one the binary carries, written
+// once to the user's cache directory (nixlib.Extract). A binary built
+// without it (crff_noembed, the flake's pipeline builder) looks for nix/
+// in the working directory or one of its parents (a checkout).
 func FindNixLib(explicit string) (string, error) {
 	if explicit != "" {
 		if !isNixLib(explicit) {
@@ -158,6 +161,9 @@ func FindNixLib(explicit string) (string, error) {
 			return dir, nil
 		}
 	}
+	if nixlib.Embedded {
+		return extractNixLib()
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -167,9 +173,23 @@ func FindNixLib(explicit string) (string, error) {
 			return filepath.Join(d, "nix"), nil
 		}
 		if filepath.Dir(d) == d {
-			return "", errors.New("no Nix library: not installed beside the executable (../share/cuda-redist-find-features/nix), no nix/cli.nix in the working directory or its parents; pass --nix-lib (or set CRFF_NIX_LIB)")
+			return "", errors.New("no Nix library: not installed beside the executable (../share/cuda-redist-find-features/nix), not in this binary (built with crff_noembed), no nix/cli.nix in the working directory or its parents; pass --nix-lib (or set CRFF_NIX_LIB)")
 		}
 	}
+}
+
+// extractNixLib writes the library the binary carries to
+// $XDG_CACHE_HOME/cuda-redist-find-features (else ~/.cache/...).
+func extractNixLib() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no Nix library: %v; set XDG_CACHE_HOME or HOME (the binary writes its Nix library there once), or pass --nix-lib", err)
+	}
+	dir, err := nixlib.Extract(filepath.Join(cache, nixlib.CacheName))
+	if err != nil {
+		return "", fmt.Errorf("%w; set XDG_CACHE_HOME to a writable directory, or pass --nix-lib", err)
+	}
+	return dir, nil
 }
 
 // InstalledNixLib is where the package installs the Nix library relative

@@ -82,21 +82,22 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if p.redist == "" {
 		p.redist = manifest.RedistName(url, dir)
 	}
-	if p.runner, err = pf.nix.runner(*pf.sandbox, e); err != nil {
-		return nil, err
-	}
-	p.runner.SetBuildOptions(nixdriver.BuildOptions{MaxJobs: pf.maxJobs(), KeepGoing: *pf.keepGoing, Builders: *pf.builders})
-	p.runner.Store = *pf.store
 	found, err := manifest.FindManifests(dir, flt)
 	if err != nil {
 		return nil, err
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no redistrib_<version>.json in %s matches %s", dir, pf.filters.describe())
+		return nil, noManifestError([]string{dir}, pf.filters)
 	}
 	for _, f := range found {
 		p.manifests = append(p.manifests, nixdriver.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 	}
+	// The arguments first, then the environment (program, Nix library).
+	if p.runner, err = pf.nix.runner(*pf.sandbox, e); err != nil {
+		return nil, err
+	}
+	p.runner.SetBuildOptions(nixdriver.BuildOptions{MaxJobs: pf.maxJobs(), KeepGoing: *pf.keepGoing, Builders: *pf.builders})
+	p.runner.Store = *pf.store
 	return p, nil
 }
 

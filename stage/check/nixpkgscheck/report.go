@@ -53,7 +53,12 @@ func Sort(findings []Finding) {
 
 // Counts are how many findings of each level a report has; Refused are
 // the failures that are whole manifests.
-type Counts struct{ Errors, Warnings, Hints, Failures, Refused int }
+type Counts struct {
+	Errors, Warnings, Hints, Failures, Refused int
+	// NotChecked are the package files no manifest of their redist was
+	// given for (the notChecked warnings' counts).
+	NotChecked int
+}
 
 // Count counts the findings by level.
 func Count(findings []Finding) Counts {
@@ -64,6 +69,9 @@ func Count(findings []Finding) Counts {
 			n.Errors++
 		case LevelWarning:
 			n.Warnings++
+			if f.Kind == KindNotChecked {
+				n.NotChecked += f.Count
+			}
 		case LevelHint:
 			n.Hints++
 		case LevelFailure:
@@ -97,6 +105,9 @@ func (n Counts) Outcome() (int, error) {
 // Text is the one-line form of a finding.
 func (f Finding) Text() string {
 	lvl := map[string]string{LevelError: "ERROR", LevelWarning: "WARN ", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
+	if f.Package == "" && f.File == "" {
+		return lvl + " " + f.Message
+	}
 	if f.Package == "" {
 		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
 	}
