@@ -80,18 +80,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 }
 
 func (cf *checkFlags) run(e *env, args []string) error {
-	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args, len(cf.redists) > 0)
-	if err != nil {
-		return err
-	}
-	if err := cf.validateFix(); err != nil {
-		return err
-	}
-	manifestDirs, redists, err := redistDirs(manifestDirs, cf.redists)
-	if err != nil {
-		return err
-	}
-	flt, err := cf.ff.filter()
+	a, err := cf.parseArgs(args)
 	if err != nil {
 		return err
 	}
@@ -99,26 +88,58 @@ func (cf *checkFlags) run(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := packagesDirExists(packagesDir, *cf.nixpkgs); err != nil {
-		return err
-	}
 	c, err := cf.newRun(e)
 	if err != nil {
 		return err
 	}
 	c.coverage = cov
-	c.redists = redists
-	if err := c.addManifests(manifestDirs, cf.urls, flt); err != nil {
+	c.redists = a.redists
+	if err := c.addManifests(a.manifestDirs, a.urls, a.filter); err != nil {
 		return err
 	}
 	if len(c.manifests) == 0 {
-		return noManifestError(manifestDirs, cf.ff)
+		return noManifestError(a.manifestDirs, cf.ff)
 	}
 	// The arguments first, then the environment (program, Nix library).
 	if err := c.attachRunner(cf.nf); err != nil {
 		return err
 	}
-	return c.run(e.context(), mustAbs(packagesDir))
+	return c.run(e.context(), mustAbs(a.packagesDir))
+}
+
+// checkArgs are check-nixpkgs' arguments, read and checked.
+type checkArgs struct {
+	packagesDir  string
+	manifestDirs []string
+	redists      map[string]string
+	urls         []string
+	filter       manifest.Filter
+}
+
+// parseArgs reads the arguments and the flags that name inputs, and
+// refuses what cannot work, before anything is run.
+func (cf *checkFlags) parseArgs(args []string) (*checkArgs, error) {
+	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args, len(cf.redists) > 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := cf.validateFix(); err != nil {
+		return nil, err
+	}
+	a := &checkArgs{packagesDir: packagesDir}
+	if a.manifestDirs, a.redists, err = redistDirs(manifestDirs, cf.redists); err != nil {
+		return nil, err
+	}
+	if a.filter, err = cf.ff.filter(); err != nil {
+		return nil, err
+	}
+	if err := packagesDirExists(packagesDir, *cf.nixpkgs); err != nil {
+		return nil, err
+	}
+	if a.urls, err = checkURLs(cf.urls); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // newRun sets up the package-file evaluator from the flags.

@@ -55,6 +55,9 @@ func (df *downloadFlags) run(e *env, args []string) error {
 		return err
 	}
 	url, dir := args[0], args[1]
+	if !strings.Contains(url, "://") {
+		return usageErrorf("URL %q has no scheme: give the index page's https:// address", url)
+	}
 	ctx := e.context()
 	client := &http.Client{Timeout: *df.timeout}
 	listed, err := download.Versions(ctx, client, url)

@@ -78,6 +78,9 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if err != nil {
 		return nil, err
 	}
+	if url, err = archiveURL("URL", url); err != nil {
+		return nil, err
+	}
 	p := &processRun{e: e, cleanup: *pf.cleanup, partial: *pf.partial, indexFile: *pf.indexFile, redist: *pf.redistName, linkDir: *pf.linkDir}
 	if p.redist == "" {
 		p.redist = manifest.RedistName(url, dir)
