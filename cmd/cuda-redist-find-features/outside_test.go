@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,22 +12,7 @@ import (
 // TestMessagesSayWhatToDo: each case of issue 32's messages, without Nix
 // (the runner comes after the arguments).
 func TestMessagesSayWhatToDo(t *testing.T) {
-	tmp := t.TempDir()
-	t.Chdir(tmp)
-	if err := os.Mkdir("archives", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir("manifests", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(tmp, "a-file")
-	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	detail := filepath.Join(tmp, "detail.json")
-	if err := os.WriteFile(detail, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	tmp, file, detail := messagesFixture(t)
 	for _, c := range []struct {
 		args   []string
 		code   int
@@ -55,4 +42,47 @@ func TestMessagesSayWhatToDo(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d and %s %q", c.args, code, stdout, stderr, c.code, c.stream, c.want)
 		}
 	}
+}
+
+// TestLogRecordClearsTheStatusLine: on a terminal, a log record written
+// while the status line shows starts on a line of its own (the status
+// line is cleared first), not glued to "detected 0/13".
+func TestLogRecordClearsTheStatusLine(t *testing.T) {
+	var term bytes.Buffer
+	p := newNixProgress(&term)
+	term.WriteString("detected 0/13")
+	p.shown, p.last = true, "detected 0/13"
+	e := &env{stderr: &term, log: newLogger(&term, slog.LevelWarn), logLevel: slog.LevelWarn}
+	e.logAround(p)
+	e.log.Warn("a warning")
+	if got := term.String(); !strings.HasPrefix(got, "detected 0/13\r\033[Ktime=") || !strings.Contains(got, `level=WARN msg="a warning"`) {
+		t.Errorf("terminal: %q, want the status line cleared before the record", got)
+	}
+}
+
+// messagesFixture makes a scratch working directory with an archives/
+// and a manifests/ directory, a regular file and an empty detail.json.
+func messagesFixture(t *testing.T) (tmp, file, detail string) {
+	t.Helper()
+	tmp = t.TempDir()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chdir(tmp); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chdir(wd) })
+	for _, d := range []string{"archives", "manifests"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, detail = filepath.Join(tmp, "a-file"), filepath.Join(tmp, "detail.json")
+	for _, f := range []string{file, detail} {
+		if err := os.WriteFile(f, []byte("{}"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tmp, file, detail
 }

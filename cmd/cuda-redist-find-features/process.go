@@ -169,6 +169,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		r.SetRoles = p.setRoles
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
+		e.logAround(p)
 		e.atExit = append(e.atExit, p.finish)
 	default:
 		// A log file or a pipe: one line per event, from the same log.
@@ -180,6 +181,13 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
 	}
+}
+
+// logAround makes the logger take the status line away before each
+// record, so that a warning starts a line of its own instead of being
+// glued to the status line; the next event shows the status again.
+func (e *env) logAround(p *nixProgress) {
+	e.log = newLogger(p.clearing(e.stderr), e.logLevel)
 }
 
 // runner checks the program is static, finds the Nix library, and parses
