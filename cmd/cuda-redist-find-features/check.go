@@ -319,7 +319,8 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 }
 
 // report prints the findings, in the order of nixpkgscheck.Check, then
-// the summary (a line, or with --json a last JSON object), and returns
+// the summary (a line on stderr, or with --json a last JSON object on
+// stdout), and returns
 // the error that sets the exit code.
 func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 	enc := json.NewEncoder(c.e.stdout)
@@ -337,7 +338,9 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 			Summary checkSummary `json:"summary"`
 		}{sum})
 	} else {
-		_, err = fmt.Fprintln(c.e.stdout, sum.text())
+		// On stderr: stdout stays the findings alone (a clean check
+		// prints none there), the summary is for the reader.
+		_, err = fmt.Fprintln(c.e.stderr, sum.text())
 	}
 	if err != nil {
 		return fmt.Errorf("printing the report: %w", err)

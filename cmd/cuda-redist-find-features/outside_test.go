@@ -2,11 +2,16 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 // TestMessagesSayWhatToDo: each case of issue 32's messages, without Nix
@@ -85,4 +90,48 @@ func messagesFixture(t *testing.T) (tmp, file, detail string) {
 		}
 	}
 	return tmp, file, detail
+}
+
+// TestCheckReportSummary: a clean check prints, with --json, one valid
+// JSON document (the summary); without, nothing on stdout and one summary
+// line on stderr. Files of a redist without manifests are a warning with
+// counts: the run passes while something was checked, fails when nothing
+// was, and fails with --strict.
+func TestCheckReportSummary(t *testing.T) {
+	notChecked := []nixpkgscheck.Finding{{Level: nixpkgscheck.LevelWarning, Kind: nixpkgscheck.KindNotChecked, Count: 18, Files: []string{"a.nix"},
+		Message: "redist nvpl: 18 package file(s) not checked"}}
+	run := func(json, strict bool, files int, findings []nixpkgscheck.Finding) (string, string, error) {
+		var stdout, stderr bytes.Buffer
+		c := &checkRun{e: &env{stdout: &stdout, stderr: &stderr}, json: json, strict: strict, hints: true,
+			size: checkSize{files: files, cases: 779, archives: 120}}
+		err := c.report(findings)
+		return stdout.String(), stderr.String(), err
+	}
+	out, _, err := run(true, false, 75, nil)
+	var doc struct {
+		Summary *checkSummary `json:"summary"`
+	}
+	if err != nil || json.Unmarshal([]byte(out), &doc) != nil || doc.Summary == nil || doc.Summary.Files != 75 || doc.Summary.Cases != 779 || strings.Count(out, "\n") != 1 {
+		t.Errorf("--json, clean: %q, %v; want one JSON document with the summary", out, err)
+	}
+	// The line is what print-feature-schema --format finding describes.
+	if v, err := jsonschema.UnmarshalJSON(strings.NewReader(out)); err != nil {
+		t.Fatal(err)
+	} else if err := schema.Validate("finding", v); err != nil {
+		t.Errorf("summary line: %v", err)
+	}
+	out, errOut, err := run(false, false, 75, nil)
+	if err != nil || out != "" || errOut != "checked 75 package file(s), 779 case(s), 120 archive(s): 0 error(s), 0 warning(s), 0 hint(s)\n" {
+		t.Errorf("clean: stdout %q, stderr %q, %v", out, errOut, err)
+	}
+	out, errOut, err = run(false, false, 75, notChecked)
+	if err != nil || out != "WARN  redist nvpl: 18 package file(s) not checked\n" || !strings.HasPrefix(errOut, "checked 57 package file(s) (18 not checked)") {
+		t.Errorf("some not checked: stdout %q, stderr %q, %v; want a warning and exit 0", out, errOut, err)
+	}
+	if _, _, err = run(false, true, 75, notChecked); err == nil || !strings.Contains(err.Error(), "--strict: 18 package file(s) not checked") {
+		t.Errorf("--strict: %v", err)
+	}
+	if _, _, err = run(false, false, 18, notChecked); err == nil || !strings.Contains(err.Error(), "nothing was checked") {
+		t.Errorf("nothing checked: %v", err)
+	}
 }
