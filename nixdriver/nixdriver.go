@@ -213,7 +213,7 @@ func CheckStatic(path string) error {
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary (build with CGO_ENABLED=0, or pass --program)", path)
+			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary: build or install it with CGO_ENABLED=0 (CGO_ENABLED=0 go install ./cmd/cuda-redist-find-features), or pass --program", path)
 		}
 	}
 	return nil
