@@ -331,7 +331,7 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 	}
 	n := nixpkgscheck.Count(findings)
 	sum := checkSummary{Files: c.size.files, Checked: c.size.files - n.NotChecked, NotChecked: n.NotChecked, Cases: c.size.cases, Archives: c.size.archives,
-		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused}
+		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints}
 	var err error
 	if c.json {
 		err = enc.Encode(struct {
@@ -382,6 +382,8 @@ type checkSummary struct {
 	Hints            int `json:"hints"`
 	Failures         int `json:"failures"`
 	RefusedManifests int `json:"refusedManifests"`
+	// hintsHidden: --hints=false (the text says the hints were not shown).
+	hintsHidden bool
 }
 
 func (s checkSummary) text() string {
@@ -390,6 +392,9 @@ func (s checkSummary) text() string {
 		line += fmt.Sprintf(" (%d not checked)", s.NotChecked)
 	}
 	line += fmt.Sprintf(", %d case(s), %d archive(s): %d error(s), %d warning(s), %d hint(s)", s.Cases, s.Archives, s.Errors, s.Warnings, s.Hints)
+	if s.hintsHidden && s.Hints > 0 {
+		line += " (not shown: --hints=false)"
+	}
 	if s.Failures+s.RefusedManifests > 0 {
 		line += fmt.Sprintf(", %d archive(s) and %d manifest(s) not checked", s.Failures, s.RefusedManifests)
 	}

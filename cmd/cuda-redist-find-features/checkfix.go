@@ -217,6 +217,8 @@ func (fr *fixRun) recheck(ctx context.Context) ([]nixpkgscheck.Finding, error) {
 			return err
 		}
 		findings = append(fr.plan.Check(files, results), fr.refusals...)
+		fr.c.size.files = len(files) // the new files count
+
 		return nil
 	})
 	nixpkgscheck.Sort(findings)

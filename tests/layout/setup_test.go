@@ -49,3 +49,16 @@ func TestSetupInstallsWhatTheCommandNeeds(t *testing.T) {
 		t.Errorf("install-deps.sh leaves the ssh service enabled")
 	}
 }
+
+// TestBuildByHandLeavesNoUntrackedFile: README's `go build -o crff` in the
+// checkout writes a file git ignores.
+func TestBuildByHandLeavesNoUntrackedFile(t *testing.T) {
+	cmd := exec.Command("git", "check-ignore", "-q", "crff")
+	cmd.Dir = testenv.RepoRoot()
+	if err := cmd.Run(); err != nil {
+		if _, ok := err.(*exec.ExitError); !ok {
+			testenv.Unavailable(t, "git: "+err.Error())
+		}
+		t.Errorf("crff (README's go build -o crff) is not ignored: an untracked file after the build")
+	}
+}

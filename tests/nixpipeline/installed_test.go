@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestInstalledBinaryOutsideTheCheckout is issue 32's "done when": a
@@ -68,7 +70,7 @@ func trackedCopy(t *testing.T) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", repoRoot(), "ls-files", "-z").Output()
 	if err != nil {
-		t.Skipf("not a git checkout: %v", err)
+		testenv.Unavailable(t, "git ls-files: "+err.Error())
 	}
 	dst := t.TempDir()
 	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
