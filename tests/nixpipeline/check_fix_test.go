@@ -126,6 +126,10 @@ buildRedist {
 	files["cuda_demo_tools.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "cuda_demo_tools"; outputs = [ "out" "bin" "doc" ]; }
 `
 	pkgs := packagesDir(t, files)
+	// --dry-run exits as the check after the fix would: errors remain.
+	if code, lines, stderr := checkNixpkgs(t, pkgs, sample, "--fix", "--dry-run", "--hints=false"); code != 1 {
+		t.Fatalf("--dry-run: exit %d, want 1\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
 	code, lines, stderr := checkNixpkgs(t, pkgs, sample, "--fix", "--hints=false")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
