@@ -77,6 +77,10 @@ buildGoModule {
   # A static binary: it is the builder of sandboxed derivations, which have
   # no dynamic loader.
   env.CGO_ENABLED = 0;
+  # The Nix library is not embedded (nix/doc.go): the pipeline builder's
+  # hash stays that of the Go sources, and the package with nixLib
+  # installs the library beside the binary instead.
+  tags = [ "crff_noembed" ];
   ldflags = [
     "-s"
     "-w"

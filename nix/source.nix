@@ -1,7 +1,9 @@
 /**
   The Go sources of the binary, and nothing else: edits to Nix files,
   docs or the sample do not change the binary's hash, so they do not
-  re-run every detection.
+  re-run every detection. Of nix/ only its Go files (package nixlib):
+  nix/package.nix builds with the crff_noembed tag, which leaves the
+  embedded *.nix out.
 
   # Inputs
 
@@ -50,6 +52,7 @@ builtins.path {
       builtins.elem topDir [
         "cmd"
         "lib"
+        "nix"
         "nixdriver"
         "stage"
         "vendor"

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
+	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
@@ -140,8 +141,10 @@ func (p *Plan) Roles() nixlog.Roles {
 // FindNixLib returns the Nix library directory (the one holding cli.nix):
 // explicit (--nix-lib, $CRFF_NIX_LIB) when given; else the one installed
 // beside the executable (../share/cuda-redist-find-features/nix, as
-// nix/package.nix lays it out); else nix/ in the working directory or
-// one of its parents (a checkout).
+// nix/package.nix lays it out); else the one the binary carries, written
+// once to the user's cache directory (nixlib.Extract). A binary built
+// without it (crff_noembed, the flake's pipeline builder) looks for nix/
+// in the working directory or one of its parents (a checkout).
 func FindNixLib(explicit string) (string, error) {
 	if explicit != "" {
 		if !isNixLib(explicit) {
@@ -157,6 +160,9 @@ func FindNixLib(explicit string) (string, error) {
 			return dir, nil
 		}
 	}
+	if nixlib.Embedded {
+		return extractNixLib()
+	}
 	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
@@ -166,9 +172,23 @@ func FindNixLib(explicit string) (string, error) {
 			return filepath.Join(d, "nix"), nil
 		}
 		if filepath.Dir(d) == d {
-			return "", errors.New("no Nix library: not installed beside the executable (../share/cuda-redist-find-features/nix), no nix/cli.nix in the working directory or its parents; pass --nix-lib (or set CRFF_NIX_LIB)")
+			return "", errors.New("no Nix library: not installed beside the executable (../share/cuda-redist-find-features/nix), not in this binary (built with crff_noembed), no nix/cli.nix in the working directory or its parents; pass --nix-lib (or set CRFF_NIX_LIB)")
 		}
 	}
+}
+
+// extractNixLib writes the library the binary carries to
+// $XDG_CACHE_HOME/cuda-redist-find-features (else ~/.cache/...).
+func extractNixLib() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no Nix library: %v; set XDG_CACHE_HOME or HOME (the binary writes its Nix library there once), or pass --nix-lib", err)
+	}
+	dir, err := nixlib.Extract(filepath.Join(cache, nixlib.CacheName))
+	if err != nil {
+		return "", fmt.Errorf("%w; set XDG_CACHE_HOME to a writable directory, or pass --nix-lib", err)
+	}
+	return dir, nil
 }
 
 // InstalledNixLib is where the package installs the Nix library relative
@@ -192,7 +212,7 @@ func CheckStatic(path string) error {
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary (build with CGO_ENABLED=0, or pass --program)", path)
+			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary: build or install it with CGO_ENABLED=0 (CGO_ENABLED=0 go install ./cmd/cuda-redist-find-features), or pass --program", path)
 		}
 	}
 	return nil

@@ -5,7 +5,7 @@
 # of each manifest and the merged index; results stay in ./result-sample-*.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh sample
 mkdir -p .cache
 CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-redist-find-features
 nixopts=(--option sandbox true --option substituters '')

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	flag "github.com/spf13/pflag"
@@ -46,18 +45,18 @@ func checkNixpkgsCommand() command {
 
 // checkFlags are check-nixpkgs' flags.
 type checkFlags struct {
-	ff                                 *filterFlags
-	urls                               multiFlag
-	nixpkgs, cudaVersion               *string
-	globstar, hints, jsonOut, evalOnly *bool
-	fix, dryRun, removeVendored        *bool
-	redists                            multiFlag
-	sonameIndexes                      multiFlag
-	jobs                               *int
-	evalTimeout                        *time.Duration
-	evalMaxMemory                      byteSize
-	nf                                 *nixFlags
-	cf                                 *capabilityFlags
+	ff                                  *filterFlags
+	urls                                multiFlag
+	nixpkgs, cudaVersion                *string
+	globstar, hints, jsonOut, evalOnly  *bool
+	fix, dryRun, removeVendored, strict *bool
+	redists                             multiFlag
+	sonameIndexes                       multiFlag
+	jobs                                *int
+	evalTimeout                         *time.Duration
+	evalMaxMemory                       byteSize
+	nf                                  *nixFlags
+	cf                                  *capabilityFlags
 }
 
 func addCheckFlags(fs *flag.FlagSet) *checkFlags {
@@ -67,7 +66,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.cudaVersion = fs.String("cuda-version", "", "cudaVersion for packages without CUDA variants (default: the manifest's version for the cuda redist, else "+nixpkgscheck.DefaultCudaVersion+")")
 	cf.globstar = fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 	cf.hints = fs.Bool("hints", true, "also print hints: outputs that could be split off, unused or unresolvable dependencies (never an error)")
-	cf.jsonOut = fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path)")
+	cf.jsonOut = fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path, files, count), then a last line {\"summary\": {files, checked, notChecked, cases, archives, errors, warnings, hints, failures, refusedManifests}}")
 	cf.evalOnly = fs.Bool("eval-only", false, "only evaluate the package files (for every platform and CUDA version of the manifests), fetching no archive: seconds, not hours")
 	cf.jobs = fs.Int("eval-jobs", 0, "nix-instantiate processes at once when package files are evaluated one by one (default: the number of CPUs)")
 	cf.evalTimeout = fs.Duration("eval-timeout", pkgeval.DefaultTimeout, "time bound of each nix-instantiate that evaluates package files; a file that runs past it is an ERROR")
@@ -75,7 +74,8 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	fs.Var(&cf.evalMaxMemory, "eval-max-memory", "address-space bound of each nix-instantiate that evaluates package files (KiB, MiB, GiB); a file that runs out of it is an ERROR")
 	cf.fix = fs.Bool("fix", false, "repair the package files: the smallest edits of outputs, allowFHSReferences and includeRemoveStubsFromRunpathHook that fix every error, "+
 		"a new PNAME.nix for a package no file has; print the unified diff, then what the check of the repaired files finds (a file it cannot fix safely is an error saying why)")
-	cf.dryRun = fs.Bool("dry-run", false, "with --fix: print the diff, write nothing")
+	cf.dryRun = fs.Bool("dry-run", false, "with --fix: print the diff, write nothing; exit as the check of the repaired files would")
+	cf.strict = fs.Bool("strict", false, "fail (exit 1) when package files were not checked because no manifest of their redist was given")
 	cf.removeVendored = fs.Bool("remove-vendored", false, "with --fix: also add a postPatch that removes the vendored libraries a file keeps (an rmPatterns list and a loop; docs/vendored.md); "+
 		"Nixpkgs' own builds must then be in its buildInputs")
 	fs.Var(&cf.redists, "redist", "NAME=DIR: the manifests in DIR are of redist NAME (the redistName of its package files); default: the directory's name")
@@ -86,18 +86,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 }
 
 func (cf *checkFlags) run(e *env, args []string) error {
-	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args, len(cf.redists) > 0)
-	if err != nil {
-		return err
-	}
-	if err := cf.validateFix(); err != nil {
-		return err
-	}
-	manifestDirs, redists, err := redistDirs(manifestDirs, cf.redists)
-	if err != nil {
-		return err
-	}
-	flt, err := cf.ff.filter()
+	a, err := cf.parseArgs(args)
 	if err != nil {
 		return err
 	}
@@ -110,27 +99,60 @@ func (cf *checkFlags) run(e *env, args []string) error {
 		return err
 	}
 	c.coverage = cov
-	c.redists = redists
-	if err := c.addManifests(manifestDirs, cf.urls, flt); err != nil {
+	c.redists = a.redists
+	if err := c.addManifests(a.manifestDirs, a.urls, a.filter); err != nil {
 		return err
 	}
 	if len(c.manifests) == 0 {
-		return fmt.Errorf("no redistrib_<version>.json in %s matches %s", strings.Join(manifestDirs, ", "), cf.ff.describe())
+		return noManifestError(a.manifestDirs, cf.ff)
 	}
-	return c.run(e.context(), mustAbs(packagesDir))
+	// The arguments first, then the environment (program, Nix library).
+	if err := c.attachRunner(cf.nf); err != nil {
+		return err
+	}
+	return c.run(e.context(), mustAbs(a.packagesDir))
 }
 
-// newRun sets up the Nix runner and the package-file evaluator.
-func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
-	runner, err := cf.nf.runner(true, e)
+// checkArgs are check-nixpkgs' arguments, read and checked.
+type checkArgs struct {
+	packagesDir  string
+	manifestDirs []string
+	redists      map[string]string
+	urls         []string
+	filter       manifest.Filter
+}
+
+// parseArgs reads the arguments and the flags that name inputs, and
+// refuses what cannot work, before anything is run.
+func (cf *checkFlags) parseArgs(args []string) (*checkArgs, error) {
+	packagesDir, manifestDirs, err := checkDirs(*cf.nixpkgs, args, len(cf.redists) > 0)
 	if err != nil {
 		return nil, err
 	}
-	runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
-	c := &checkRun{e: e, runner: runner, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
-		fix: *cf.fix, dryRun: *cf.dryRun, removeVendored: *cf.removeVendored,
-		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs,
-			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory),
+	if err := cf.validateFix(); err != nil {
+		return nil, err
+	}
+	a := &checkArgs{packagesDir: packagesDir}
+	if a.manifestDirs, a.redists, err = redistDirs(manifestDirs, cf.redists); err != nil {
+		return nil, err
+	}
+	if a.filter, err = cf.ff.filter(); err != nil {
+		return nil, err
+	}
+	if err := packagesDirExists(packagesDir, *cf.nixpkgs); err != nil {
+		return nil, err
+	}
+	if a.urls, err = checkURLs(cf.urls); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// newRun sets up the package-file evaluator from the flags.
+func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
+	c := &checkRun{e: e, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
+		fix: *cf.fix, dryRun: *cf.dryRun, removeVendored: *cf.removeVendored, strict: *cf.strict,
+		eval: &pkgeval.Evaluator{Jobs: *cf.jobs, Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory),
 			// -v: Nix's "… while evaluating" trace lines too.
 			Trace: e.log.Enabled(context.Background(), slog.LevelInfo)}}
 	if *cf.evalTimeout <= 0 {
@@ -139,13 +161,29 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	if c.eval.Jobs <= 0 {
 		c.eval.Jobs = runtime.NumCPU()
 	}
-	if c.sonameIndex, err = loadSonameIndex(cf.sonameIndexes, false); err != nil {
+	idx, err := loadSonameIndex(cf.sonameIndexes, false)
+	if err != nil {
 		return nil, err
 	}
+	c.sonameIndex = idx
 	if *cf.nixpkgs != "" {
 		c.eval.NixpkgsLib = filepath.Join(mustAbs(*cf.nixpkgs), "lib")
 	}
 	return c, nil
+}
+
+// attachRunner sets up the Nix runner, and the evaluator's stand-in and
+// options from it.
+func (c *checkRun) attachRunner(nf *nixFlags) error {
+	runner, err := nf.runner(true, c.e)
+	if err != nil {
+		return err
+	}
+	runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
+	c.runner = runner
+	c.eval.StandIn = filepath.Join(runner.NixLib, "buildredist-standin.nix")
+	c.eval.Options = runner.Options
+	return nil
 }
 
 // checkDirs works out the packages directory and the manifest directories
@@ -169,6 +207,21 @@ func checkDirs(nixpkgs string, args []string, redists bool) (string, []string, e
 	}
 	dirs, err := nixpkgsManifestDirs(nixpkgs)
 	return packages, dirs, err
+}
+
+// packagesDirExists refuses a packages directory that is not there,
+// before anything is evaluated.
+func packagesDirExists(dir, nixpkgs string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && st.IsDir():
+		return nil
+	case nixpkgs != "" && err != nil:
+		return usageErrorf("--nixpkgs %s: no packages directory %s there (want a Nixpkgs checkout with cuda-modules, or pass PACKAGES_DIR)", nixpkgs, nixpkgscheck.PackagesDir)
+	case err != nil:
+		return usageErrorf("PACKAGES_DIR %s: no such directory (want Nixpkgs' %s)", dir, nixpkgscheck.PackagesDir)
+	}
+	return usageErrorf("PACKAGES_DIR %s: not a directory", dir)
 }
 
 // nixpkgsManifestDirs lists the manifest directories of a Nixpkgs checkout.
@@ -207,6 +260,10 @@ type checkRun struct {
 	// fix: repair the package files (checkfix.go); dryRun: only show how;
 	// removeVendored: propose removing the vendored libraries too.
 	fix, dryRun, removeVendored bool
+	// strict: files of a redist without manifests fail the run.
+	strict bool
+	// size: what the check covered, for the summary.
+	size checkSize
 	// redists names manifest directories (--redist NAME=DIR), by
 	// absolute path.
 	redists map[string]string
@@ -270,6 +327,7 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	c.e.log.Info("evaluated package files", "files", len(files), "cases", len(plan.Cases), "nix-instantiate runs", c.eval.Runs())
+	c.size = checkSize{files: len(files), cases: len(plan.Cases), archives: len(in.Archives)}
 	if c.fix {
 		return c.repair(ctx, packagesDir, files, unread, plan, results)
 	}
@@ -304,8 +362,10 @@ func (c *checkRun) addFailures(out *nixdriver.Outcome, in *nixpkgscheck.Input) {
 	}
 }
 
-// report prints the findings, in the order of nixpkgscheck.Check, and
-// returns the error that sets the exit code.
+// report prints the findings, in the order of nixpkgscheck.Check, then
+// the summary (a line on stderr, or with --json a last JSON object on
+// stdout), and returns
+// the error that sets the exit code.
 func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 	enc := json.NewEncoder(c.e.stdout)
 	for _, f := range findings {
@@ -314,12 +374,75 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 		}
 	}
 	n := nixpkgscheck.Count(findings)
-	c.e.log.Info("check-nixpkgs", "errors", n.Errors, "warnings", n.Warnings, "hints", n.Hints, "failures", n.Failures, "refusedManifests", n.Refused)
+	sum := checkSummary{Files: c.size.files, Checked: c.size.files - n.NotChecked, NotChecked: n.NotChecked, Cases: c.size.cases, Archives: c.size.archives,
+		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints}
+	var err error
+	if c.json {
+		err = enc.Encode(struct {
+			Summary checkSummary `json:"summary"`
+		}{sum})
+	} else {
+		// On stderr: stdout stays the findings alone (a clean check
+		// prints none there), the summary is for the reader.
+		_, err = fmt.Fprintln(c.e.stderr, sum.text())
+	}
+	if err != nil {
+		return fmt.Errorf("printing the report: %w", err)
+	}
+	if err := c.notCheckedOutcome(sum); err != nil {
+		return err
+	}
 	code, err := n.Outcome()
 	if err != nil {
 		return &exitError{code: code, err: err}
 	}
 	return nil
+}
+
+// notCheckedOutcome fails the run when no package file was checked at
+// all, or with --strict when any was not.
+func (c *checkRun) notCheckedOutcome(sum checkSummary) error {
+	switch {
+	case sum.NotChecked > 0 && sum.Checked == 0:
+		return &exitError{code: nixpkgscheck.ExitErrors, err: fmt.Errorf("nothing was checked: none of the %d package file(s) is of a redist whose manifests were given", sum.Files)}
+	case sum.NotChecked > 0 && c.strict:
+		return &exitError{code: nixpkgscheck.ExitErrors, err: fmt.Errorf("--strict: %d package file(s) not checked", sum.NotChecked)}
+	}
+	return nil
+}
+
+// checkSize is what a check covered.
+type checkSize struct{ files, cases, archives int }
+
+// checkSummary is the last line (or JSON object) of check-nixpkgs.
+type checkSummary struct {
+	Files            int `json:"files"`
+	Checked          int `json:"checked"`
+	NotChecked       int `json:"notChecked"`
+	Cases            int `json:"cases"`
+	Archives         int `json:"archives"`
+	Errors           int `json:"errors"`
+	Warnings         int `json:"warnings"`
+	Hints            int `json:"hints"`
+	Failures         int `json:"failures"`
+	RefusedManifests int `json:"refusedManifests"`
+	// hintsHidden: --hints=false (the text says the hints were not shown).
+	hintsHidden bool
+}
+
+func (s checkSummary) text() string {
+	line := fmt.Sprintf("checked %d package file(s)", s.Checked)
+	if s.NotChecked > 0 {
+		line += fmt.Sprintf(" (%d not checked)", s.NotChecked)
+	}
+	line += fmt.Sprintf(", %d case(s), %d archive(s): %d error(s), %d warning(s), %d hint(s)", s.Cases, s.Archives, s.Errors, s.Warnings, s.Hints)
+	if s.hintsHidden && s.Hints > 0 {
+		line += " (not shown: --hints=false)"
+	}
+	if s.Failures+s.RefusedManifests > 0 {
+		line += fmt.Sprintf(", %d archive(s) and %d manifest(s) not checked", s.Failures, s.RefusedManifests)
+	}
+	return line
 }
 
 // print writes one finding as a line of text or JSON; hints only with

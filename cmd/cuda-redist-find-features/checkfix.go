@@ -22,6 +22,7 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 		return fmt.Errorf("printing the diff: %w", err)
 	}
 	findings := fix.Findings
+	c.size.files = fix.Checked // the new files count
 	if !c.dryRun {
 		failed := fix.Write(func(path string) { c.e.log.Info("fixed", "file", path) })
 		findings = append(findings, failed...)

@@ -53,6 +53,8 @@ type command struct {
 	group   string // one of the groups in commandGroups; "": see groupOf
 	hidden  bool
 	setup   func(fs *flag.FlagSet, env *env) func(args []string) error
+	// values are the values shell completion offers for a flag.
+	values map[string][]string
 }
 
 // env is what every command gets: where to write, and the logger.
@@ -64,6 +66,7 @@ type env struct {
 	stdout, stderr io.Writer
 	terminal       io.Writer
 	log            *slog.Logger
+	logLevel       slog.Level
 	// quiet: errors only (no progress, no Nix build lines).
 	quiet bool
 	// atExit run when the command returns (e.g. ending a status line).
@@ -152,7 +155,7 @@ func newRootCmd(e *env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		e.log = newLogger(e.stderr, lv)
+		e.log, e.logLevel = newLogger(e.stderr, lv), lv
 		return nil
 	}
 	for _, c := range commands() {
@@ -177,6 +180,9 @@ func (c command) cobra(e *env) *cobra.Command {
 		cmd.GroupID = groupOf(c.name)
 	}
 	runCmd := c.setup(cmd.Flags(), e)
+	for name, values := range c.values {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
+	}
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		defer func() {
 			for _, f := range e.atExit {

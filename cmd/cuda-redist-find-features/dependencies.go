@@ -85,6 +85,10 @@ func dependencyRows(detail features.Detail) []dependencyRow {
 
 func writeDependencyTable(w io.Writer, rows []dependencyRow) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no library of this release needs a soname of another package (nothing to show)")
+		return
+	}
 	fmt.Fprintln(tw, "PACKAGE\tPLATFORM\tVARIANT\tNEEDS\tPROVIDED BY")
 	for _, r := range rows {
 		for i, n := range r.Needs {

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"os"
+
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
@@ -41,6 +44,9 @@ func detectCommand() command {
 					if opts.NarHash, err = builderattrs.NarHashOf(*attrsFile, args[0]); err != nil {
 						return err
 					}
+				}
+				if err := wantDir("DIR", args[0]); err != nil {
+					return err
 				}
 				f, err := detect.DetectWith(args[0], opts)
 				if err != nil {
@@ -86,4 +92,16 @@ func cudaMajorOf(e *env, variant, cudaMajor string) (string, error) {
 		return "", usageErrorf("--variant %q is not a CUDA variant (cuda12, cuda13.1)", variant)
 	}
 	return major, nil
+}
+
+// wantDir refuses a path that is no directory, saying which it is.
+func wantDir(what, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", what, path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s %s is no directory (want an unpacked archive tree; unpack ARCHIVE OUTDIR unpacks one)", what, path)
+	}
+	return nil
 }

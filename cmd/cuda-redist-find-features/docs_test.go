@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
 )
 
 // TestDocsUpToDate fails when docs/cli.md differs from what the command
@@ -83,5 +84,10 @@ func TestCompletionOffers(t *testing.T) {
 	_, stdout, _ = runCLI("__complete", "detect", "--log-level", "")
 	if !strings.HasPrefix(stdout, "DEBUG\nINFO\nWARNING\nERROR\nCRITICAL\n") {
 		t.Errorf("--log-level values: %q", stdout)
+	}
+	// A flag with a fixed set of values offers them.
+	_, stdout, _ = runCLI("__complete", "print-feature-schema", "--format", "")
+	if want := strings.Join(schema.Formats, "\n") + "\n:4\n"; !strings.HasPrefix(stdout, want) {
+		t.Errorf("--format values: %q, want %q", stdout, want)
 	}
 }

@@ -63,6 +63,9 @@ func (df *downloadFlags) run(e *env, args []string) error {
 		return err
 	}
 	url, dir := args[0], args[1]
+	if !strings.Contains(url, "://") {
+		return usageErrorf("URL %q has no scheme: give the index page's https:// address", url)
+	}
 	listed, err := download.Versions(e.context(), &http.Client{Timeout: *df.timeout}, url)
 	if err != nil {
 		return err

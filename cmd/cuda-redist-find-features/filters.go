@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	flag "github.com/spf13/pflag"
@@ -57,4 +60,38 @@ func isTerminal(w any) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// noManifestError says why no manifest of dirs was found, and what to do:
+// a directory without any (and, when its subdirectories hold some, which
+// to pass instead), or a filter that matches none of those it holds.
+func noManifestError(dirs []string, f *filterFlags) error {
+	var msgs []string
+	for _, dir := range dirs {
+		msgs = append(msgs, noManifestIn(dir, f))
+	}
+	return errors.New(strings.Join(msgs, "; "))
+}
+
+func noManifestIn(dir string, f *filterFlags) string {
+	all, _ := filepath.Glob(filepath.Join(dir, "redistrib_*.json"))
+	if len(all) > 0 && f.describe() == "no version filter" {
+		return fmt.Sprintf("none of the %d redistrib_*.json in %s names a version (want redistrib_<version>.json, e.g. redistrib_12.8.0.json)", len(all), dir)
+	}
+	if len(all) > 0 {
+		return fmt.Sprintf("none of the %d redistrib_<version>.json in %s matches %s", len(all), dir, f.describe())
+	}
+	nested, _ := filepath.Glob(filepath.Join(dir, "*", "redistrib_*.json"))
+	subdirs := map[string]bool{}
+	var names []string
+	for _, n := range nested {
+		if d := filepath.Dir(n); !subdirs[d] {
+			subdirs[d] = true
+			names = append(names, d)
+		}
+	}
+	if len(names) > 0 {
+		return fmt.Sprintf("no redistrib_<version>.json in %s, but its subdirectories hold some: pass the manifest directory itself (%s)", dir, strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("no redistrib_<version>.json in %s: pass the directory holding NVIDIA's manifests (download-manifests fetches them)", dir)
 }

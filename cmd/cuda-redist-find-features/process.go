@@ -78,25 +78,29 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if err != nil {
 		return nil, err
 	}
+	if url, err = archiveURL("URL", url); err != nil {
+		return nil, err
+	}
 	p := &processRun{e: e, cleanup: *pf.cleanup, partial: *pf.partial, indexFile: *pf.indexFile, redist: *pf.redistName, linkDir: *pf.linkDir}
 	if p.redist == "" {
 		p.redist = manifest.RedistName(url, dir)
 	}
-	if p.runner, err = pf.nix.runner(*pf.sandbox, e); err != nil {
-		return nil, err
-	}
-	p.runner.SetBuildOptions(nixdriver.BuildOptions{MaxJobs: pf.maxJobs(), KeepGoing: *pf.keepGoing, Builders: *pf.builders})
-	p.runner.Store = *pf.store
 	found, err := manifest.FindManifests(dir, flt)
 	if err != nil {
 		return nil, err
 	}
 	if len(found) == 0 {
-		return nil, fmt.Errorf("no redistrib_<version>.json in %s matches %s", dir, pf.filters.describe())
+		return nil, noManifestError([]string{dir}, pf.filters)
 	}
 	for _, f := range found {
 		p.manifests = append(p.manifests, nixdriver.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 	}
+	// The arguments first, then the environment (program, Nix library).
+	if p.runner, err = pf.nix.runner(*pf.sandbox, e); err != nil {
+		return nil, err
+	}
+	p.runner.SetBuildOptions(nixdriver.BuildOptions{MaxJobs: pf.maxJobs(), KeepGoing: *pf.keepGoing, Builders: *pf.builders})
+	p.runner.Store = *pf.store
 	return p, nil
 }
 
@@ -168,6 +172,7 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		e.buildFailure = p.failureOf
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.stdout = p.clearing(e.stdout)
+		e.logAround(p)
 		e.atExit = append(e.atExit, p.finish)
 	default:
 		// A log file or a pipe: one line per event, from the same log.
@@ -180,6 +185,13 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		r.BuildArgs = append(r.BuildArgs, "--log-format", "internal-json")
 		e.atExit = append(e.atExit, p.finish)
 	}
+}
+
+// logAround makes the logger take the status line away before each
+// record, so that a warning starts a line of its own instead of being
+// glued to the status line; the next event shows the status again.
+func (e *env) logAround(p *nixProgress) {
+	e.log = newLogger(p.clearing(e.stderr), e.logLevel)
 }
 
 // runner checks the program is static, finds the Nix library, and parses

@@ -28,6 +28,7 @@ func featureSchemaCommand() command {
 	return command{
 		name:    "print-feature-schema",
 		summary: "Print the JSON Schema (draft 2020-12) of a feature format.",
+		values:  map[string][]string{"format": schema.Formats},
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			format := fs.String("format", "legacy", "which format: "+strings.Join(schema.Formats, ", "))
 			return func(args []string) error {

@@ -86,12 +86,45 @@ func TestFiltersSelectingNothing(t *testing.T) {
 	nixLib := filepath.Join("..", "..", "nix")
 	sample := filepath.Join("..", "..", "sample")
 	code, _, stderr = runCLI("process-manifests", "file:///nowhere", sample, "--max-version", "0.1.0", "--program", program, "--nix-lib", nixLib)
-	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --max-version 0.1.0") {
+	if code != exitFail || !strings.Contains(stderr, "none of the 2 redistrib_<version>.json in "+sample+" matches --max-version 0.1.0") {
 		t.Errorf("process-manifests: exit %d, stderr %q", code, stderr)
 	}
 	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--program", program, "--nix-lib", nixLib)
-	if code != exitFail || !strings.Contains(stderr, "no redistrib_<version>.json in "+sample+" matches --version 7.7.7") {
+	if code != exitFail || !strings.Contains(stderr, "none of the 2 redistrib_<version>.json in "+sample+" matches --version 7.7.7") {
 		t.Errorf("check-nixpkgs: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestNoManifestMessages: a directory without manifests is said apart
+// from one whose subdirectories hold them (with those to pass), and from
+// a filter that selects none; no text reads "matches no version filter".
+// The missing packages directory is said as such, before the Nix
+// library or the program are looked at (argument errors first).
+func TestNoManifestMessages(t *testing.T) {
+	empty := t.TempDir()
+	parent := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(parent, "cuda"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "cuda", "redistrib_12.8.0.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// No --program, no --nix-lib: a missing library or a dynamic test
+	// binary must not hide these.
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"process-manifests", "file:///nowhere", empty}, exitFail, "no redistrib_<version>.json in " + empty + ": pass the directory holding NVIDIA's manifests"},
+		{[]string{"process-manifests", "file:///nowhere", parent}, exitFail, "no redistrib_<version>.json in " + parent + ", but its subdirectories hold some: pass the manifest directory itself (" + filepath.Join(parent, "cuda") + ")"},
+		{[]string{"check-nixpkgs", t.TempDir(), parent, "--url", "file:///nowhere"}, exitFail, "but its subdirectories hold some"},
+		{[]string{"check-nixpkgs", filepath.Join(empty, "nope"), parent}, exitUsage, "PACKAGES_DIR " + filepath.Join(empty, "nope") + ": no such directory"},
+	} {
+		code, _, stderr := runCLI(c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "matches no version filter") {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", c.args, code, stderr, c.code, c.want)
+		}
 	}
 }
 

@@ -160,3 +160,10 @@ func BaseURL(redist string) (string, bool) {
 	u, ok := urls[redist]
 	return u, ok && redist != "comment"
 }
+
+// LibraryFiles are the files of this directory the Nix library reads
+// (nix/manifest.nix, nix/bundled.nix), by name, as embedded: nixlib
+// writes them beside the embedded nix/*.nix.
+func LibraryFiles() map[string][]byte {
+	return map[string][]byte{"keys.json": keysJSON, "base-urls.json": baseURLsJSON}
+}

@@ -126,6 +126,10 @@ buildRedist {
 	files["cuda_demo_tools.nix"] = `{ buildRedist }: buildRedist { redistName = "sample"; pname = "cuda_demo_tools"; outputs = [ "out" "bin" "doc" ]; }
 `
 	pkgs := packagesDir(t, files)
+	// --dry-run exits as the check after the fix would: errors remain.
+	if code, lines, stderr := checkNixpkgs(t, pkgs, sample, "--fix", "--dry-run", "--hints=false"); code != 1 {
+		t.Fatalf("--dry-run: exit %d, want 1\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
+	}
 	code, lines, stderr := checkNixpkgs(t, pkgs, sample, "--fix", "--hints=false")
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
@@ -147,8 +151,9 @@ buildRedist {
 	}
 }
 
-// Never a silent pass: a manifest directory no package file names, and a
-// package file no manifest covers, fail; --redist names a directory.
+// Never a silent pass: a manifest directory no package file names fails;
+// a package file no manifest covers is a warning saying it was not checked
+// (a failure with --strict); --redist names a directory.
 func TestCheckNixpkgsCoverage(t *testing.T) {
 	requireNix(t)
 	other := filepath.Join(t.TempDir(), "other")
@@ -174,9 +179,14 @@ func TestCheckNixpkgsCoverage(t *testing.T) {
 	for k, v := range goodPackages {
 		files[k] = v
 	}
+	// A file no manifest covers is not checked: a warning, not a failure,
+	// while other files were checked; with --strict, a failure.
 	code, _, out = run("--redist", "sample="+other, packagesDir(t, files))
-	if code != 1 || !strings.Contains(out, "ERROR nvpl_blas.nix: redistName nvpl: no manifest of this redist was given") {
+	if code != 0 || !strings.Contains(out, "WARN  redist nvpl: 1 package file(s) not checked: no manifest of this redist was given") {
 		t.Errorf("a file no manifest covers: exit %d\n%s", code, out)
+	}
+	if code, _, out = run("--strict", "--redist", "sample="+other, packagesDir(t, files)); code != 1 || !strings.Contains(out, "--strict: 1 package file(s) not checked") {
+		t.Errorf("--strict, a file no manifest covers: exit %d\n%s", code, out)
 	}
 
 	// An output buildRedist drops: a warning (droppedOutput) even with

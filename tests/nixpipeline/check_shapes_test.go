@@ -537,11 +537,13 @@ func TestCheckRealShapesDrift(t *testing.T) {
 		t.Errorf("cccl.nix's linux-x86_64 case was not checked:\n%s", strings.Join(lines, "\n"))
 	}
 
-	// --json: one object per line with the issue's fields.
+	// --json: one object per line with the issue's fields, then the
+	// summary.
 	code, jsonLines, _ := runCheck(t, archives, "--json", pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
-	if code != 1 || len(jsonLines) != len(lines) {
-		t.Fatalf("--json: exit %d, %d lines, want 1 and %d", code, len(jsonLines), len(lines))
+	if code != 1 || len(jsonLines) != len(lines)+1 || !strings.HasPrefix(jsonLines[len(jsonLines)-1], `{"summary":{"files":`) {
+		t.Fatalf("--json: exit %d, %d lines, want 1 and %d and a summary last", code, len(jsonLines), len(lines)+1)
 	}
+	jsonLines = jsonLines[:len(jsonLines)-1]
 	found := false
 	for _, l := range jsonLines {
 		var f struct {

@@ -14,7 +14,7 @@ import (
 // manifest to repaired package files and a report, as a maintainer would:
 // every command in order, through the shell, from the repository root,
 // with this program on PATH and a scratch directory in place of /tmp/bump.
-// Each command's stdout must be what the page shows, and its exit code the
+// Each command's output, stdout and stderr, must be what the page shows, and its exit code the
 // "echo $?" after it (0 when there is none), so the page cannot drift from
 // the program.
 func TestWalkthrough(t *testing.T) {
@@ -38,8 +38,10 @@ func TestWalkthrough(t *testing.T) {
 		cmd.Env = append(os.Environ(),
 			"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
 			"TMPDIR="+tmp)
-		var stdout, stderr bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		// stdout and stderr in one stream, as a terminal shows them: the
+		// page shows both (the summary and warning lines are stderr's).
+		var stdout bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stdout
 		err := cmd.Run()
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -49,8 +51,8 @@ func TestWalkthrough(t *testing.T) {
 		}
 		want := strings.ReplaceAll(ex.output, "/tmp/bump", scratch)
 		if code != wantCode || stdout.String() != want {
-			t.Fatalf("docs/walkthrough.md:%d: %s: exit %d (want %d)\nstdout:\n%s\nthe page says:\n%s\nstderr:\n%s",
-				ex.line, ex.command, code, wantCode, stdout.String(), want, stderr.String())
+			t.Fatalf("docs/walkthrough.md:%d: %s: exit %d (want %d)\noutput:\n%s\nthe page says:\n%s",
+				ex.line, ex.command, code, wantCode, stdout.String(), want)
 		}
 		ran++
 	}

@@ -12,7 +12,8 @@
     of releases before 25.05) or any `env` attribute of a name the
     derivation already has (GOFLAGS, ldflags, ...) is refused, as
     stdenv.mkDerivation refuses an `env` that overlaps the arguments;
-  - `ldflags` gets `-buildid=` appended unless one is given;
+  - `ldflags` gets `-buildid=` appended unless one is given; `tags` become
+    `-tags=a,b` of the build and the tests, as module.nix passes them;
   - the build runs in $NIX_BUILD_TOP/$TMPDIR (never a fixed /build: Nix's
     sandbox may be off, Debian's default), GOCACHE and GOPATH under it;
   - `go install` of each subPackage (none given: every directory with a
@@ -72,6 +73,7 @@
   vendorHash ? throw "buildGoModule: vendorHash is missing",
   subPackages ? [ ],
   ldflags ? [ ],
+  tags ? [ ],
   GOFLAGS ? [ ],
   env ? { },
   postInstall ? "",
@@ -113,6 +115,7 @@ let
       GOFLAGS = concatStringsSep " " (GOFLAGS ++ [ "-mod=vendor" "-trimpath" ]);
       ldflags = concatStringsSep " " (ldflags ++ (if hasBuildId then [ ] else [ "-buildid=" ]));
       subPackages = concatStringsSep " " subPackages;
+      tags = concatStringsSep "," tags;
       checkFlags = concatStringsSep " " checkFlags;
     };
   overlapping = filter (n: hasAttr n derivationArgs) (attrNames goEnv);
@@ -138,7 +141,7 @@ let
     cd "$src"
     for p in $(goDirs ""); do
       echo "Building subPackage ./$p"
-      if ! msg=$(go install -p "$cores" -ldflags="$ldflags" "./$p" 2>&1); then
+      if ! msg=$(go install -p "$cores" -tags="$tags" -ldflags="$ldflags" "./$p" 2>&1); then
         case $msg in
           *"no non-test Go files"* | *"no Go files"* | *"build constraints exclude all"*) ;;
           *) echo "$msg" >&2; exit 1 ;;
@@ -152,7 +155,7 @@ let
       GOFLAGS=$(echo " $GOFLAGS " | sed 's/ -trimpath / /g')
       export GOFLAGS
       for p in $(goDirs test); do
-        go test -vet=off -p "$cores" -ldflags="$ldflags" $checkFlags "./$p"
+        go test -vet=off -p "$cores" -tags="$tags" -ldflags="$ldflags" $checkFlags "./$p"
       done
       cd "$src"
     fi

@@ -43,6 +43,9 @@ type Fix struct {
 	PackagesDir string
 	Old, New    map[string]string
 	Findings    []nixpkgscheck.Finding
+	// Checked is how many package files the check of the fixed copy
+	// evaluated (new files included), for the run's summary.
+	Checked int
 
 	opts     Options
 	refusals []nixpkgscheck.Finding
@@ -287,6 +290,7 @@ func (fr *Fix) recheck(ctx context.Context) ([]nixpkgscheck.Finding, error) {
 		// The copy's own unread files are the original's (the copy holds
 		// no FIFO or device): the original listing's are the ones shown.
 		findings = append(append(fr.opts.Plan.Check(listing.Files, results), fr.refusals...), fr.opts.Unread...)
+		fr.Checked = len(listing.Files)
 		return nil
 	})
 	nixpkgscheck.Sort(findings)

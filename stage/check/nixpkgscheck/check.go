@@ -38,7 +38,14 @@ type Finding struct {
 	Message  string   `json:"message"`
 	File     string   `json:"file,omitempty"` // the package file, relative to the packages directory
 	Path     string   `json:"path,omitempty"` // the archive's file or directory that makes the difference
+	// Files and Count: the package files a notChecked warning is about.
+	Files []string `json:"files,omitempty"`
+	Count int      `json:"count,omitempty"`
 }
+
+// KindNotChecked is the warning about the files of a redist whose
+// manifests were not given.
+const KindNotChecked = "notChecked"
 
 func level(isError bool) string {
 	if isError {
@@ -326,13 +333,16 @@ func evalErrors(file string, rs []pkgeval.Result, caseNames []string, kind, pref
 	return out
 }
 
-// noManifestFindings: a file whose redist no manifest given has was
-// skipped in every case, so only its redistName was evaluated (an
-// error: nothing passes unchecked); a file that names buildRedist but
-// returns something else was not checked at all (a hint). Say so rather
-// than let them pass for checked.
+// noManifestFindings: the files of a redist no manifest given has were
+// skipped in every case, so only their redistName was evaluated: one
+// warning per redist says they were not checked, with their count (never
+// an error: nothing about their builds is known; the caller fails the run
+// when nothing at all was checked, or with --strict). A file that names
+// buildRedist but returns something else was not checked at all (a hint).
+// Say so rather than let them pass for checked.
 func noManifestFindings(files []string, results map[string][]pkgeval.Result) []Finding {
 	var out []Finding
+	byRedist := map[string][]string{}
 	for _, file := range files {
 		rs := results[file]
 		skipped, notBuildRedist := len(rs) > 0, len(rs) > 0
@@ -345,10 +355,19 @@ func noManifestFindings(files []string, results map[string][]pkgeval.Result) []F
 				Message: "the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked"})
 		}
 		if skipped {
-			out = append(out, Finding{Level: LevelError, Kind: "noManifest", File: file,
-				Message: "redistName " + rs[0].RedistName + ": no manifest of this redist was given, so the file was evaluated only as far as its redistName and is not checked " +
-					"(give its manifest directory, or name one with --redist " + rs[0].RedistName + "=DIR)"})
+			byRedist[rs[0].RedistName] = append(byRedist[rs[0].RedistName], file)
 		}
+	}
+	redists := make([]string, 0, len(byRedist))
+	for r := range byRedist {
+		redists = append(redists, r)
+	}
+	sort.Strings(redists)
+	for _, r := range redists {
+		fs := byRedist[r]
+		out = append(out, Finding{Level: LevelWarning, Kind: KindNotChecked, Count: len(fs), Files: fs,
+			Message: fmt.Sprintf("redist %s: %d package file(s) not checked: no manifest of this redist was given "+
+				"(give its manifest directory, or name one with --redist %s=DIR)", r, len(fs), r)})
 	}
 	return out
 }

@@ -210,16 +210,20 @@ func TestCheck(t *testing.T) {
 		},
 		{
 			name:     "files of no manifest given, and files that are no buildRedist call",
-			files:    []string{"n.nix", "q.nix", "s.nix"},
+			files:    []string{"m.nix", "n.nix", "q.nix", "s.nix", "t.nix"},
 			archives: []Archive{on("a", "linux-x86_64", nil), on("a", "linux-sbsa", nil)},
 			evalOnly: true,
 			results: map[string][]pkgeval.Result{
+				"m.nix": {{Skip: true, RedistName: "nvpl"}, {Skip: true, RedistName: "nvpl"}},
 				"n.nix": {{Skip: true, RedistName: "nvpl"}, {Skip: true, RedistName: "nvpl"}},
+				"t.nix": {{Skip: true, RedistName: "cutensor"}, {Skip: true, RedistName: "cutensor"}},
 				"q.nix": {{NotBuildRedist: true}, {NotBuildRedist: true}},
 				"s.nix": {{Skip: true, RedistName: "nvpl"}, evaluated("s", "out")}, // skipped in one case only
 			},
 			want: []Finding{
-				{Level: LevelError, Kind: "noManifest", File: "n.nix", Message: "redistName nvpl: no manifest of this redist was given, so the file was evaluated only as far as its redistName and is not checked (give its manifest directory, or name one with --redist nvpl=DIR)"},
+				// One warning per redist, with the count: not checked is no error.
+				{Level: LevelWarning, Kind: KindNotChecked, Count: 1, Files: []string{"t.nix"}, Message: "redist cutensor: 1 package file(s) not checked: no manifest of this redist was given (give its manifest directory, or name one with --redist cutensor=DIR)"},
+				{Level: LevelWarning, Kind: KindNotChecked, Count: 2, Files: []string{"m.nix", "n.nix"}, Message: "redist nvpl: 2 package file(s) not checked: no manifest of this redist was given (give its manifest directory, or name one with --redist nvpl=DIR)"},
 				{Level: LevelHint, Kind: "notBuildRedist", File: "q.nix", Message: "the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked"},
 			},
 		},

@@ -56,7 +56,12 @@ func Sort(findings []Finding) {
 
 // Counts are how many findings of each level a report has; Refused are
 // the failures that are whole manifests.
-type Counts struct{ Errors, Warnings, Hints, Failures, Refused int }
+type Counts struct {
+	Errors, Warnings, Hints, Failures, Refused int
+	// NotChecked are the package files no manifest of their redist was
+	// given for (the notChecked warnings' counts).
+	NotChecked int
+}
 
 // Count counts the findings by level.
 func Count(findings []Finding) Counts {
@@ -67,6 +72,9 @@ func Count(findings []Finding) Counts {
 			n.Errors++
 		case LevelWarning:
 			n.Warnings++
+			if f.Kind == KindNotChecked {
+				n.NotChecked += f.Count
+			}
 		case LevelHint:
 			n.Hints++
 		case LevelFailure:
@@ -104,6 +112,9 @@ func (f Finding) Text() string { return safetext.Escape(f.text()) }
 
 func (f Finding) text() string {
 	lvl := map[string]string{LevelError: "ERROR", LevelWarning: "WARN ", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
+	if f.Package == "" && f.File == "" {
+		return lvl + " " + f.Message
+	}
 	if f.Package == "" {
 		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
 	}

@@ -226,8 +226,9 @@ func Feature(format string) (map[string]any, error) {
 		doc["items"] = row
 	case "finding":
 		doc["$id"] = baseID + "feature-finding.json"
-		doc["title"] = "check-nixpkgs --json: one finding per line"
-		for k, v := range closed(obj{
+		doc["title"] = "check-nixpkgs --json: one finding per line, then the summary as the last line"
+		count := obj{"type": "integer", "minimum": 0}
+		finding := closed(obj{
 			"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
 			"kind":     str(),
 			"package":  str(),
@@ -239,9 +240,16 @@ func Feature(format string) (map[string]any, error) {
 			"message":  str(),
 			"file":     str(),
 			"path":     str(),
-		}, "level", "kind", "message") {
-			doc[k] = v
+			"files":    strList(),
+			"count":    count,
+		}, "level", "kind", "message")
+		names := []string{"files", "checked", "notChecked", "cases", "archives", "errors", "warnings", "hints", "failures", "refusedManifests"}
+		counts := obj{}
+		for _, n := range names {
+			counts[n] = count
 		}
+		summary := closed(obj{"summary": closed(counts, names...)}, "summary")
+		doc["oneOf"] = []any{finding, summary}
 	case "coverage":
 		doc["$id"] = baseID + "feature-coverage.json"
 		doc["title"] = "coverage --json: what the GPUs of Nixpkgs cudaCapabilities entries get from each archive and library"

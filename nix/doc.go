@@ -1,0 +1,13 @@
+// Package nixlib carries the Nix library (nix/*.nix and the
+// stage/manifest/*.json files they read) inside the binary, so that an
+// installed or copied binary drives the Nix pipeline from any directory.
+//
+// Nix reads files, not Go values: Extract writes the library once into a
+// cache directory named after its content hash, atomically (a temporary
+// directory renamed into place), and later runs reuse it.
+//
+// The flake's pipeline builder is built with the crff_noembed tag: its
+// hash then depends on the Go sources alone, so an edit of a Nix file
+// re-runs no detection. That build carries no library (Embedded is false)
+// and finds one as nixdriver.FindNixLib says.
+package nixlib

@@ -1,0 +1,128 @@
+package nixpipeline
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
+)
+
+// TestInstalledBinaryOutsideTheCheckout is issue 32's "done when": a
+// fresh copy of the repository's tracked files (what a clone has),
+// `CGO_ENABLED=0 go install ./cmd/...` there, then, from a directory laid
+// out like a Nixpkgs checkout and far from any nix/, `cuda-redist-find-features
+// check-nixpkgs --nixpkgs .` with the binary found on PATH: no --nix-lib,
+// no $CRFF_NIX_LIB, no library installed beside the binary. The binary
+// writes the Nix library it carries to ~/.cache once and checks the files.
+func TestInstalledBinaryOutsideTheCheckout(t *testing.T) {
+	requireNix(t)
+	clone := trackedCopy(t)
+	gobin, home := t.TempDir(), t.TempDir()
+	install := exec.Command("go", "install", "-trimpath", "./cmd/...")
+	install.Dir = clone
+	install.Env = append(os.Environ(), "GOBIN="+gobin, "CGO_ENABLED=0", "GOFLAGS=-mod=vendor")
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	if err := os.RemoveAll(clone); err != nil { // nothing of the checkout is left to find
+		t.Fatal(err)
+	}
+	like := nixpkgsLike(t)
+	// Through the shell, which finds the binary on PATH as a user's would.
+	cmd := exec.Command("bash", "-c", `cuda-redist-find-features "$@"`, "bash", "check-nixpkgs", "--offline", "--hints=false", "--nix-option", "substituters=",
+		"--url", "sample=file://"+filepath.Join(repoRoot(), "sample"), "--nixpkgs", ".")
+	cmd.Dir = like
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CRFF_NIX_LIB=") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "HOME="+home, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	// The examples' files have the walkthrough's errors: exit 1, each
+	// named, and the summary line.
+	if code != 1 || !strings.Contains(stdout.String(), "ERROR demo_samples linux-x86_64 None 1.0.0: ") ||
+		!strings.Contains(stderr.String(), "checked 6 package file(s), ") {
+		t.Fatalf("exit %d (want 1)\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	libs, _ := filepath.Glob(filepath.Join(home, ".cache", "cuda-redist-find-features", "*", "nix", "cli.nix"))
+	if len(libs) != 1 {
+		t.Errorf("Nix library in ~/.cache: %v, want one", libs)
+	}
+}
+
+// trackedCopy copies the files git tracks (as they are in the working
+// tree) to a new directory: what a fresh clone of this tree holds.
+func trackedCopy(t *testing.T) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", repoRoot(), "ls-files", "-z").Output()
+	if err != nil {
+		testenv.Unavailable(t, "git ls-files: "+err.Error())
+	}
+	dst := t.TempDir()
+	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		src := filepath.Join(repoRoot(), rel)
+		st, err := os.Lstat(src)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // deleted in the working tree, or a link
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, data, st.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// nixpkgsLike lays out the walkthrough's /tmp/nixpkgs-like: a lib/, the
+// example package files, and the sample's manifests under
+// _cuda/manifests/sample.
+func nixpkgsLike(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	copyInto := func(glob, rel string) {
+		files, _ := filepath.Glob(filepath.Join(repoRoot(), glob))
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := filepath.Join(root, filepath.FromSlash(rel), filepath.Base(f))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	copyInto("examples/nixpkgs/*.nix", "pkgs/development/cuda-modules/packages")
+	copyInto("sample/redistrib_*.json", "pkgs/development/cuda-modules/_cuda/manifests/sample")
+	if err := os.MkdirAll(filepath.Join(root, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "lib", "default.nix"), []byte(testLib), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
