@@ -272,10 +272,24 @@ func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features
 		return nil, fmt.Errorf("entry %s: no detection in this run", e.ID())
 	}
 	f, err := o.readDetection(ctx, e.Detect.Out)
+	if err == nil {
+		// The detector records facts; the rules' results, as the aggregate has them.
+		err = aggregate.Complete(f, manifest.VariantOfKey(e.Variant))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
 	}
 	return f, nil
+}
+
+// UnpackedNarHash is the NAR hash of an entry's unpacked tree, as its
+// detection recorded it.
+func (o *Outcome) UnpackedNarHash(ctx context.Context, e Entry) (string, error) {
+	f, err := o.readDetection(ctx, e.Detect.Out)
+	if err != nil {
+		return "", fmt.Errorf("entry %s: %w", e.ID(), err)
+	}
+	return f.NarHash, nil
 }
 
 // readDetection reads a detection file from the build's store.

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+)
+
+// pinUnpacks (unless !pin, --pin-unpacked=false) points each manifest at the unpacked-hashes.json beside it,
+// validated here so that a bad file is named with its key, not as a Nix
+// evaluation error. A missing file pins nothing and is written after the
+// run (recordUnpackedHashes).
+func pinUnpacks(pin bool, ms []nixdriver.Manifest) (map[string]*manifest.UnpackedHashes, error) {
+	if !pin {
+		return nil, nil
+	}
+	files := map[string]*manifest.UnpackedHashes{}
+	for i := range ms {
+		path := filepath.Join(filepath.Dir(ms[i].Path), manifest.UnpackedHashesFile)
+		h, ok := files[path]
+		if !ok {
+			var err error
+			if h, err = manifest.ReadUnpackedHashes(path); err != nil {
+				return nil, err
+			}
+			files[path] = h
+		}
+		if len(h.Archives) > 0 {
+			ms[i].UnpackedHashes = path
+		}
+	}
+	return files, nil
+}
+
+// recordUnpackedHashes records the NAR hash of every tree this run
+// unpacked without a pin, from its detection (which holds it), in the
+// unpacked-hashes.json beside its manifest: the next run unpacks those
+// archives with fixed-output derivations.
+func (p *processRun) recordUnpackedHashes(ctx context.Context, out *nixdriver.Outcome) error {
+	changed := map[string]bool{}
+	for _, m := range out.Manifests {
+		path := filepath.Join(filepath.Dir(m.Path), manifest.UnpackedHashesFile)
+		h := p.hashes[path]
+		if h == nil {
+			continue
+		}
+		c, err := recordManifest(ctx, out, m, h)
+		if err != nil {
+			return err
+		}
+		changed[path] = changed[path] || c
+	}
+	for path, c := range changed {
+		if !c {
+			continue
+		}
+		if err := p.hashes[path].Write(path); err != nil {
+			return err
+		}
+		p.e.log.Info("recorded unpacked NAR hashes: later runs unpack these archives as fixed-output derivations", "file", path)
+	}
+	return nil
+}
+
+// recordManifest records in h the trees of m's entries that were unpacked
+// without a pin, and says whether h changed.
+func recordManifest(ctx context.Context, out *nixdriver.Outcome, m nixdriver.ManifestOutcome, h *manifest.UnpackedHashes) (bool, error) {
+	changed := false
+	for _, e := range m.BuiltEntries {
+		if e.PinnedNarHash != "" {
+			continue
+		}
+		narHash, err := out.UnpackedNarHash(ctx, e)
+		if err != nil {
+			return false, err
+		}
+		c, err := h.Record(e.RelativePath, e.SHA256, narHash)
+		if err != nil {
+			return false, fmt.Errorf("%s: %w", m.Path, err)
+		}
+		changed = changed || c
+	}
+	return changed, nil
+}
