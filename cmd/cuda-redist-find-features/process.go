@@ -232,12 +232,22 @@ const detectorName = "cuda-redist-detector"
 // else "" (program, which has the same commands, builds them).
 func findDetector(flag, program string) (string, error) {
 	if flag != "" {
-		p := mustAbs(flag)
+		p, err := filepath.EvalSymlinks(mustAbs(flag))
+		if err != nil {
+			return "", fmt.Errorf("--detector-program: %w", err)
+		}
 		return p, nixdriver.CheckStatic(p)
 	}
 	beside := filepath.Join(filepath.Dir(program), detectorName)
 	if st, err := os.Stat(beside); err != nil || !st.Mode().IsRegular() {
 		return "", nil
+	}
+	// The file itself: Nix copies the path it is given into the store,
+	// and a symlink (the package links it beside the CLI) would be copied
+	// as a link.
+	beside, err := filepath.EvalSymlinks(beside)
+	if err != nil {
+		return "", err
 	}
 	if err := nixdriver.CheckStatic(beside); err != nil {
 		return "", fmt.Errorf("%s beside %s: %w (pass --detector-program)", detectorName, program, err)
