@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
@@ -84,4 +88,46 @@ func recordManifest(ctx context.Context, out *nixdriver.Outcome, m nixdriver.Man
 		changed = changed || c
 	}
 	return changed, nil
+}
+
+// pinProblems explains the entries of m whose pinned unpack failed its
+// hash (nixdriver.PinMismatches): the archive, both hashes and the first
+// differing path, against the listing in the detection of the previous
+// run (the aggregate_<version> link's detail.json).
+func (p *processRun) pinProblems(ctx context.Context, out *nixdriver.Outcome, m nixdriver.ManifestOutcome) ([]string, error) {
+	if m.Built || len(p.hashes) == 0 {
+		return nil, nil
+	}
+	detail := previousDetail(aggregateLink(p.linkDir, m.Path, m.Version))
+	before := func(e nixdriver.Entry) *features.Tree {
+		d, ok := detail[e.Package][e.Platform][e.Variant]
+		if !ok || d.Features == nil || d.SHA256 != e.SHA256 || d.Features.NarHash != e.PinnedNarHash {
+			return nil
+		}
+		return &d.Features.Tree
+	}
+	mismatches, err := out.PinMismatches(ctx, m, before)
+	if err != nil {
+		return nil, err
+	}
+	problems := make([]string, len(mismatches))
+	for i, mm := range mismatches {
+		problems[i] = m.Path + ": " + mm.Error()
+	}
+	return problems, nil
+}
+
+// previousDetail is the detail.json of an earlier run's aggregate, or
+// nil when there is none to read.
+func previousDetail(link string) features.Detail {
+	path := filepath.Join(link, "detail.json")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var d features.Detail
+	if jsoncheck.Unmarshal(path, data, &d) != nil {
+		return nil
+	}
+	return d
 }

@@ -1,0 +1,115 @@
+package nixdriver
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+)
+
+// PinMismatch is an entry whose unpack, pinned to a recorded NAR hash
+// (unpacked-hashes.json), the unpacker no longer reproduces: Nix failed
+// it with "hash mismatch in fixed-output derivation".
+type PinMismatch struct {
+	Entry Entry
+	// Recorded is the pinned hash, Got that of the tree this run's
+	// unpacker writes (the entry's unpack built without the pin).
+	Recorded, Got string
+	// FirstDiff is the first path (in byte order) that is in one tree's
+	// listing and not in the other's, with which one; or, when the
+	// listings agree, a sentence saying so.
+	FirstDiff string
+}
+
+func (m PinMismatch) Error() string {
+	return fmt.Sprintf("entry %s (%s): the unpacked tree is no longer the one recorded in unpacked-hashes.json: recorded %s, unpacked now %s; first difference: %s. "+
+		"If the new tree is right, delete the archive's record (the next run records the new hash); else the unpacker changed its output: a bug",
+		m.Entry.ID(), m.Entry.RelativePath, m.Recorded, m.Got, m.FirstDiff)
+}
+
+// PinMismatches explains the failed entries of m whose unpack was pinned
+// and is missing: it builds each one's unpack without the pin (this run's
+// unpacker), detects the tree, and compares its NAR hash with the
+// recorded one and its listing with before, the listing of the
+// detection that recorded the hash (nil: none known). An entry whose
+// unpinned unpack fails too is not a mismatch (its unpack error is Nix's
+// log) and is left out. Local store only: with --store it returns nil.
+func (o *Outcome) PinMismatches(ctx context.Context, m ManifestOutcome, before func(Entry) *features.Tree) ([]PinMismatch, error) {
+	if o.runner.Store != "" {
+		return nil, nil
+	}
+	var out []PinMismatch
+	for _, e := range m.FailedEntries {
+		if e.PinnedNarHash == "" || e.Unpinned.Drv == "" {
+			continue
+		}
+		valid, err := o.runner.Valid(ctx, []string{e.Unpack.Out})
+		if err != nil {
+			return nil, err
+		}
+		if valid[e.Unpack.Out] {
+			continue
+		}
+		if err := o.runner.Realise(ctx, []string{e.Unpinned.Drv}); err != nil {
+			continue
+		}
+		f, err := detect.Detect(e.Unpinned.Out)
+		if err != nil {
+			return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
+		}
+		if f.NarHash == e.PinnedNarHash {
+			continue
+		}
+		out = append(out, PinMismatch{Entry: e, Recorded: e.PinnedNarHash, Got: f.NarHash, FirstDiff: FirstListingDiff(before(e), &f.Tree)})
+	}
+	return out, nil
+}
+
+// FirstListingDiff names the first path, in byte order, that the listing
+// of one tree has and the other's has not (as a file, symlink or empty
+// directory). before nil: the recorded tree's listing is unknown.
+func FirstListingDiff(before, now *features.Tree) string {
+	if before == nil {
+		return "unknown (no detection of the recorded tree: its aggregate_<version> link is gone)"
+	}
+	a, b := listing(before), listing(now)
+	var diffs []string
+	for p, k := range a {
+		if b[p] != k {
+			diffs = append(diffs, p)
+		}
+	}
+	for p := range b {
+		if _, ok := a[p]; !ok {
+			diffs = append(diffs, p)
+		}
+	}
+	if len(diffs) == 0 {
+		return "none in the listing (same files, symlinks and empty directories): a file's content or executable bit, or a symlink's target, differs"
+	}
+	sort.Strings(diffs)
+	p := diffs[0]
+	return fmt.Sprintf("%s (recorded: %s; now: %s)", p, kindOr(a[p]), kindOr(b[p]))
+}
+
+func listing(t *features.Tree) map[string]string {
+	m := map[string]string{}
+	for _, l := range []struct {
+		kind  string
+		paths []string
+	}{{"file", t.Files}, {"symlink", t.Symlinks}, {"empty directory", t.EmptyDirs}} {
+		for _, p := range l.paths {
+			m[p] = l.kind
+		}
+	}
+	return m
+}
+
+func kindOr(k string) string {
+	if k == "" {
+		return "absent"
+	}
+	return k
+}
