@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,9 +49,16 @@ func ReadUnpackedHashes(path string) (*UnpackedHashes, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := jsoncheck.Check(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// Closed, as its schema says: a misspelt key is an error, not a
+	// record silently ignored.
 	var h UnpackedHashes
-	if err := jsoncheck.Unmarshal(path, data, &h); err != nil {
-		return nil, err
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if h.Archives == nil {
 		return nil, fmt.Errorf("%s: no archives object", path)
