@@ -18,7 +18,8 @@
     "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl",
                      "unpackedHashes": "/abs/path/unpacked-hashes.json" | null } ],
     "index": "name" | null,                       (also merge the manifests' indexes)
-    "archivesOnly": false | true                  (true: the archives alone, no derivation)
+    "archivesOnly": false | true,                 (true: the archives alone, no derivation)
+    "unpinned": false | true                      (true: also each pinned unpack without its pin)
   }
   ```
 
@@ -39,7 +40,7 @@
             unpack = { drv, out } | null;
             detect = { drv, out } | null;
             pinnedNarHash = "sha256-…" | null;       (the unpack is a fixed-output derivation)
-            unpinned = { drv, out } | null;          (with pinnedNarHash: the same unpack, not pinned)
+            unpinned = { drv, out } | null;          (with pinnedNarHash and "unpinned": the same unpack, not pinned)
           }
         ];
       }
@@ -90,6 +91,7 @@ let
 
   args = builtins.fromJSON (builtins.readFile argsFile);
   archivesOnly = args.archivesOnly or false;
+  unpinned = args.unpinned or false;
   pipeline = import ./pipeline.nix {
     program = /. + args.program;
     detectorProgram = if args.detectorProgram or null == null then null else /. + args.detectorProgram;
@@ -198,7 +200,8 @@ let
             unpack = pathsOf d.unpacked;
             detect = pathsOf d.features;
             inherit (d) pinnedNarHash;
-            unpinned = if d.pinnedNarHash == null then null else pathsOf d.unpinned;
+            # Only when asked for: it is one more derivation per archive.
+            unpinned = if unpinned && d.pinnedNarHash != null then pathsOf d.unpinned else null;
           }
         ) (attrNames tree.${package}.${platform})
       ) (attrNames tree.${package})

@@ -226,6 +226,8 @@ type cliArgs struct {
 	Manifests       []Manifest `json:"manifests"`
 	Index           *string    `json:"index"`
 	ArchivesOnly    bool       `json:"archivesOnly"`
+	// Unpinned asks for each pinned unpack without its pin too.
+	Unpinned bool `json:"unpinned,omitempty"`
 }
 
 // cliResult is what nix/cli.nix evaluates to.

@@ -2,8 +2,11 @@ package nixdriver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
@@ -41,8 +44,9 @@ func (o *Outcome) PinMismatches(ctx context.Context, m ManifestOutcome, before f
 		return nil, nil
 	}
 	var out []PinMismatch
+	var unpinned map[string]Derivation
 	for _, e := range m.FailedEntries {
-		if e.PinnedNarHash == "" || e.Unpinned.Drv == "" {
+		if e.PinnedNarHash == "" {
 			continue
 		}
 		valid, err := o.runner.Valid(ctx, []string{e.Unpack.Out})
@@ -52,10 +56,19 @@ func (o *Outcome) PinMismatches(ctx context.Context, m ManifestOutcome, before f
 		if valid[e.Unpack.Out] {
 			continue
 		}
-		if err := o.runner.Realise(ctx, []string{e.Unpinned.Drv}); err != nil {
+		if unpinned == nil {
+			if unpinned, err = o.runner.unpinnedUnpacks(ctx, m.Manifest); err != nil {
+				return nil, err
+			}
+		}
+		u, ok := unpinned[e.RelativePath]
+		if !ok {
 			continue
 		}
-		f, err := detect.Detect(e.Unpinned.Out)
+		if err := o.runner.Realise(ctx, []string{u.Drv}); err != nil {
+			continue
+		}
+		f, err := detect.Detect(u.Out)
 		if err != nil {
 			return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
 		}
@@ -112,4 +125,39 @@ func kindOr(k string) string {
 		return "absent"
 	}
 	return k
+}
+
+// unpinnedUnpacks evaluates the manifest's pipeline again, asking also
+// for each pinned unpack without its pin (nix/cli.nix's "unpinned"), and
+// returns them by relative path: one more derivation per archive, so
+// only when a pin failed.
+func (r *Runner) unpinnedUnpacks(ctx context.Context, m Manifest) (map[string]Derivation, error) {
+	a := cliArgs{Program: r.Program, Manifests: []Manifest{m}, Unpinned: true}
+	if r.DetectorProgram != "" {
+		a.DetectorProgram = &r.DetectorProgram
+	}
+	if r.System != "" {
+		a.System = &r.System
+	}
+	data, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.evalCLI(ctx, data, true)
+	if err != nil {
+		return nil, err
+	}
+	var res cliResult
+	if err := jsoncheck.Unmarshal("evaluate the unpinned unpacks: nix-instantiate's output", out, &res); err != nil {
+		return nil, err
+	}
+	found := map[string]Derivation{}
+	for _, pm := range res.Manifests {
+		for _, e := range pm.Entries {
+			if e.Unpinned.Drv != "" {
+				found[e.RelativePath] = e.Unpinned
+			}
+		}
+	}
+	return found, nil
 }

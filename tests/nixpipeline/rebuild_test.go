@@ -78,8 +78,10 @@ func instantiateSample(t *testing.T, program, detector string, pinned bool) stag
 		Manifests []struct {
 			Aggregate struct{ Out string } `json:"aggregate"`
 			Entries   []struct {
-				Unpack struct{ Out string } `json:"unpack"`
-				Detect struct{ Out string } `json:"detect"`
+				RelativePath  string               `json:"relativePath"`
+				PinnedNarHash *string              `json:"pinnedNarHash"`
+				Unpack        struct{ Out string } `json:"unpack"`
+				Detect        struct{ Out string } `json:"detect"`
 			} `json:"entries"`
 		} `json:"manifests"`
 	}
@@ -90,6 +92,9 @@ func instantiateSample(t *testing.T, program, detector string, pinned bool) stag
 	for _, m := range res.Manifests {
 		s["aggregate"][m.Aggregate.Out] = true
 		for _, e := range m.Entries {
+			if pinned && e.PinnedNarHash == nil {
+				t.Fatalf("%s has no record in sample/unpacked-hashes.json: process-manifests over a copy of sample/ writes the file", e.RelativePath)
+			}
 			s["unpack"][e.Unpack.Out] = true
 			s["detect"][e.Detect.Out] = true
 		}
