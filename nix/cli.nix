@@ -40,7 +40,8 @@
             unpack = { drv, out } | null;
             detect = { drv, out } | null;
             pinnedNarHash = "sha256-…" | null;       (the unpack is a fixed-output derivation)
-            unpinned = { drv, out } | null;          (with pinnedNarHash and "unpinned": the same unpack, not pinned)
+            unpinned = { drv, out } | null;          (with pinnedNarHash and "unpinned":
+                                                      the same unpack, not pinned)
           }
         ];
       }
@@ -94,7 +95,8 @@ let
   unpinned = args.unpinned or false;
   pipeline = import ./pipeline.nix {
     program = /. + args.program;
-    detectorProgram = if args.detectorProgram or null == null then null else /. + args.detectorProgram;
+    detectorProgram =
+      if args.detectorProgram or null == null then null else /. + args.detectorProgram;
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 

@@ -558,9 +558,10 @@ rec {
       hashes =
         if unpackedHashes == null then
           null
+        else if isAttrs unpackedHashes then
+          unpackedHashes.archives
         else
-          (if isAttrs unpackedHashes then unpackedHashes else builtins.fromJSON (builtins.readFile unpackedHashes))
-          .archives;
+          (builtins.fromJSON (builtins.readFile unpackedHashes)).archives;
       entries = manifestLib.entries {
         name = "${redistName}/${baseNameOf manifest}";
         manifest = builtins.fromJSON text;
