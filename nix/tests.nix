@@ -337,7 +337,7 @@ in
           (p.unpack {
             src = "/src";
             entry = e;
-            narHash = p.recordedNarHash hashes e;
+            narHash = p.recordedNarHash hashes.archives e;
           }).drvAttrs;
         pinned = unpackOf (entry sha);
         other = unpackOf (entry (builtins.replaceStrings [ "a" ] [ "b" ] sha));
