@@ -1,15 +1,26 @@
 package nixdriver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
+	"strings"
 
+	"github.com/nix-community/go-nix/pkg/nixhash"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/narhash"
 )
 
 // PinMismatch is an entry whose unpack, pinned to a recorded NAR hash
@@ -160,4 +171,93 @@ func (r *Runner) unpinnedUnpacks(ctx context.Context, m Manifest) (map[string]De
 		}
 	}
 	return found, nil
+}
+
+func unpinnedUnpacks(entries []Entry) []string {
+	var drvs []string
+	for _, e := range entries {
+		if e.PinnedNarHash == "" {
+			drvs = append(drvs, e.Unpack.Drv)
+		}
+	}
+	return drvs
+}
+
+// Unpacked is a tree an unpinned unpack wrote and its NAR hash, in SRI
+// form (pinned now: Runner.PinUnpacked).
+type Unpacked struct {
+	Entry        Entry
+	ManifestPath string
+	NarHash      string
+}
+
+// PinUnpacked builds the unpacks of the manifests that no recorded hash
+// pins, and registers each tree built at the store path of its pinned
+// unpack (`nix store add-path --name`: the path of a recursive SHA-256
+// fixed-output derivation of that name and hash), so that the run's
+// detections, instantiated afterwards with the new records, read the
+// pinned trees and the next run rebuilds nothing. It returns the trees
+// for the caller to record; failed unpacks are left to the main build,
+// which reports them. Local store only (nil with --store: the records
+// are then made after the run, from the detections).
+func (r *Runner) PinUnpacked(ctx context.Context, v *Validated, log *slog.Logger) ([]Unpacked, error) {
+	if r.Store != "" {
+		return nil, nil
+	}
+	out, err := r.Process(ctx, v, ProcessOptions{Build: BuildUnpacks, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	defer out.Close()
+	// The records change what the manifests' arguments name: the run's
+	// next instantiation must evaluate them again.
+	defer func() { r.plans = nil }()
+	var trees []Unpacked
+	for _, m := range out.Manifests {
+		for _, e := range m.Entries {
+			if e.PinnedNarHash != "" {
+				continue
+			}
+			u, ok, err := r.pinTree(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				u.ManifestPath = m.Path
+				trees = append(trees, u)
+			}
+		}
+	}
+	return trees, nil
+}
+
+// pinTree registers e's unpacked tree at its pinned path; ok is false
+// when the unpack did not build.
+func (r *Runner) pinTree(ctx context.Context, e Entry) (_ Unpacked, ok bool, _ error) {
+	if _, err := os.Lstat(e.Unpack.Out); err != nil {
+		return Unpacked{}, false, nil
+	}
+	var hash bytes.Buffer
+	cmd := exec.Command("nix-store", "--query", "--hash", e.Unpack.Out)
+	cmd.Stdout, cmd.Stderr = &hash, r.Stderr
+	if err := interrupt.Run(ctx, cmd); err != nil {
+		return Unpacked{}, false, fmt.Errorf("entry %s: nix-store --query --hash: %w", e.ID(), err)
+	}
+	algo := nixhash.SHA256
+	h, err := nixhash.ParseAny(strings.TrimSpace(hash.String()), &algo)
+	if err != nil {
+		return Unpacked{}, false, fmt.Errorf("entry %s: the NAR hash Nix gives: %w", e.ID(), err)
+	}
+	sri, err := narhash.SRI(h.Digest())
+	if err != nil {
+		return Unpacked{}, false, err
+	}
+	// The store path's name: what follows "<32 characters of hash>-".
+	name := filepath.Base(e.Unpack.Out)[33:]
+	add := exec.Command("nix", append([]string{"--extra-experimental-features", "nix-command", "store", "add-path", "--name", name, e.Unpack.Out}, r.optionArgs()...)...)
+	add.Stdout, add.Stderr = io.Discard, r.Stderr
+	if err := interrupt.Run(ctx, add); err != nil {
+		return Unpacked{}, false, fmt.Errorf("entry %s: nix store add-path: %w", e.ID(), err)
+	}
+	return Unpacked{Entry: e, NarHash: sri}, true, nil
 }

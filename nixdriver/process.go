@@ -26,6 +26,10 @@ const (
 	// BuildNothing lists the manifests' entries and builds nothing (no
 	// derivation is even written): check-nixpkgs --eval-only.
 	BuildNothing
+	// BuildUnpacks builds the unpacks that no recorded NAR hash pins:
+	// process-manifests records their hashes before it detects, so that
+	// its detections already read the pinned trees (PinUnpacked).
+	BuildUnpacks
 )
 
 // ProcessOptions are the choices of one run.
@@ -191,6 +195,10 @@ func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts 
 func (p *Plan) targets(b Build) []string {
 	var targets []string
 	for _, m := range p.Manifests {
+		if b == BuildUnpacks {
+			targets = append(targets, unpinnedUnpacks(m.Entries)...)
+			continue
+		}
 		if b == BuildDetections {
 			for _, e := range m.Entries {
 				// check-nixpkgs reads no archive of a platform it does

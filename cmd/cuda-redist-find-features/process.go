@@ -278,7 +278,7 @@ func (p *processRun) run(ctx context.Context) error {
 	if p.indexFile != "" {
 		opts.IndexName = p.redist
 	}
-	valid, err := nixdriver.Validate(p.manifests, p.e.log)
+	valid, err := p.validateAndPin(ctx)
 	if err != nil {
 		return err
 	}
@@ -308,6 +308,15 @@ func (p *processRun) run(ctx context.Context) error {
 		return errors.New("the Nix build failed, though every result exists")
 	}
 	return nil
+}
+
+// validateAndPin validates the manifests and pins their unpacks (pinFirst).
+func (p *processRun) validateAndPin(ctx context.Context) (*nixdriver.Validated, error) {
+	valid, err := nixdriver.Validate(p.manifests, p.e.log)
+	if err != nil {
+		return nil, err
+	}
+	return valid, p.pinFirst(ctx, valid)
 }
 
 // writeResults writes each manifest's feature file and the index, and

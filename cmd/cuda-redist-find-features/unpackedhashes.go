@@ -131,3 +131,51 @@ func previousDetail(link string) features.Detail {
 	}
 	return d
 }
+
+// pinFirst records the NAR hashes of the trees no record pins before
+// anything is detected (nixdriver.PinUnpacked builds those unpacks and
+// registers the trees at their pinned paths), and points the manifests
+// at the records: the run's detections then read the pinned trees, and
+// the next run rebuilds nothing.
+func (p *processRun) pinFirst(ctx context.Context, v *nixdriver.Validated) error {
+	if p.hashes == nil {
+		return nil
+	}
+	trees, err := p.runner.PinUnpacked(ctx, v, p.e.log)
+	if err != nil {
+		return err
+	}
+	if err := p.recordTrees(trees); err != nil {
+		return err
+	}
+	for i := range v.Good {
+		path := filepath.Join(filepath.Dir(v.Good[i].Path), manifest.UnpackedHashesFile)
+		if h := p.hashes[path]; h != nil && len(h.Archives) > 0 {
+			v.Good[i].UnpackedHashes = path
+		}
+	}
+	return nil
+}
+
+// recordTrees records the trees' hashes and writes the files that changed.
+func (p *processRun) recordTrees(trees []nixdriver.Unpacked) error {
+	changed := map[string]bool{}
+	for _, u := range trees {
+		path := filepath.Join(filepath.Dir(u.ManifestPath), manifest.UnpackedHashesFile)
+		c, err := p.hashes[path].Record(u.Entry.RelativePath, u.Entry.SHA256, u.NarHash)
+		if err != nil {
+			return fmt.Errorf("%s: %w", u.ManifestPath, err)
+		}
+		changed[path] = changed[path] || c
+	}
+	for path, c := range changed {
+		if !c {
+			continue
+		}
+		if err := p.hashes[path].Write(path); err != nil {
+			return err
+		}
+		p.e.log.Info("recorded unpacked NAR hashes: these archives are unpacked as fixed-output derivations from now on", "file", path)
+	}
+	return nil
+}
