@@ -10,6 +10,11 @@
 #                                       cuobjdump 13.4 and nvcc 13.5 with
 #                                       cicc, ptxas, fatbinary and headers
 #                                       (root/nvidia/cu13/bin, include, nvvm)
+#   DEST/nsight-systems/root, .../debs  Nsight Systems 2022.4 of CUDA 11.8
+#                                       (bookworm non-free, about 140 MB):
+#                                       NVIDIA's tree with its vendored Qt 6,
+#                                       Boost, ICU, libssh (tests/realcuda,
+#                                       the vendored-library measurement)
 # Used by the real-binary tests and the benchmarks. A download that fails
 # fails the script; a tree is marked complete (.complete) only when all
 # of it is there.
@@ -17,7 +22,8 @@
 # apt runs with a configuration of its own under DEST/apt-<suite> (sources,
 # lists, cache; no dpkg status): the machine's apt sources and state are
 # neither read nor changed. The mirror is the one of the machine's Debian
-# sources. Downloads (.deb sizes): 11.8 about 230 MB, 12.5 about 150 MB.
+# sources. Downloads (.deb sizes): 11.8 about 230 MB, 12.5 about 150 MB,
+# nsight-systems 137 MB.
 # The wheels come through pip's ordinary client (pip download --no-deps,
 # pinned versions; a wheel is a zip): about 900 MB, 1.4 GB unpacked.
 set -euo pipefail
@@ -94,4 +100,5 @@ fetch_wheels() {
 # The 11.8 tree keeps its place (DEST/root) and its marker (DEST/.complete).
 fetch bookworm "$dest" "${cuda118[@]}"
 fetch experimental "$dest/cuda-12.5" "${cuda125[@]}"
+fetch bookworm "$dest/nsight-systems" nsight-systems
 fetch_wheels "$dest/cuda-13" "${cuda13[@]}"

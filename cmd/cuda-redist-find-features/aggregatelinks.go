@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
@@ -28,7 +29,8 @@ const processSummary = "Build the features of every redistrib_<version>.json in 
 	"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it."
 
 // diffSummary is diff's help.
-const diffSummary = "Print what changed between two releases (aggregate directories) as text for a commit message or PR description. " +
+const diffSummary = "Print what changed between two releases (aggregate directories) as text for a commit message or PR description " +
+	"(packages, archives, outputs, SASS and PTX architectures, sonames, vendored libraries, NAR hashes). " +
 	"OLD and NEW may also be directories process-manifests left aggregate_<version> links in (their newest release each); one such DIR alone compares its two newest releases."
 
 // aggregateLink is where the aggregate of the manifest at manifestPath
@@ -55,7 +57,7 @@ func (p *processRun) keepAggregate(ctx context.Context, m nixdriver.ManifestOutc
 		return err
 	}
 	p.e.log.Debug("aggregate", "link", link, "out", m.Aggregate.Out, "changed", changed)
-	fmt.Fprintln(p.e.stdout, link)
+	safetext.Fprintf(p.e.stdout, "%s\n", link)
 	return nil
 }
 

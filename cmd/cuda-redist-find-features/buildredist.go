@@ -10,6 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 func printBuildRedistCommand() command {
@@ -64,12 +65,12 @@ func writeBuildRedistTable(w io.Writer, decls map[string]features.BuildRedistDec
 			outputs = "(differs by platform, see below)"
 			differ = append(differ, n)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, outputs, yes(d.IncludeRemoveStubsFromRunpathHook), yes(d.AllowFHSReferences))
+		safetext.Fprintf(tw, "%s\t%s\t%s\t%s\n", n, outputs, yes(d.IncludeRemoveStubsFromRunpathHook), yes(d.AllowFHSReferences))
 	}
 	tw.Flush()
 	for _, n := range differ {
 		d := decls[n]
-		fmt.Fprintf(w, "\n%s:\n  outputs = %s;\n", n, d.NixExpression)
+		safetext.Fprintf(w, "\n%s:\n  outputs = %s;\n", n, d.NixExpression)
 		var platforms []string
 		for p := range d.OutputsByPlatform {
 			platforms = append(platforms, p)
@@ -82,7 +83,7 @@ func writeBuildRedistTable(w io.Writer, decls map[string]features.BuildRedistDec
 			}
 			sort.Strings(variants)
 			for _, v := range variants {
-				fmt.Fprintf(w, "  %s/%s: %s\n", p, v, strings.Join(d.OutputsByPlatform[p][v], " "))
+				safetext.Fprintf(w, "  %s/%s: %s\n", p, v, strings.Join(d.OutputsByPlatform[p][v], " "))
 			}
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
@@ -48,8 +49,9 @@ type checkFlags struct {
 	urls                               multiFlag
 	nixpkgs, cudaVersion               *string
 	globstar, hints, jsonOut, evalOnly *bool
-	fix, dryRun                        *bool
+	fix, dryRun, removeVendored        *bool
 	redists                            multiFlag
+	sonameIndexes                      multiFlag
 	jobs                               *int
 	evalTimeout                        *time.Duration
 	evalMaxMemory                      byteSize
@@ -73,7 +75,10 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.fix = fs.Bool("fix", false, "repair the package files: the smallest edits of outputs, allowFHSReferences and includeRemoveStubsFromRunpathHook that fix every error, "+
 		"a new PNAME.nix for a package no file has; print the unified diff, then what the check of the repaired files finds (a file it cannot fix safely is an error saying why)")
 	cf.dryRun = fs.Bool("dry-run", false, "with --fix: print the diff, write nothing")
+	cf.removeVendored = fs.Bool("remove-vendored", false, "with --fix: also add a postPatch that removes the vendored libraries a file keeps (an rmPatterns list and a loop; docs/vendored.md); "+
+		"Nixpkgs' own builds must then be in its buildInputs")
 	fs.Var(&cf.redists, "redist", "NAME=DIR: the manifests in DIR are of redist NAME (the redistName of its package files); default: the directory's name")
+	fs.Var(&cf.sonameIndexes, "soname-index", "a soname index to read besides the default (repeatable; docs/vendored.md): a HINT names each vendored library a package file keeps")
 	cf.nf = addNixFlags(fs)
 	cf.cf = addCapabilityFlags(fs)
 	return cf
@@ -122,7 +127,7 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	}
 	runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
 	c := &checkRun{e: e, runner: runner, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
-		fix: *cf.fix, dryRun: *cf.dryRun,
+		fix: *cf.fix, dryRun: *cf.dryRun, removeVendored: *cf.removeVendored,
 		eval: &pkgeval.Evaluator{StandIn: filepath.Join(runner.NixLib, "buildredist-standin.nix"), Options: runner.Options, Jobs: *cf.jobs,
 			Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory)}}
 	if *cf.evalTimeout <= 0 {
@@ -130,6 +135,9 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	}
 	if c.eval.Jobs <= 0 {
 		c.eval.Jobs = runtime.NumCPU()
+	}
+	if c.sonameIndex, err = loadSonameIndex(cf.sonameIndexes, false); err != nil {
+		return nil, err
 	}
 	if *cf.nixpkgs != "" {
 		c.eval.NixpkgsLib = filepath.Join(mustAbs(*cf.nixpkgs), "lib")
@@ -193,11 +201,15 @@ type checkRun struct {
 	evalOnly bool
 	// coverage: the --cuda-capabilities to report gaps for.
 	coverage capabilityCheck
-	// fix: repair the package files (checkfix.go); dryRun: only show how.
-	fix, dryRun bool
+	// fix: repair the package files (checkfix.go); dryRun: only show how;
+	// removeVendored: propose removing the vendored libraries too.
+	fix, dryRun, removeVendored bool
 	// redists names manifest directories (--redist NAME=DIR), by
 	// absolute path.
 	redists map[string]string
+	// sonameIndex is the default index and --soname-index's files, for
+	// the vendored-library hints.
+	sonameIndex *sonameindex.Index
 }
 
 // addManifests adds the manifests of each directory that pass the filter,
@@ -231,10 +243,11 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	if err != nil {
 		return err
 	}
-	files, err := pkgeval.Files(packagesDir)
+	listing, err := pkgeval.Files(packagesDir)
 	if err != nil {
 		return err
 	}
+	files, unread := listing.Files, nixpkgscheck.UnreadFindings(listing.Unread)
 	if len(files) == 0 {
 		return fmt.Errorf("%s: no package file calls buildRedist", packagesDir)
 	}
@@ -247,7 +260,8 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 		return err
 	}
 	defer out.Close()
-	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir}
+	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir,
+		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return os.ReadFile(filepath.Join(packagesDir, file)) }}}
 	out.CheckInput(ctx, &in, c.e.log)
 	plan := nixpkgscheck.NewPlan(in)
 	results, err := c.eval.Evaluate(ctx, packagesDir, files, plan.Cases)
@@ -256,12 +270,13 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	}
 	c.e.log.Info("evaluated package files", "files", len(files), "cases", len(plan.Cases), "nix-instantiate runs", c.eval.Runs())
 	if c.fix {
-		return c.repair(ctx, packagesDir, files, plan, results)
+		return c.repair(ctx, packagesDir, files, unread, plan, results)
 	}
-	findings, err := c.coverage.add(plan.Check(files, results), in.Archives)
+	findings, err := c.coverage.add(append(plan.Check(files, results), unread...), in.Archives)
 	if err != nil {
 		return err
 	}
+	nixpkgscheck.Sort(findings)
 	return c.report(findings)
 }
 

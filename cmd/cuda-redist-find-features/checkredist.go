@@ -58,6 +58,8 @@ func (cf *checkFlags) validateFix() error {
 	switch {
 	case *cf.dryRun && !*cf.fix:
 		return usageErrorf("--dry-run goes with --fix")
+	case *cf.removeVendored && !*cf.fix:
+		return usageErrorf("--remove-vendored goes with --fix")
 	case *cf.fix && *cf.evalOnly:
 		return usageErrorf("--fix needs the archives: not with --eval-only")
 	case *cf.fix && *cf.jsonOut:

@@ -88,6 +88,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check-nixpkgs", "pkgs"}, exitUsage, "PACKAGES_DIR and at least one MANIFEST_DIR, or --nixpkgs DIR"},
 		{[]string{"check-nixpkgs", "--nixpkgs", "/nonexistent/nixpkgs"}, exitUsage, "--nixpkgs /nonexistent/nixpkgs: no lib/default.nix there"},
 		{[]string{"check-nixpkgs", "--dry-run", "pkgs", "m"}, exitUsage, "--dry-run goes with --fix"},
+		{[]string{"check-nixpkgs", "--remove-vendored", "pkgs", "m"}, exitUsage, "--remove-vendored goes with --fix"},
 		{[]string{"check-nixpkgs", "--fix", "--eval-only", "pkgs", "m"}, exitUsage, "--fix needs the archives"},
 		{[]string{"check-nixpkgs", "--fix", "--json", "pkgs", "m"}, exitUsage, "--fix prints a diff"},
 		{[]string{"check-nixpkgs", "--redist", "cuda", "pkgs"}, exitUsage, `--redist "cuda": want NAME=DIR`},
@@ -236,7 +237,8 @@ func TestDownloadManifests(t *testing.T) {
 		{
 			name: "everything: the good ones are written, the broken ones named", args: []string{"--no-parallel"},
 			wantFiles: []string{"redistrib_1.0.0.json", "redistrib_1.1.0.json", "redistrib_2.0.0.1.json"}, wantCode: exitFail,
-			wantErr: []string{"3 of 6 manifests failed (3.0.0, 4.0.0, 5.0.0)", "redistrib_3.0.0.json: 404", "redistrib_4.0.0.json: body: unexpected EOF", `redistrib_5.0.0.json: not written: manifest`, `unknown top-level key "hello"`},
+			wantErr: []string{"3 of 6 manifests failed: 1 HTTP 404 (GET", `class="HTTP 404" count=1 versions=3.0.0`, "redistrib_3.0.0.json: 404",
+				`class="body cut short" count=1 versions=4.0.0`, "redistrib_4.0.0.json: body: unexpected EOF", `class="not a manifest" count=1 versions=5.0.0`, `redistrib_5.0.0.json: not written: manifest`, `unknown top-level key "hello"`},
 		},
 	}
 	for _, tc := range tests {

@@ -9,6 +9,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/coverage"
 )
 
@@ -93,7 +94,7 @@ func requireCoverage(require bool, r *coverage.Report) error {
 // code are counted at the end.
 func writeCoverageTable(w io.Writer, r *coverage.Report) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "PACKAGE\tPLATFORM\tVARIANT\tLIBRARY\t%s\n", strings.Join(r.Capabilities, "\t"))
+	fmt.Fprintf(tw, "PACKAGE\tPLATFORM\tVARIANT\tLIBRARY\t%s\n", tabbed(r.Capabilities))
 	var noCode int
 	for _, a := range r.Archives {
 		if len(a.Libraries) == 0 {
@@ -104,25 +105,36 @@ func writeCoverageTable(w io.Writer, r *coverage.Report) {
 		for i, c := range r.Capabilities {
 			cells[i] = string(a.Coverage[c])
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t(package)\t%s\n", a.Package, a.Platform, a.Variant, strings.Join(cells, "\t"))
+		safetext.Fprintf(tw, "%s\t%s\t%s\t(package)\t", a.Package, a.Platform, a.Variant)
+		fmt.Fprintln(tw, tabbed(cells))
 		for _, l := range a.Libraries {
 			for i, c := range r.Capabilities {
 				cells[i] = string(l.Coverage[c].Support)
 			}
-			fmt.Fprintf(tw, "\t\t\t%s\t%s\n", l.Path, strings.Join(cells, "\t"))
+			safetext.Fprintf(tw, "\t\t\t%s\t", l.Path)
+			fmt.Fprintln(tw, tabbed(cells))
 		}
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "\n%d archive(s) without device code (not shown; --json lists them).\n", noCode)
-	fmt.Fprintf(w, "%d library/capability pair(s) get nothing", len(r.None))
+	safetext.Fprintf(w, "\n%d archive(s) without device code (not shown; --json lists them).\n", noCode)
+	safetext.Fprintf(w, "%d library/capability pair(s) get nothing", len(r.None))
 	if len(r.None) == 0 {
 		fmt.Fprintln(w, ".")
 		return
 	}
 	fmt.Fprintln(w, ":")
 	for _, g := range r.None {
-		fmt.Fprintf(w, "  %s %s %s %s: %s (SASS %s; PTX %s)\n", g.Package, g.Platform, g.Variant, g.Library, g.Capability, orNone(g.SASS), orNone(g.PTX))
+		safetext.Fprintf(w, "  %s %s %s %s: %s (SASS %s; PTX %s)\n", g.Package, g.Platform, g.Variant, g.Library, g.Capability, orNone(g.SASS), orNone(g.PTX))
 	}
+}
+
+// tabbed is the cells of a table row, each escaped, between tabs.
+func tabbed(cells []string) string {
+	escaped := make([]string, len(cells))
+	for i, c := range cells {
+		escaped[i] = safetext.Escape(c)
+	}
+	return strings.Join(escaped, "\t")
 }
 
 func orNone(l []string) string {

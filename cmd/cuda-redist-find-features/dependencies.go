@@ -10,6 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/sonames"
 )
 
@@ -96,9 +97,9 @@ func writeDependencyTable(w io.Writer, rows []dependencyRow) {
 				by = "(nothing in the release)"
 			}
 			if i == 0 {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Package, r.Platform, r.Variant, n.Soname, by)
+				safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Package, r.Platform, r.Variant, n.Soname, by)
 			} else {
-				fmt.Fprintf(tw, "\t\t\t%s\t%s\n", n.Soname, by)
+				safetext.Fprintf(tw, "\t\t\t%s\t%s\n", n.Soname, by)
 			}
 		}
 	}

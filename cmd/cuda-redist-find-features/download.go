@@ -9,6 +9,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest/download"
 )
@@ -33,7 +34,8 @@ func downloadCommand() command {
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			df := &downloadFlags{ff: addFilterFlags(fs)}
 			df.timeout = fs.Duration("timeout", 2*time.Minute, "timeout of each HTTP request")
-			df.jobs = fs.Int("jobs", 8, "downloads at once when parallel")
+			df.jobs = fs.Int("jobs", 8, fmt.Sprintf("downloads at once when parallel (at most %d)", download.MaxParallel))
+			df.maxManifests = fs.Int("max-manifests", defaultMaxManifests, "download at most the newest N of the selected manifests (0 for no bound)")
 			return func(args []string) error { return df.run(e, args) }
 		},
 	}
@@ -41,23 +43,27 @@ func downloadCommand() command {
 
 // downloadFlags are download-manifests' flags.
 type downloadFlags struct {
-	ff      *filterFlags
-	timeout *time.Duration
-	jobs    *int
+	ff           *filterFlags
+	timeout      *time.Duration
+	jobs         *int
+	maxManifests *int
 }
+
+// defaultMaxManifests bounds the manifests one run downloads: NVIDIA's
+// largest listing (cuda) has about 50, all redists together a few
+// hundred; a page listing more is not NVIDIA's, or is taken newest first.
+const defaultMaxManifests = 1000
 
 func (df *downloadFlags) run(e *env, args []string) error {
 	if err := wantArgs("download-manifests", args, 2, "URL and MANIFEST_DIR"); err != nil {
 		return err
 	}
-	flt, err := df.ff.filter()
+	flt, err := df.filter()
 	if err != nil {
 		return err
 	}
 	url, dir := args[0], args[1]
-	ctx := e.context()
-	client := &http.Client{Timeout: *df.timeout}
-	listed, err := download.Versions(ctx, client, url)
+	listed, err := download.Versions(e.context(), &http.Client{Timeout: *df.timeout}, url)
 	if err != nil {
 		return err
 	}
@@ -77,22 +83,59 @@ func (df *downloadFlags) run(e *env, args []string) error {
 		}
 		return fmt.Errorf("none of the %s listed at %s matches %s", describeListed(listed), url, df.ff.describe())
 	}
+	versions = df.newest(e, url, versions)
+	written, err := df.download(e, url, dir, versions)
+	for _, v := range written {
+		safetext.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
+	}
+	return errors.Join(err, incomparableErr())
+}
+
+// filter is the version filter, once --jobs and --max-manifests are
+// checked.
+func (df *downloadFlags) filter() (manifest.Filter, error) {
+	if *df.jobs < 1 || *df.jobs > download.MaxParallel {
+		return manifest.Filter{}, usageErrorf("--jobs %d: want 1 to %d", *df.jobs, download.MaxParallel)
+	}
+	if *df.maxManifests < 0 {
+		return manifest.Filter{}, usageErrorf("--max-manifests %d: want 0 (no bound) or more", *df.maxManifests)
+	}
+	return df.ff.filter()
+}
+
+// newest keeps the newest --max-manifests of the selected versions,
+// warning once about the others.
+func (df *downloadFlags) newest(e *env, url string, versions []string) []string {
+	kept, dropped := download.Newest(versions, *df.maxManifests)
+	if dropped > 0 {
+		e.log.Warn("more manifests selected than --max-manifests; downloading the newest only (raise --max-manifests or narrow the version filters)",
+			"url", url, "selected", len(versions), "max", *df.maxManifests, "left out", dropped, "oldest kept", kept[0])
+	}
+	return kept
+}
+
+// download runs the downloads with a progress display; a failure is
+// not logged one by one but once per class, with its count.
+func (df *downloadFlags) download(e *env, url, dir string, versions []string) ([]string, error) {
 	parallel := *df.jobs
 	if df.ff.serial() {
 		parallel = 1
 	}
 	prog := newProgress(e, "download", len(versions))
-	written, err := download.Manifests(ctx, client, url, dir, versions, download.Options{
+	written, err := download.Manifests(e.context(), &http.Client{Timeout: *df.timeout}, url, dir, versions, download.Options{
 		Parallel: parallel,
 		Done: func(v string, err error) {
 			prog.done("redistrib_"+v+".json", err)
 		},
 	})
 	prog.finish()
-	for _, v := range written {
-		fmt.Fprintf(e.stdout, "%s/redistrib_%s.json\n", dir, v)
+	var fails *download.Failures
+	if errors.As(err, &fails) {
+		for _, c := range fails.Classes {
+			e.log.Error("manifests failed", "class", c.Name, "count", c.Count, "versions", c.Named())
+		}
 	}
-	return errors.Join(err, incomparableErr())
+	return written, err
 }
 
 // selectVersions are the listed versions the filter accepts, and those it

@@ -384,8 +384,8 @@ func (p *processRun) writeManifest(ctx context.Context, out *nixdriver.Outcome, 
 	if _, err := atomicfile.WriteIfChanged(partial, data); err != nil {
 		return "", err
 	}
-	fmt.Fprintln(p.e.stdout, partial)
-	fmt.Fprintf(p.e.stderr, "%s: PARTIAL results (%d of %d entries; missing: %s)\n", partial, len(m.BuiltEntries), len(m.Entries), strings.Join(failed, ", "))
+	safetext.Fprintf(p.e.stdout, "%s\n", partial)
+	safetext.Fprintf(p.e.stderr, "%s: PARTIAL results (%d of %d entries; missing: %s)\n", partial, len(m.BuiltEntries), len(m.Entries), strings.Join(failed, ", "))
 	return problem, nil
 }
 
@@ -413,6 +413,6 @@ func (p *processRun) copyOut(ctx context.Context, out *nixdriver.Outcome, src, d
 	if _, err := atomicfile.WriteIfChanged(dst, data); err != nil {
 		return err
 	}
-	fmt.Fprintln(p.e.stdout, dst)
+	safetext.Fprintf(p.e.stdout, "%s\n", dst)
 	return nil
 }

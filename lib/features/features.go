@@ -73,7 +73,16 @@ type Library struct {
 	// number of entries concerned; fatbinEntries shows them raw. Absent
 	// when everything was understood.
 	FatbinWarnings []string `json:"fatbinWarnings,omitempty"`
-	Stub           bool     `json:"stub"`
+	// VersionDefinitions are the symbol versions a shared library
+	// defines (.gnu.version_d without its base entry: Qt_6,
+	// OPENSSL_3.0.0, GLIBCXX_3.4.29), in file order; absent when none.
+	// With Comments, what the vendored-library check reads as evidence.
+	VersionDefinitions []string `json:"versionDefinitions,omitempty"`
+	// Comments are the distinct strings of a shared library's .comment
+	// section, the compilers that built it ("GCC: (GNU) 10.3.1"), bounded
+	// (elfinfo.MaxComments of elfinfo.MaxCommentLen bytes); absent when none.
+	Comments []string `json:"comments,omitempty"`
+	Stub     bool     `json:"stub"`
 	// Error says why the file could not be fully read; detection goes on.
 	Error string `json:"error,omitempty"`
 }

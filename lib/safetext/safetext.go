@@ -240,3 +240,41 @@ func (lw *LineWriter) Flush() error {
 	lw.pending = nil
 	return err
 }
+
+// Fprintf is fmt.Fprintf with every string argument (a name from the
+// input: a package key, a soname, a path) passed through Escape, so that
+// a newline or tab in a name cannot forge a line or a column of the text
+// output; the format's own newlines and tabs stay. A []string argument
+// has each element escaped; error and fmt.Stringer values are escaped
+// as their text.
+func Fprintf(w io.Writer, format string, args ...any) (int, error) {
+	return fmt.Fprintf(w, format, escapeArgs(args)...)
+}
+
+// Sprintf is Fprintf to a string.
+func Sprintf(format string, args ...any) string {
+	return fmt.Sprintf(format, escapeArgs(args)...)
+}
+
+func escapeArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			out[i] = Escape(v)
+		case []string:
+			e := make([]string, len(v))
+			for j, s := range v {
+				e[j] = Escape(s)
+			}
+			out[i] = e
+		case error:
+			out[i] = Escape(v.Error())
+		case fmt.Stringer:
+			out[i] = Escape(v.String())
+		default:
+			out[i] = a
+		}
+	}
+	return out
+}

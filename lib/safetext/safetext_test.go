@@ -3,6 +3,7 @@ package safetext
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -119,5 +120,15 @@ func TestLineWriterSkips(t *testing.T) {
 	lw.Flush()
 	if want := "keep 1\nkeep 2\nkeep\\u001b]0;x\\u0007 3"; out.String() != want {
 		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+// TestFprintf: a newline, tab or escape in an argument is escaped; the
+// format's own newline and tab stay.
+func TestFprintf(t *testing.T) {
+	var b strings.Builder
+	Fprintf(&b, "%s\t%s %v %d\n", "a\nFORGED", []string{"x\ty"}, errors.New("e\x1b[2J"), 3)
+	if want := `a\u000aFORGED` + "\t" + `[x\u0009y] e\u001b[2J 3` + "\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstring"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
@@ -98,13 +99,7 @@ func same(keys []declKey, lists map[declKey][]string) bool {
 	return true
 }
 
-func nixList(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = fmt.Sprintf("%q", s)
-	}
-	return "[ " + strings.Join(q, " ") + " ]"
-}
+func nixList(items []string) string { return nixstring.List(items) }
 
 // outputsExpression writes the smallest expression this generator knows
 // for the lists: the outputs every key needs, plus one lib.optionals per
@@ -186,7 +181,7 @@ func condition(all, with []declKey) string {
 	}
 	oneOf := func(varName string, values []string) string {
 		if len(values) == 1 {
-			return fmt.Sprintf("%s == %q", varName, values[0])
+			return varName + " == " + nixstring.Quote(values[0])
 		}
 		return fmt.Sprintf("lib.elem %s %s", varName, nixList(values))
 	}
@@ -201,9 +196,9 @@ func condition(all, with []declKey) string {
 	}
 	var pairs []string
 	for _, k := range with {
-		c := fmt.Sprintf("backendStdenv.hostRedistSystem == %q", k.platform)
+		c := "backendStdenv.hostRedistSystem == " + nixstring.Quote(k.platform)
 		if v := k.cudaVersion(); v != "" {
-			c = fmt.Sprintf("(%s && %s == %q)", c, versionVar(v), v)
+			c = "(" + c + " && " + versionVar(v) + " == " + nixstring.Quote(v) + ")"
 		}
 		pairs = append(pairs, c)
 	}

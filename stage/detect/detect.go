@@ -225,6 +225,7 @@ func (t *tree) libraries() []features.Library {
 			fi := n.file
 			lib.Kind, lib.Soname = fi.kind, fi.soname
 			lib.Needed = nonNil(fi.needed)
+			lib.VersionDefinitions, lib.Comments = fi.versionDefs, fi.comments
 			fi.describeDeviceCode(&lib)
 			if fi.err != nil {
 				lib.Error = fi.err.Error()
@@ -246,7 +247,8 @@ func (t *tree) libraries() []features.Library {
 // (its path is the tree's own).
 func detailBytes(lib *features.Library) int {
 	return len(lib.Soname) + stringsBytes(lib.Needed) + stringsBytes(lib.CudaArchitectures) + stringsBytes(lib.SASSArchitectures) +
-		stringsBytes(lib.PTXArchitectures) + fatbinGroupBytes*len(lib.FatbinEntries) + stringsBytes(lib.FatbinWarnings) + len(lib.Error)
+		stringsBytes(lib.PTXArchitectures) + fatbinGroupBytes*len(lib.FatbinEntries) + stringsBytes(lib.FatbinWarnings) + len(lib.Error) +
+		stringsBytes(lib.VersionDefinitions) + stringsBytes(lib.Comments)
 }
 
 func isStubPath(rel string) bool {

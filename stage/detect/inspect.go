@@ -30,7 +30,10 @@ type fileInfo struct {
 	needed []string
 	archs  []string // what cuobjdump lists: the union of images' architectures
 	images []fatbin.Entry
-	err    error
+	// versionDefs and comments are the provenance facts of a shared
+	// library (elfinfo.Info's VersionDefs and Comments).
+	versionDefs, comments []string
+	err                   error
 }
 
 // describeDeviceCode fills a library record's device code fields.
@@ -94,6 +97,7 @@ func inspect(rel string, data []byte) *fileInfo {
 			switch info.Type {
 			case elf.ET_DYN:
 				fi.kind = libShared
+				fi.versionDefs, fi.comments = info.VersionDefs, info.Comments
 			case elf.ET_REL:
 				fi.kind = libObject
 			}

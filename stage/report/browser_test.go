@@ -174,9 +174,6 @@ func TestReportInBrowser(t *testing.T) {
 				img := screenshot(t, bin, dir, page.String(), "graph", filepath.Join(shots, tc.name+"-graph.png"))
 				checkColours(t, "graph", img, tc.graphColours)
 			}
-			if tc.name == "handmade" {
-				screenshot(t, bin, dir, page.String(), "", filepath.Join(shots, "report.png"))
-			}
 		})
 	}
 }

@@ -104,19 +104,25 @@ func capabilityRow(version string, a coverage.Archive, caps []string) capRow {
 // capabilitiesSource is the "capabilities" part of the page, shown in a
 // release's section when --cuda-capabilities was given.
 const capabilitiesSource = `{{with .CapabilityMatrices}}
-<h3>GPUs of cudaCapabilities {{join $.Coverage.Capabilities ", "}}</h3>
-<style>table.cap td{text-align:center;min-width:3em;font-family:ui-monospace,monospace;font-size:12px}table.cap td.none{background:#f2a7a7}</style>
-<p class="caplegend">Per package, what a GPU of each compute capability runs: <b>S</b> a cubin as is (SASS), <b>P</b> PTX the driver JIT-compiles, <b>none</b>: some library of the package has neither (listed below). The package shows its worst library; hover a cell for each library. X.Ya and X.Yf name the GPU X.Y.</p>
+<h3>What GPUs of cudaCapabilities {{join $.Coverage.Capabilities ", "}} run</h3>
+<ul class="legend caplegend">
+<li><span class="sw sass">S</span>SASS: a cubin the GPU runs as is</li>
+<li><span class="sw ptx">P</span>PTX: the driver JIT-compiles it for the GPU</li>
+<li><span class="sw none">none</span>neither: some library has no code this GPU can run (listed below)</li>
+</ul>
+<p class="note caplegend">Columns are GPUs (compute capabilities X.Y, as Nixpkgs' <code>cudaCapabilities</code> names them; X.Ya and X.Yf name the GPU X.Y), not compile targets as in the table above; a cell is what the archive's worst library gives that GPU, where the table above counts any library. So a package can hold <b>SP+</b> at sm_90 above and show <b>none</b> at 12.0 here: sm_90 PTX in one library JIT-compiles for 12.0, but another of its libraries has neither. Hover a cell for each library.</p>
+<div class="row">
 {{range .}}
-<div class="capmatrix" id="capmatrix-{{$.Version}}-{{.Platform}}">
+<div class="capmatrix scroll" id="capmatrix-{{$.Version}}-{{.Platform}}">
 <h4>{{.Platform}}</h4>
-<table class="cap">
-<tr><th>package</th>{{range .Capabilities}}<th>{{.}}</th>{{end}}</tr>
+<table class="cov cap">
+<tr><th class="corner">package \ GPU</th>{{range .Capabilities}}<th class="arch">{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr><th>{{.Label}}</th>{{range .Cells}}<td id="{{.ID}}" class="{{.Class}}" title="{{.Title}}">{{.Text}}</td>{{end}}</tr>
 {{end}}
 </table>
 </div>
 {{end}}
+</div>
 {{with $.Coverage.None}}<p>Libraries that get nothing:</p>
 <ul class="capgaps" id="capgaps-{{$.Version}}">{{range .}}<li><code>{{.Package}}</code> {{.Platform}} {{.Variant}} <code>{{.Library}}</code>: {{.Capability}} (SASS {{with .SASS}}{{join . " "}}{{else}}none{{end}}; PTX {{with .PTX}}{{join . " "}}{{else}}none{{end}})</li>
 {{end}}</ul>{{end}}

@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"image/color"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,4 +127,57 @@ func TestCapabilitiesInBrowser(t *testing.T) {
 	only := strings.Replace(page.String(), "</style>", "body>h1,body>p,#changes,details>h3,.outputs,.legend,.matrix,.graph,.caplegend,.capgaps,details>p{display:none}</style>", 1)
 	img := screenshot(t, bin, dir, only, "", filepath.Join(t.TempDir(), "capabilities.png"))
 	checkColours(t, "capabilities", img, []color.RGBA{sassGreen, {0xf2, 0xa7, 0xa7, 0xff}})
+}
+
+// TestOneVocabulary: the per-target matrix and the per-GPU capability
+// table speak one vocabulary: every cell of either shows a mark its
+// legend's swatch shows (S, P, SP, none, and the + of the newest PTX),
+// coloured by the same class; each table says what its columns are and
+// which libraries a cell counts, so SP+ at sm_90 beside none at 12.0
+// reads as two questions, not a contradiction.
+func TestOneVocabulary(t *testing.T) {
+	r := sampleWithCapabilities(t)
+	var b bytes.Buffer
+	if err := WriteHTML(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	swatches := map[string]string{} // mark → classes
+	for _, m := range regexp.MustCompile(`<span class="sw ([^"]*)">([^<]*)</span>`).FindAllStringSubmatch(page, -1) {
+		swatches[html.UnescapeString(m[2])] = m[1]
+	}
+	for mark, class := range map[string]string{"S": "sass", "P": "ptx", "SP": "sass ptx", "+": "top", "none": "none"} {
+		if swatches[mark] != class {
+			t.Errorf("legend swatch %q: class %q, want %q", mark, swatches[mark], class)
+		}
+	}
+	cells := regexp.MustCompile(`<td id="(cov|cap)/[^"]*" class="([^"]*)"[^>]*>([^<]*)</td>`).FindAllStringSubmatch(page, -1)
+	seen := map[string]bool{}
+	for _, c := range cells {
+		table, classes, text := c[1], strings.Fields(c[2]), html.UnescapeString(c[3])
+		seen[table] = true
+		mark := strings.TrimSuffix(text, "+")
+		if mark == "" && table == "cov" {
+			continue // a target no library has
+		}
+		want, ok := swatches[mark]
+		if !ok {
+			t.Errorf("%s cell shows %q, which no legend swatch shows", table, text)
+			continue
+		}
+		for _, w := range strings.Fields(want) {
+			if !slices.Contains(classes, w) {
+				t.Errorf("%s cell %q has classes %v, its swatch %q", table, text, classes, want)
+			}
+		}
+	}
+	if !seen["cov"] || !seen["cap"] {
+		t.Fatalf("cells of matrix %v, of capability table %v", seen["cov"], seen["cap"])
+	}
+	for _, say := range []string{"package \\ target", "package \\ GPU", "Columns are compile targets", "Columns are GPUs",
+		"any library", "worst library", "<b>SP+</b> at sm_90 above and show <b>none</b> at 12.0 here"} {
+		if !strings.Contains(page, say) {
+			t.Errorf("the page does not say %q", say)
+		}
+	}
 }

@@ -36,6 +36,10 @@ type ArchiveChange struct {
 	PTXLost        []string `json:"ptxLost"`
 	SonamesAdded   []string `json:"sonamesAdded"`
 	SonamesRemoved []string `json:"sonamesRemoved"`
+	// VendoredAdded and VendoredRemoved are the vendored libraries (by
+	// name) that appeared and disappeared (docs/vendored.md).
+	VendoredAdded   []string `json:"vendoredAdded,omitempty"`
+	VendoredRemoved []string `json:"vendoredRemoved,omitempty"`
 	// NarHashChanged is set when the package's version string is the same
 	// in both releases but the unpacked content differs: a silent
 	// re-upload, which a Nixpkgs hash pin will notice.
@@ -106,6 +110,7 @@ func diffPackage(op, np Package) []ArchiveChange {
 			ch.SASSGained, ch.SASSLost = setDiff(o.SASS, n.SASS)
 			ch.PTXGained, ch.PTXLost = setDiff(o.PTX, n.PTX)
 			ch.SonamesAdded, ch.SonamesRemoved = setDiff(o.Provides, n.Provides)
+			ch.VendoredAdded, ch.VendoredRemoved = setDiff(vendoredNames(o.Vendored), vendoredNames(n.Vendored))
 			if op.Version == np.Version && o.NarHash != n.NarHash {
 				ch.NarHashChanged, ch.OldNarHash, ch.NewNarHash, ch.Version = true, o.NarHash, n.NarHash, np.Version
 			}
@@ -122,7 +127,7 @@ func diffPackage(op, np Package) []ArchiveChange {
 func (c ArchiveChange) changed() bool {
 	return c.Added || c.Removed || c.NarHashChanged ||
 		len(c.OutputsGained)+len(c.OutputsLost)+len(c.SASSGained)+len(c.SASSLost)+
-			len(c.PTXGained)+len(c.PTXLost)+len(c.SonamesAdded)+len(c.SonamesRemoved) > 0
+			len(c.PTXGained)+len(c.PTXLost)+len(c.SonamesAdded)+len(c.SonamesRemoved)+len(c.VendoredAdded)+len(c.VendoredRemoved) > 0
 }
 
 // fill makes nil lists empty, so the JSON has [] rather than null.
@@ -220,6 +225,7 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 			add("SASS", a.SASSGained, a.SASSLost)
 			add("PTX", a.PTXGained, a.PTXLost)
 			add("sonames", a.SonamesAdded, a.SonamesRemoved)
+			add("vendored", a.VendoredAdded, a.VendoredRemoved)
 			if a.NarHashChanged {
 				parts = append(parts, fmt.Sprintf("narHash changed with the same version %s (%s -> %s)", a.Version, a.OldNarHash, a.NewNarHash))
 			}
@@ -246,6 +252,7 @@ func (c *Changes) escaped() *Changes {
 		a.OutputsGained, a.OutputsLost = list(a.OutputsGained), list(a.OutputsLost)
 		a.SASSGained, a.SASSLost, a.PTXGained, a.PTXLost = list(a.SASSGained), list(a.SASSLost), list(a.PTXGained), list(a.PTXLost)
 		a.SonamesAdded, a.SonamesRemoved = list(a.SonamesAdded), list(a.SonamesRemoved)
+		a.VendoredAdded, a.VendoredRemoved = list(a.VendoredAdded), list(a.VendoredRemoved)
 		e.Archives = append(e.Archives, a)
 	}
 	return e

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
@@ -33,21 +34,41 @@ type htmlRelease struct {
 	// not drawn, so a release of independent packages is not one tall
 	// column of boxes.
 	Isolated []string
+	// Vendored are the archives with vendored libraries.
+	Vendored []vendoredRow
 }
 
+// outputsTable is the outputs part: per package, what its buildRedist
+// call declares (Release.BuildRedist, as print-buildredist prints it) and,
+// per platform, what each archive needs.
 type outputsTable struct {
 	Platforms []string
 	Rows      []outputsRow
+	// Legacy: some cell shows legacy outputs (no buildRedist facts).
+	Legacy bool
 }
 
 type outputsRow struct {
 	Package, Version string
-	Cells            [][]variantOutputs // per platform, per variant
+	// Declare is the outputs expression (nixExpression), "" when no
+	// archive of the package has buildRedist facts; Settings are the other
+	// attributes its call must set.
+	Declare  string
+	Settings []string
+	// Legacy: every list of the row is legacy (the row is marked once,
+	// not each cell).
+	Legacy bool
+	Cells  [][]variantOutputs // per platform, per variant
 }
 
+// variantOutputs is one archive's (or, for an archive with lib/<major>
+// directories, one CUDA major's) outputs in a platform's cell.
 type variantOutputs struct {
 	Variant string // "" for None
 	Outputs []string
+	// Legacy: Outputs are the legacy feature file's (no buildRedist
+	// facts); NotBuilt: a Windows archive, which buildRedist does not build.
+	Legacy, NotBuilt bool
 }
 
 type matrix struct {
@@ -134,6 +155,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Open:     i == len(r.Releases)-1,
 			Outputs:  buildOutputsTable(rel),
 			Matrices: buildMatrices(rel),
+			Vendored: vendoredRows(rel),
 		})
 		last := &v.Sections[len(v.Sections)-1]
 		connected, isolated := splitIsolated(rel.Graph)
@@ -164,21 +186,83 @@ func buildOutputsTable(rel Release) outputsTable {
 	t := outputsTable{Platforms: rel.Platforms}
 	for _, p := range rel.Packages {
 		row := outputsRow{Package: p.Name, Version: p.Version, Cells: make([][]variantOutputs, len(rel.Platforms))}
+		if d, ok := rel.BuildRedist[p.Name]; ok {
+			row.Declare = d.NixExpression
+			if d.IncludeRemoveStubsFromRunpathHook {
+				row.Settings = append(row.Settings, "includeRemoveStubsFromRunpathHook = true;")
+			}
+			if d.AllowFHSReferences {
+				row.Settings = append(row.Settings, "allowFHSReferences = true;")
+			}
+		}
 		for i, platform := range rel.Platforms {
 			for _, a := range p.Archives {
-				if a.Platform != platform {
-					continue
+				if a.Platform == platform {
+					row.Cells[i] = append(row.Cells[i], archiveOutputs(a)...)
 				}
-				vo := variantOutputs{Outputs: a.Outputs}
-				if a.Variant != manifest.NoVariant {
-					vo.Variant = a.Variant
-				}
-				row.Cells[i] = append(row.Cells[i], vo)
+			}
+		}
+		markLegacy(&row)
+		t.Legacy = t.Legacy || row.Legacy
+		for _, c := range row.Cells {
+			for _, vo := range c {
+				t.Legacy = t.Legacy || vo.Legacy
 			}
 		}
 		t.Rows = append(t.Rows, row)
 	}
 	return t
+}
+
+// markLegacy marks the row legacy, instead of each cell, when every list
+// it shows is.
+func markLegacy(row *outputsRow) {
+	lists, legacy := 0, 0
+	for _, c := range row.Cells {
+		for _, vo := range c {
+			if !vo.NotBuilt {
+				lists++
+			}
+			if vo.Legacy {
+				legacy++
+			}
+		}
+	}
+	if lists == 0 || legacy < lists {
+		return
+	}
+	row.Legacy = true
+	for _, c := range row.Cells {
+		for i := range c {
+			c[i].Legacy = false
+		}
+	}
+}
+
+// archiveOutputs is what an archive's cell shows: buildRedist's outputs,
+// per CUDA major as buildRedist.json has them for an archive without a
+// variant whose lib/<major> directories serve several; the legacy ones,
+// marked, without buildRedist facts; nothing for Windows.
+func archiveOutputs(a Archive) []variantOutputs {
+	variant := ""
+	if a.Variant != manifest.NoVariant {
+		variant = a.Variant
+	}
+	switch {
+	case strings.HasPrefix(a.Platform, "windows"):
+		return []variantOutputs{{Variant: variant, NotBuilt: true}}
+	case len(a.Outputs) == 0:
+		return []variantOutputs{{Variant: variant, Outputs: a.LegacyOutputs, Legacy: true}}
+	case variant == "" && len(a.OutputsByCudaMajor) > 0:
+		var out []variantOutputs
+		majors := sortedKeys(a.OutputsByCudaMajor)
+		sort.Slice(majors, func(i, j int) bool { return CompareVersions(majors[i], majors[j]) < 0 })
+		for _, major := range majors {
+			out = append(out, variantOutputs{Variant: manifest.VariantName(major), Outputs: a.OutputsByCudaMajor[major]})
+		}
+		return out
+	}
+	return []variantOutputs{{Variant: variant, Outputs: a.Outputs}}
 }
 
 // buildMatrices makes one coverage matrix per platform with GPU code.

@@ -9,9 +9,12 @@ import (
 // Graphviz, no fonts, no stdenv), the output is byte-for-byte
 // reproducible, and these graphs are small (tens of packages) and shallow.
 // The layout is the classic layered one, kept simple: longest-path layers
-// (a package sits one column right of the deepest thing it needs), then a
+// (a package's layer is one more than the deepest thing it needs), then a
 // few sweeps of barycentre ordering within each column to cut crossings.
-// Edges spanning several columns are straight lines (no dummy nodes).
+// It reads left to right: the highest layer (what nothing else needs) is
+// the leftmost column, and every arrow points right, from a package to
+// what it needs. Edges spanning several columns are straight lines (no
+// dummy nodes).
 
 // Box is a laid-out node.
 type Box struct {
@@ -20,7 +23,8 @@ type Box struct {
 	X, Y, W, H   int
 }
 
-// Line is a laid-out edge, from the needing box to the providing one.
+// Line is a laid-out edge, from the needing box (left) to the providing
+// one (right); only the back edge of a cycle points left.
 type Line struct {
 	Edge
 	X1, Y1, X2, Y2 int
@@ -129,7 +133,8 @@ func LayoutGraph(g Graph) Layout {
 	var lay Layout
 	boxes := map[string]*Box{}
 	x := margin
-	for c, col := range columns {
+	for c := maxLayer; c >= 0; c-- { // left to right: dependents first
+		col := columns[c]
 		colWidth := 0
 		for _, n := range col {
 			if w := len(n)*charWidth + 2*padX; w > colWidth {
@@ -152,11 +157,11 @@ func LayoutGraph(g Graph) Layout {
 	}
 	for _, e := range g.Edges {
 		from, to := boxes[e.From], boxes[e.To]
-		// From the needing box's left side to the provider's right side;
-		// a back edge of a cycle goes right, from right side to left side.
-		l := Line{Edge: e, X1: from.X, Y1: from.Y + from.H/2, X2: to.X + to.W, Y2: to.Y + to.H/2}
+		// From the needing box's right side to the provider's left side;
+		// a back edge of a cycle goes left, from left side to right side.
+		l := Line{Edge: e, X1: from.X + from.W, Y1: from.Y + from.H/2, X2: to.X, Y2: to.Y + to.H/2}
 		if to.Layer >= from.Layer {
-			l.X1, l.X2 = from.X+from.W, to.X
+			l.X1, l.X2 = from.X, to.X+to.W
 		}
 		lay.Lines = append(lay.Lines, l)
 	}

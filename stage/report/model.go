@@ -12,7 +12,9 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/coverage"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // Report is the model of one report: the releases read, newest last, and
@@ -34,7 +36,14 @@ type Release struct {
 	// PTX architecture of the release, oldest first.
 	Architectures []string  `json:"architectures"`
 	Packages      []Package `json:"packages"`
-	Graph         Graph     `json:"graph"`
+	// BuildRedist is what each package's buildRedist call should declare,
+	// computed from the archives as the aggregate's buildRedist.json is
+	// (stage/aggregate.Declarations): what print-buildredist prints and
+	// check-nixpkgs --fix writes. Archives without buildRedist facts
+	// (aggregates made from upstream's index, as the real fixtures) and
+	// Windows archives (buildRedist builds Linux packages) are left out.
+	BuildRedist map[string]features.BuildRedistDecl `json:"buildRedist"`
+	Graph       Graph                               `json:"graph"`
 	// Coverage is what the GPUs of Report.Capabilities get from each
 	// archive and library (AddCoverage).
 	Coverage *coverage.Report `json:"coverage,omitempty"`
@@ -50,12 +59,24 @@ type Package struct {
 
 // Archive is one platform and variant of a package.
 type Archive struct {
-	Platform     string   `json:"platform"`
-	Variant      string   `json:"variant"`
-	RelativePath string   `json:"relativePath"`
-	SHA256       string   `json:"sha256"`
-	NarHash      string   `json:"narHash"`
-	Outputs      []string `json:"outputs"`
+	Platform     string `json:"platform"`
+	Variant      string `json:"variant"`
+	RelativePath string `json:"relativePath"`
+	SHA256       string `json:"sha256"`
+	NarHash      string `json:"narHash"`
+	// Outputs are the outputs buildRedist needs for this archive (the
+	// detection's buildRedist.outputs, in buildRedist's order); empty when
+	// the detection has no buildRedist facts.
+	Outputs []string `json:"outputs"`
+	// OutputsByCudaMajor are buildRedist's outputs per CUDA major for an
+	// archive without a variant whose lib/<major> directories serve
+	// several (each is its own "cuda<major>" in buildRedist.json).
+	OutputsByCudaMajor map[string][]string `json:"outputsByCudaMajor,omitempty"`
+	// LegacyOutputs are the outputs of the index and feature_<version>.json
+	// (detect's outputs object, upstream's format): not what buildRedist
+	// declares (it has no dev output, for one). The report shows them only
+	// for archives without buildRedist facts, marked as legacy.
+	LegacyOutputs []string `json:"legacyOutputs"`
 	// SASS and PTX are unions over the archive's libraries, oldest first.
 	SASS []string `json:"sass"`
 	PTX  []string `json:"ptx"`
@@ -65,6 +86,10 @@ type Archive struct {
 	TopPTX   string   `json:"topPtx"`
 	Provides []string `json:"provides"`
 	Needs    []string `json:"needs"`
+	// Vendored are the third-party libraries of the archive that a free
+	// distribution ships (docs/vendored.md; the default index), in path
+	// order; absent when none.
+	Vendored []VendoredLib `json:"vendored,omitempty"`
 }
 
 // Graph is the soname dependency graph of a release: package A → B when A
@@ -207,12 +232,14 @@ func ReleaseOf(a *Aggregate) Release {
 	platforms := map[string]bool{}
 	archs := map[string]bool{}
 	index := a.Index[a.Redist][a.Version]
+	vend := vendoredOf(a.Detail)
 	for _, name := range sortedKeys(a.Detail) {
 		p := Package{Name: name, Version: index[name].ReleaseInfo.Version, Archives: []Archive{}}
 		for _, platform := range sortedKeys(a.Detail[name]) {
 			platforms[platform] = true
 			for _, variant := range sortedKeys(a.Detail[name][platform]) {
 				arc := buildArchive(platform, variant, a.Detail[name][platform][variant])
+				arc.Vendored = vend[[3]string{name, platform, variant}]
 				for _, s := range append(append([]string{}, arc.SASS...), arc.PTX...) {
 					archs[s] = true
 				}
@@ -224,7 +251,28 @@ func ReleaseOf(a *Aggregate) Release {
 	rel.Platforms = sortedKeys(platforms)
 	rel.Architectures = sortArchs(sortedKeys(archs))
 	rel.Graph = buildGraph(rel.Packages)
+	rel.BuildRedist = declarations(a.Detail)
 	return rel
+}
+
+// declarations are the buildRedist declarations of the archives with
+// buildRedist facts, computed as the aggregate builder computes
+// buildRedist.json.
+func declarations(d features.Detail) map[string]features.BuildRedistDecl {
+	var archives []aggregate.ArchiveFacts
+	for _, pkg := range sortedKeys(d) {
+		for _, platform := range sortedKeys(d[pkg]) {
+			for _, variant := range sortedKeys(d[pkg][platform]) {
+				f := d[pkg][platform][variant].Features
+				if f.BuildRedist.Outputs == nil {
+					continue
+				}
+				archives = append(archives, aggregate.ArchiveFacts{Package: pkg, Platform: platform, Variant: manifest.VariantOfKey(variant),
+					Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
+			}
+		}
+	}
+	return aggregate.Declarations(archives)
 }
 
 func buildArchive(platform, variant string, e features.DetailEntry) Archive {
@@ -232,7 +280,14 @@ func buildArchive(platform, variant string, e features.DetailEntry) Archive {
 	arc := Archive{
 		Platform: platform, Variant: variant,
 		RelativePath: e.RelativePath, SHA256: e.SHA256, NarHash: f.NarHash,
-		Outputs: features.TrueOutputs(f.Outputs),
+		Outputs:       append([]string{}, f.BuildRedist.Outputs...),
+		LegacyOutputs: features.TrueOutputs(f.Outputs),
+	}
+	if len(f.BuildRedistByCudaMajor) > 0 {
+		arc.OutputsByCudaMajor = map[string][]string{}
+		for major, facts := range f.BuildRedistByCudaMajor {
+			arc.OutputsByCudaMajor[major] = append([]string{}, facts.Outputs...)
+		}
 	}
 	sass, ptx, provides, needs := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for _, lib := range f.Libraries {

@@ -57,8 +57,8 @@ func TestSampleModel(t *testing.T) {
 	rt := findArchive(t, r.Releases[0], "cuda_demo_rt", "linux-x86_64", "None")
 	want := Archive{
 		Platform: "linux-x86_64", Variant: "None", RelativePath: rt.RelativePath, SHA256: rt.SHA256, NarHash: rt.NarHash,
-		Outputs: []string{"out", "dev", "include", "lib", "static", "stubs"},
-		SASS:    []string{"sm_52", "sm_80", "sm_90"}, PTX: []string{"sm_90"}, TopPTX: "sm_90",
+		Outputs: []string{"out", "include", "lib", "static", "stubs"}, LegacyOutputs: []string{"out", "dev", "include", "lib", "static", "stubs"},
+		SASS: []string{"sm_52", "sm_80", "sm_90"}, PTX: []string{"sm_90"}, TopPTX: "sm_90",
 		Provides: []string{"libdemo_driver.so.1", "libdemo_rt.so.1"}, Needs: []string{"libc.so.6", "libm.so.6"},
 	}
 	if diff := cmp.Diff(want, rt); diff != "" {
@@ -110,7 +110,7 @@ func mutated(t *testing.T, version string, edit func(features.Index, features.De
 // handMade are two releases that differ in every way a report tells:
 // 3.0.0 drops demo_src, adds cuda_cudart (which libdemo_variant then
 // needs), drops sm_70 and the static output of libdemo_variant on
-// linux-x86_64 cuda12, gains PTX, and re-uploads linux-sbsa cuda12 with
+// linux-x86_64 cuda12 (legacy and buildRedist's), gains PTX, and re-uploads linux-sbsa cuda12 with
 // the same version string but another narHash.
 func handMade(t *testing.T) (old, new string) {
 	old = mutated(t, "2.0.0", func(features.Index, features.Detail) {})
@@ -120,11 +120,13 @@ func handMade(t *testing.T) (old, new string) {
 		delete(d, "demo_src")
 		pkgs["cuda_cudart"] = features.IndexPackage{ReleaseInfo: features.ReleaseInfo{Name: "CUDA Runtime", Version: "12.0.1"}, Packages: map[string]map[string]features.IndexLeaf{}}
 		f := &features.Features{Outputs: map[string]bool{"out": true, "lib": true}, NarHash: "sha256-" + strings.Repeat("A", 43) + "=",
-			Libraries: []features.Library{{Path: "lib/libcudart.so.12", Kind: "shared", Soname: "libcudart.so.12", Needed: []string{"libc.so.6", "libdl.so.2", "ld-linux-x86-64.so.2"}}}}
+			BuildRedist: features.BuildRedistFacts{Outputs: []string{"out", "lib"}},
+			Libraries:   []features.Library{{Path: "lib/libcudart.so.12", Kind: "shared", Soname: "libcudart.so.12", Needed: []string{"libc.so.6", "libdl.so.2", "ld-linux-x86-64.so.2"}}}}
 		d["cuda_cudart"] = map[string]map[string]features.DetailEntry{"linux-x86_64": {"None": {SHA256: strings.Repeat("c", 64), RelativePath: "cuda_cudart/x.tar.xz", Features: f}}}
 
 		x86 := d["libdemo_variant"]["linux-x86_64"]["cuda12"].Features
 		x86.Outputs["static"] = false
+		x86.BuildRedist.Outputs = without(x86.BuildRedist.Outputs, "static")
 		for i := range x86.Libraries {
 			lib := &x86.Libraries[i]
 			lib.SASSArchitectures = without(lib.SASSArchitectures, "sm_70")
@@ -285,6 +287,20 @@ func TestLayout(t *testing.T) {
 	}
 	if len(lay.Lines) != len(g.Edges) {
 		t.Errorf("%d lines for %d edges", len(lay.Lines), len(g.Edges))
+	}
+	// Left to right: a package stands left of what it needs, and its
+	// arrows point right (only the cycle's back edge c → a points left).
+	x := map[string]int{}
+	for _, b := range lay.Boxes {
+		x[b.Name] = b.X
+	}
+	if !(x["a"] < x["b"] && x["b"] < x["c"] && x["d"] < x["x"]) {
+		t.Errorf("columns not left to right from dependents to dependencies: %v", x)
+	}
+	for _, l := range lay.Lines {
+		if right := l.X2 > l.X1; right != (l.From != "c") {
+			t.Errorf("line %s → %s from x %d to %d", l.From, l.To, l.X1, l.X2)
+		}
 	}
 }
 

@@ -2,30 +2,50 @@ package report
 
 // htmlSource is the page's html/template. It is Go source, not an
 // embedded file, so nix/source.nix's filter (Go files only) keeps it.
+//
+// A release's section is a list of parts, each its own named template
+// taking the htmlRelease: "outputs", "coverage", "capabilities" (in
+// capabilities.go), "graph". A new part is one more template and one
+// more line in the "release" template.
+//
+// The page fills the width it gets: the per-platform tables sit side by
+// side (flex-wrap) and wrap under each other on a narrow window, wide
+// tables scroll in their own box (.scroll), long lists flow in columns.
 const htmlSource = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}} — CUDA redistributable report</title>
 <style>
 body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222;background:#fff}
-h1{font-size:1.4em}h2{font-size:1.2em;border-bottom:1px solid #ccc}h3{font-size:1.05em;margin-bottom:.3em}
+h1{font-size:1.4em}h2{font-size:1.2em;border-bottom:1px solid #ccc}h3{font-size:1.05em;margin:1.2em 0 .3em}h4{margin:.5em 0 .2em}
+p.note{margin:.2em 0 .5em;max-width:75em;color:#444}
 table{border-collapse:collapse;margin:.3em 0 1em}
 th,td{border:1px solid #ccc;padding:2px 5px;vertical-align:top;text-align:left}
 th{background:#f3f3f3}
 code,.mono{font-family:ui-monospace,monospace;font-size:12px}
-.var{color:#666}
-table.cov td{text-align:center;min-width:2.2em;font-family:ui-monospace,monospace;font-size:12px;padding:1px 2px}
-table.cov th.arch{writing-mode:vertical-rl;transform:rotate(180deg);font-weight:normal;font-size:12px;padding:3px 1px}
-td.sass{background:#9fd49f}td.ptx{background:#9fc3ea}td.sass.ptx{background:#7fc7b7}
-td.top{outline:2px solid #d35400;outline-offset:-2px;font-weight:bold}
-table.cov th.smgroup{text-align:center;font-weight:normal;font-size:12px}
-table.cov th.sub{writing-mode:horizontal-tb;transform:none;text-align:center}
-table.cov .fam{border-left:2px dashed #b8860b}table.cov th.fam{background:#fdf2c9}
-table.cov .spec{border-left:2px solid #8e44ad}table.cov th.spec{background:#ead7f3}
+.var{color:#666}.notbuilt{color:#999}
+.legacy,tr.legacy td{color:#777;font-style:italic}.legacy .var,tr.legacy .var{font-style:normal}
+.tag{font-size:11px;font-style:normal;border:1px solid #bbb;border-radius:3px;padding:0 3px;margin-right:4px;color:#555;background:#f6f6f6}
+table.outputs td:nth-child(3){max-width:26em}@media (min-width:1000px){table.outputs td div{white-space:nowrap}}
+.row{display:flex;flex-wrap:wrap;gap:0 2.5em;align-items:flex-start}
+.scroll{overflow-x:auto;max-width:100%}
+table.cov td{text-align:center;min-width:2.4em;font-family:ui-monospace,monospace;font-size:12px;padding:1px 3px}
+table.cov th.arch,table.cov th.smgroup{font-weight:normal;font-family:ui-monospace,monospace;font-size:11px;text-align:center;white-space:nowrap;padding:2px 3px}
+table.cov th.corner{vertical-align:bottom;font-weight:normal;color:#555}
+td.sass,.sw.sass{background:#9fd49f}td.ptx,.sw.ptx{background:#9fc3ea}td.sass.ptx,.sw.sass.ptx{background:#7fc7b7}
+td.top,.sw.top{outline:2px solid #d35400;outline-offset:-2px;font-weight:bold}
+table.cap td.none,.sw.none{background:#f2a7a7}
+table.cov .fam{border-left:2px dashed #b8860b}table.cov th.fam,.sw.fam{background:#fdf2c9}
+table.cov .spec{border-left:2px solid #8e44ad}table.cov th.spec,.sw.spec{background:#ead7f3}
 table.cov td.none.fam{background:#fdfaf0}table.cov td.none.spec{background:#f8f2fb}
-.legend span{display:inline-block;padding:0 .5em;margin-right:.5em;border:1px solid #ccc}
-.added{color:#1a7f37}.removed{color:#c0392b}
+.legend{display:flex;flex-wrap:wrap;gap:.3em 1.5em;margin:.3em 0 .6em;padding:0;list-style:none}
+.legend li{display:flex;align-items:baseline;gap:.4em;max-width:29em}
+.sw{display:inline-block;flex:none;min-width:1.6em;text-align:center;border:1px solid #ccc;font-family:ui-monospace,monospace;font-size:12px}
+.sw.fam{border-left:2px dashed #b8860b}.sw.spec{border-left:2px solid #8e44ad}
+ul.capgaps{column-width:36em;column-gap:2em;margin-top:.2em}
+.added{color:#1a7f37}.removed{color:#c0392b}#archive-changes td:not(:last-child) span{white-space:nowrap}
 svg text{font-family:ui-monospace,monospace;font-size:12px}
 details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 </style>
@@ -40,8 +60,8 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{if .PackagesAdded}}<p>Packages added: {{range .PackagesAdded}}<code class="added">+{{.}}</code> {{end}}</p>{{end}}
 {{if .PackagesRemoved}}<p>Packages removed: {{range .PackagesRemoved}}<code class="removed">-{{.}}</code> {{end}}</p>{{end}}
 {{if .Archives}}
-<table id="archive-changes">
-<tr><th>package</th><th>platform</th><th>variant</th><th>outputs</th><th>SASS</th><th>PTX</th><th>sonames</th><th>note</th></tr>
+<div class="scroll"><table id="archive-changes">
+<tr><th>package</th><th>platform</th><th>variant</th><th>buildRedist outputs</th><th>SASS</th><th>PTX</th><th>sonames</th><th>note</th></tr>
 {{range .Archives}}<tr>
 <td>{{.Package}}</td><td>{{.Platform}}</td><td>{{.Variant}}</td>
 <td>{{range .OutputsGained}}<span class="added">+{{.}}</span> {{end}}{{range .OutputsLost}}<span class="removed">-{{.}}</span> {{end}}</td>
@@ -50,30 +70,55 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 <td class="mono">{{range .SonamesAdded}}<span class="added">+{{.}}</span> {{end}}{{range .SonamesRemoved}}<span class="removed">-{{.}}</span> {{end}}</td>
 <td>{{if .Added}}<span class="added">new archive</span>{{end}}{{if .Removed}}<span class="removed">archive removed</span>{{end}}{{if .NarHashChanged}}<span class="removed">narHash changed, same version {{.Version}}</span>{{end}}</td>
 </tr>{{end}}
-</table>
+</table></div>
 {{end}}
 </section>
 {{end}}
-{{range .Sections}}
+{{range .Sections}}{{template "release" .}}{{end}}
+</body>
+</html>
+{{- define "release"}}
 <details id="release-{{.Version}}"{{if .Open}} open{{end}}>
 <summary>Release {{.Version}}</summary>
-<h3>Outputs</h3>
-<table class="outputs">
-<tr><th>package</th><th>version</th>{{range .Outputs.Platforms}}<th>{{.}}</th>{{end}}</tr>
-{{range .Outputs.Rows}}<tr><td>{{.Package}}</td><td>{{.Version}}</td>{{range .Cells}}<td>{{range .}}<div>{{with .Variant}}<span class="var">{{.}}:</span> {{end}}{{join .Outputs " "}}</div>{{end}}</td>{{end}}</tr>
+{{template "outputs" .}}
+{{template "coverage" .}}
+{{template "capabilities" .}}
+{{template "graph" .}}
+{{template "vendored" .}}
+</details>
 {{end}}
-</table>
-<h3>GPU coverage</h3>
-<p class="legend"><span style="background:#9fd49f">S</span>SASS (runs as is) <span style="background:#9fc3ea">P</span>PTX (JIT-compiled) <span style="background:#7fc7b7">SP</span>both <span style="outline:2px solid #d35400">+</span>newest PTX: what lets newer GPUs JIT<br>
-Columns: <span>sm</span>generic target sm_XY: SASS runs on X.Y and later X.x GPUs, PTX on every later GPU <span style="background:#fdf2c9;border-left:2px dashed #b8860b">f</span>family-specific sm_XYf: only the GPUs of its family (sm_100f: 10.0, 10.3; sm_120f: 12.0, 12.1) <span style="background:#ead7f3;border-left:2px solid #8e44ad">a</span>architecture-specific sm_XYa: only X.Y. Hover a header for its GPUs.</p>
+{{- define "outputs"}}
+<h3>Outputs</h3>
+<p class="note">What each package's <code>buildRedist</code> call declares, as <code>print-buildredist</code> prints it and <code>check-nixpkgs --fix</code> writes it: <code>outputs =</code> the expression, then per platform the list each archive needs. <span class="notbuilt">—</span>: a Windows archive, which <code>buildRedist</code> does not build.{{if .Outputs.Legacy}} <span class="legacy"><span class="tag">legacy</span> the outputs of <code>feature_&lt;version&gt;.json</code> (upstream's format, with <code>dev</code>), shown where the aggregate has no <code>buildRedist</code> facts (a row marked so in the <code>outputs =</code> column is legacy throughout): not a list to declare.</span>{{end}}</p>
+<div class="scroll"><table class="outputs">
+<tr><th>package</th><th>version</th><th>outputs =</th>{{range .Outputs.Platforms}}<th>{{.}}</th>{{end}}</tr>
+{{range .Outputs.Rows}}<tr{{if .Legacy}} class="legacy"{{end}}><td>{{.Package}}</td><td>{{.Version}}</td><td>{{if .Declare}}<code>{{.Declare}};</code>{{else if .Legacy}}<span class="tag">legacy</span>{{else}}—{{end}}{{range .Settings}}<div><code>{{.}}</code></div>{{end}}</td>{{range .Cells}}<td>{{range .}}{{if .NotBuilt}}<span class="notbuilt">—</span>{{else}}<div{{if .Legacy}} class="legacy"{{end}}>{{if .Legacy}}<span class="tag">legacy</span>{{end}}{{with .Variant}}<span class="var">{{.}}:</span> {{end}}{{join .Outputs " "}}</div>{{end}}{{end}}</td>{{end}}</tr>
+{{end}}
+</table></div>
+{{end}}
+{{- define "coverage"}}
+<h3>GPU code per target</h3>
+<ul class="legend" id="legend-{{.Version}}">
+<li><span class="sw sass">S</span>SASS: a cubin, run as is</li>
+<li><span class="sw ptx">P</span>PTX: the driver JIT-compiles it</li>
+<li><span class="sw sass ptx">SP</span>both</li>
+<li><span class="sw top">+</span>the newest PTX: what GPUs newer than every SASS target JIT from</li>
+</ul>
+<ul class="legend">
+<li><span class="sw">sm</span>sm_XY, generic: SASS runs on X.Y and later X.x GPUs, PTX on every later GPU</li>
+<li><span class="sw fam">f</span>sm_XYf, family-specific: the GPUs of its family only (sm_100f: 10.0, 10.3; sm_120f: 12.0, 12.1)</li>
+<li><span class="sw spec">a</span>sm_XYa, architecture-specific: X.Y only</li>
+</ul>
+<p class="note">Columns are compile targets (sm_XY, as <code>cuobjdump</code> lists them); a cell is what the archive's libraries hold together: one library with the target is enough. Hover a header for its GPUs, a cell for its kinds.</p>
 {{$v := .Version}}
+<div class="row">
 {{range .Matrices}}
-<div class="matrix" id="matrix-{{$v}}-{{.Platform}}">
-<h3>{{.Platform}}</h3>
+<div class="matrix scroll" id="matrix-{{$v}}-{{.Platform}}">
+<h4>{{.Platform}}</h4>
 <table class="cov">
-{{if .Groups}}<tr><th rowspan="2">package</th>{{range .Groups}}<th class="smgroup" colspan="{{.Span}}">{{.Name}}</th>{{end}}</tr>
+{{if .Groups}}<tr><th rowspan="2" class="corner">package \ target</th>{{range .Groups}}<th class="smgroup" colspan="{{.Span}}">{{.Name}}</th>{{end}}</tr>
 <tr>{{range .Heads}}<th class="{{.Class}}"{{with .Title}} title="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr>
-{{else}}<tr><th>package</th>{{range .Heads}}<th class="{{.Class}}"{{with .Title}} title="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr>
+{{else}}<tr><th class="corner">package \ target</th>{{range .Heads}}<th class="{{.Class}}"{{with .Title}} title="{{.}}"{{end}}>{{.Label}}</th>{{end}}</tr>
 {{end}}
 {{range .Rows}}<tr><th>{{.Label}}</th>{{range .Cells}}<td id="{{.ID}}" class="{{.Class}}" data-arch="{{.Arch}}"{{with .Title}} title="{{.}}"{{end}}>{{.Text}}</td>{{end}}</tr>
 {{end}}
@@ -81,10 +126,12 @@ Columns: <span>sm</span>generic target sm_XY: SASS runs on X.Y and later X.x GPU
 </div>
 {{else}}<p>No GPU code in this release.</p>
 {{end}}
-{{template "capabilities" .}}
+</div>
+{{end}}
+{{- define "graph"}}
 <h3>Soname dependencies</h3>
-<p>An arrow from A to B: A needs a soname B provides (grey: provided by no package of this release). System libraries (libc, libm, libdl, libpthread, librt, libstdc++, libgcc_s, ld-linux, libcuda.so.1) are left out.</p>
-{{if .Layout.Boxes}}<div class="graph" id="graph-{{.Version}}">
+<p class="note">Read left to right: an arrow from A to B says A needs a soname B provides, so packages that others need stand to the right of them (grey: a soname no package of this release provides). System libraries (libc, libm, libdl, libpthread, librt, libstdc++, libgcc_s, ld-linux, libcuda.so.1) are left out.</p>
+{{if .Layout.Boxes}}<div class="graph scroll" id="graph-{{.Version}}">
 <svg xmlns="http://www.w3.org/2000/svg" width="{{.Layout.Width}}" height="{{.Layout.Height}}" viewBox="0 0 {{.Layout.Width}} {{.Layout.Height}}" role="img" aria-label="soname dependency graph of {{.Version}}">
 <defs><marker id="arrow-{{.Version}}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="#555"/></marker></defs>
 {{$id := .Version}}
@@ -94,9 +141,15 @@ Columns: <span>sm</span>generic target sm_XY: SASS runs on X.Y and later X.x GPU
 {{end}}
 </svg>
 </div>{{else}}<p>No soname dependencies between packages.</p>{{end}}
-{{with .Isolated}}<p class="isolated" id="isolated-{{$v}}">Without dependencies either way: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
-</details>
+{{with .Isolated}}<p class="isolated" id="isolated-{{$.Version}}">Without dependencies either way: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
+{{end -}}
+{{- define "vendored"}}
+{{with .Vendored}}<h3>Vendored libraries</h3>
+<p class="note">Third-party libraries inside the archives that a free distribution ships (docs/vendored.md): candidates for removal in favour of Nixpkgs' own.</p>
+<div class="scroll"><table class="vendored" id="vendored-{{$.Version}}">
+<tr><th>package</th><th>platform</th><th>variant</th><th>library</th><th>upstream</th><th>in a free distribution</th></tr>
+{{range .}}{{$r := .}}{{range .Libs}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
+{{end}}{{end}}</table></div>
 {{end}}
-</body>
-</html>
+{{- end}}
 `

@@ -49,7 +49,7 @@ var (
 	magicXz    = []byte{0xFD, '7', 'z', 'X', 'Z', 0x00}
 	magicGzip  = []byte{0x1F, 0x8B}
 	magicBzip2 = []byte("BZh")
-	magicZstd  = []byte{0x28, 0xB5, 0x2F, 0xFD}
+	magicZstd  = []byte{0x28, 0xB5, 0x2F, 0xFD} // RFC 8878 3.1.1: 0xFD2FB528, little-endian
 	magicZip   = []byte("PK\x03\x04")
 	magicZipE  = []byte("PK\x05\x06") // an empty zip is only an end-of-central-directory record
 	magicUstar = []byte("ustar")
@@ -65,7 +65,7 @@ func DetectFormat(head []byte) Format {
 		return FormatTarGz
 	case bytes.HasPrefix(head, magicBzip2):
 		return FormatTarBz2
-	case bytes.HasPrefix(head, magicZstd):
+	case bytes.HasPrefix(head, magicZstd), isZstdSkippable(head):
 		return FormatTarZst
 	case bytes.HasPrefix(head, magicZip), bytes.HasPrefix(head, magicZipE):
 		return FormatZip
@@ -73,6 +73,15 @@ func DetectFormat(head []byte) Format {
 		return FormatTar
 	}
 	return FormatUnknown
+}
+
+// isZstdSkippable tells whether head starts with a zstd skippable frame
+// (RFC 8878 3.1.2: magic 0x184D2A50 to 0x184D2A5F, little-endian). The
+// spec lets one stand anywhere in a stream, first included, so it marks a
+// zstd stream as much as a frame's own magic does; the decoder skips it
+// and refuses the stream if what follows is not zstd.
+func isZstdSkippable(head []byte) bool {
+	return len(head) >= 4 && head[0]&0xF0 == 0x50 && head[1] == 0x2A && head[2] == 0x4D && head[3] == 0x18
 }
 
 // MaxZstdWindow bounds the window a zstd frame may ask for: the memory

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstring"
 )
 
 // edit replaces the bytes [start, end) with text.
@@ -30,7 +32,7 @@ func applyEdits(text string, edits []edit) (string, error) {
 	return b.String(), nil
 }
 
-func quote(s string) string { return strconv.Quote(s) }
+func quote(s string) string { return nixstring.Quote(s) }
 
 // nixInline is a list on one line: [ "a" "b" ], [ ] when empty.
 func nixInline(items []string) string {

@@ -61,9 +61,14 @@ func (p *Plan) Check(files []string, results map[string][]pkgeval.Result) []Find
 	byPname, dups := resolvePnames(files, results, p.CaseNames)
 	findings = append(findings, dups...)
 	pv := p.providers()
+	var nvidia map[string][]string
+	if p.in.Vendored != nil {
+		nvidia = p.nvidiaSonames()
+	}
 	for _, tg := range p.targets {
 		if tg.Features != nil {
 			findings = append(findings, p.checkTarget(tg, byPname[tg.caseIndex], results, pv)...)
+			findings = append(findings, p.vendoredTarget(tg, byPname[tg.caseIndex], nvidia)...)
 		}
 	}
 	Sort(findings)
@@ -206,6 +211,17 @@ func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[str
 		out = append(out, f)
 	}
 	return out
+}
+
+// vendoredTarget is vendoredFindings for an archive with a package file,
+// when the vendored check is on.
+func (p *Plan) vendoredTarget(tg target, byPname map[string]string, nvidia map[string][]string) []Finding {
+	file, ok := byPname[tg.Package]
+	if p.in.Vendored == nil || !ok {
+		return nil
+	}
+	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest}
+	return p.vendoredFindings(tg, base, file, nvidia)
 }
 
 // noPackageFile is the hint for an archive no package file has the pname

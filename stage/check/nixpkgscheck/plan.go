@@ -55,6 +55,9 @@ type Input struct {
 	Globstar bool
 	// PackagesDir names the packages directory in messages.
 	PackagesDir string
+	// Vendored, when set, adds a hint for each vendored library a
+	// package file keeps.
+	Vendored *VendoredCheck
 }
 
 // Plan is a check's evaluation cases and the archives to check, each

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
 )
 
 // Exit codes of a check: ExitOK when no error is found, ExitErrors when a
@@ -94,8 +97,12 @@ func (n Counts) Outcome() (int, error) {
 	return ExitOK, nil
 }
 
-// Text is the one-line form of a finding.
-func (f Finding) Text() string {
+// Text is the one-line form of a finding: a control character of a
+// name or message (a newline in a package key, say) is escaped
+// (safetext.Escape), so a finding is always one line of its own.
+func (f Finding) Text() string { return safetext.Escape(f.text()) }
+
+func (f Finding) text() string {
 	lvl := map[string]string{LevelError: "ERROR", LevelWarning: "WARN ", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]
 	if f.Package == "" {
 		return fmt.Sprintf("%s %s: %s", lvl, f.File, f.Message)
@@ -115,4 +122,19 @@ func (f Finding) Text() string {
 		line += " (" + f.Path + ")"
 	}
 	return line
+}
+
+// KindNotRead is a file of the packages directory that was not read
+// (pkgeval.Unread): not a regular file, or too large.
+const KindNotRead = "notRead"
+
+// UnreadFindings turns the files the listing left unread into one
+// warning each, naming the file and why: every file of the packages
+// directory is accounted for.
+func UnreadFindings(unread []pkgeval.Unread) []Finding {
+	var out []Finding
+	for _, u := range unread {
+		out = append(out, Finding{Level: LevelWarning, Kind: KindNotRead, File: u.File, Message: u.Why + ", not checked"})
+	}
+	return out
 }

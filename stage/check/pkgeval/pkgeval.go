@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
@@ -429,47 +431,148 @@ func NixMessage(stderr, dir string) string {
 	return msg
 }
 
+// MaxFileSize bounds what is read of one package file to find whether it
+// calls buildRedist. The largest of Nixpkgs' cuda-modules files is about
+// 10 KB; a bigger one is named and left out, never read in full.
+const MaxFileSize = 1 << 20
+
+// Unread is a file of the packages directory that looks like a package
+// file (by its name) but was not read: not a regular file (a FIFO, a
+// device, a socket, a directory, a symbolic link out of the directory or
+// to one of those), or over MaxFileSize. Why says which.
+type Unread struct {
+	File string // relative to the packages directory, slash-separated
+	Why  string
+}
+
+// Listing is what Files finds: the package files that call buildRedist
+// and the files it could not read.
+type Listing struct {
+	Files  []string
+	Unread []Unread
+}
+
 // Files lists the package files of a cuda-modules packages directory:
 // DIR/*.nix and DIR/*/package.nix (else DIR/*/default.nix) whose text
-// mentions buildRedist (the
-// other files there are hooks, stdenvs and packages built from source).
-func Files(dir string) ([]string, error) {
-	var files []string
+// mentions buildRedist (the other files there are hooks, stdenvs and
+// packages built from source). Every candidate is accounted for: one
+// that is not a regular file inside DIR is in Unread, never opened when
+// it is no regular file (opening a FIFO blocks), and never read past
+// MaxFileSize.
+func Files(dir string) (Listing, error) {
+	var l Listing
 	top, err := filepath.Glob(filepath.Join(dir, "*.nix"))
 	if err != nil {
-		return nil, err
+		return l, err
 	}
 	nested, err := filepath.Glob(filepath.Join(dir, "*", "package.nix"))
 	if err != nil {
-		return nil, err
+		return l, err
 	}
 	// libcal/default.nix: a directory's default.nix, when it has no package.nix.
 	defaults, err := filepath.Glob(filepath.Join(dir, "*", "default.nix"))
 	if err != nil {
-		return nil, err
+		return l, err
 	}
 	for _, d := range defaults {
-		if _, err := os.Stat(filepath.Join(filepath.Dir(d), "package.nix")); err != nil {
+		if _, err := os.Lstat(filepath.Join(filepath.Dir(d), "package.nix")); err != nil {
 			nested = append(nested, d)
 		}
 	}
+	root, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return l, err
+	}
 	for _, p := range append(top, nested...) {
-		st, err := os.Stat(p)
-		if err != nil || !st.Mode().IsRegular() {
-			continue
-		}
-		data, err := os.ReadFile(p)
+		rel, err := filepath.Rel(dir, p)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", p, err)
+			return l, err
 		}
-		if bytes.Contains(data, []byte("buildRedist")) {
-			rel, err := filepath.Rel(dir, p)
-			if err != nil {
-				return nil, err
-			}
-			files = append(files, filepath.ToSlash(rel))
+		rel = filepath.ToSlash(rel)
+		data, why, err := readPackageFile(root, p)
+		switch {
+		case err != nil:
+			return l, fmt.Errorf("read %s: %w", p, err)
+		case why != "":
+			l.Unread = append(l.Unread, Unread{File: rel, Why: why})
+		case bytes.Contains(data, []byte("buildRedist")):
+			l.Files = append(l.Files, rel)
 		}
 	}
-	sort.Strings(files)
-	return files, nil
+	sort.Strings(l.Files)
+	sort.Slice(l.Unread, func(i, j int) bool { return l.Unread[i].File < l.Unread[j].File })
+	return l, nil
+}
+
+// readPackageFile reads the candidate p (under root, the packages
+// directory resolved) when it is a regular file, or one through a link
+// that stays inside root; else it says why not, without opening it.
+func readPackageFile(root, p string) ([]byte, string, error) {
+	st, err := os.Lstat(p)
+	if err != nil {
+		return nil, "", err
+	}
+	if st.IsDir() {
+		return nil, "", nil // g.nix/ holds a package.nix: listed on its own
+	}
+	target := p
+	if st.Mode()&fs.ModeSymlink != 0 {
+		resolved, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return nil, "a symbolic link that resolves to nothing (" + err.Error() + "); not read", nil
+		}
+		if r, err := filepath.Rel(root, resolved); err != nil || r == ".." || strings.HasPrefix(r, "../") {
+			to, _ := os.Readlink(p) // as written: /proc/self/mem, not the checker's own PID
+			return nil, "a symbolic link out of the packages directory (to " + to + "); not read", nil
+		}
+		if st, err = os.Lstat(resolved); err != nil {
+			return nil, "", err
+		}
+		target = resolved
+	}
+	if why := notRegular(st.Mode()); why != "" {
+		return nil, why + "; not read", nil
+	}
+	// O_NONBLOCK: should the file have become a FIFO since the Lstat,
+	// opening it does not wait for a writer; the Fstat below refuses it.
+	f, err := os.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, "", err
+	}
+	if why := notRegular(st.Mode()); why != "" {
+		return nil, why + "; not read", nil
+	}
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Sprintf("larger than %d bytes, no package file; not read", MaxFileSize), nil
+	}
+	return data, "", nil
+}
+
+// notRegular names what a file of mode m is when it is no regular file.
+func notRegular(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return ""
+	case m.IsDir():
+		return "a link to a directory, not a file"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO), not a regular file"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device, not a regular file"
+	case m&fs.ModeDevice != 0:
+		return "a block device, not a regular file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a regular file"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link, not a regular file"
+	}
+	return "not a regular file (" + m.Type().String() + ")"
 }

@@ -218,8 +218,8 @@ func TestFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"a.nix", "c/package.nix", "g.nix/package.nix", "h/default.nix"}; !cmp.Equal(want, got) {
-		t.Errorf("Files = %v, want %v", got, want)
+	if want := []string{"a.nix", "c/package.nix", "g.nix/package.nix", "h/default.nix"}; !cmp.Equal(want, got.Files) || len(got.Unread) != 0 {
+		t.Errorf("Files = %v, want %v and nothing unread", got, want)
 	}
 }
 

@@ -11,18 +11,22 @@ func report() map[string]any {
 	arch := pattern(ArchPattern)
 	archList := obj{"type": "array", "items": arch}
 	archive := closed(obj{
-		"platform":     str(),
-		"variant":      str(),
-		"relativePath": str(),
-		"sha256":       str(),
-		"narHash":      pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
-		"outputs":      strList(),
-		"sass":         archList,
-		"ptx":          archList,
-		"topPtx":       obj{"anyOf": []any{arch, obj{"const": ""}}},
-		"provides":     strList(),
-		"needs":        strList(),
-	}, "platform", "variant", "relativePath", "sha256", "narHash", "outputs", "sass", "ptx", "topPtx", "provides", "needs")
+		"platform":           str(),
+		"variant":            str(),
+		"relativePath":       str(),
+		"sha256":             str(),
+		"narHash":            pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
+		"outputs":            strList(),
+		"outputsByCudaMajor": mapOf(strList()),
+		"legacyOutputs":      strList(),
+		"sass":               archList,
+		"ptx":                archList,
+		"topPtx":             obj{"anyOf": []any{arch, obj{"const": ""}}},
+		"provides":           strList(),
+		"needs":              strList(),
+		"vendored": obj{"type": "array", "items": closed(obj{"name": str(), "upstream": str(), "path": str(), "provider": str()},
+			"name", "upstream", "path", "provider")},
+	}, "platform", "variant", "relativePath", "sha256", "narHash", "outputs", "legacyOutputs", "sass", "ptx", "topPtx", "provides", "needs")
 	pkg := closed(obj{
 		"name":     str(),
 		"version":  str(),
@@ -37,9 +41,10 @@ func report() map[string]any {
 		"platforms":     strList(),
 		"architectures": archList,
 		"packages":      obj{"type": "array", "items": ref("package")},
+		"buildRedist":   mapOf(buildRedistDecl()),
 		"graph":         graph,
 		"coverage":      coverageReport(),
-	}, "version", "platforms", "architectures", "packages", "graph")
+	}, "version", "platforms", "architectures", "packages", "buildRedist", "graph")
 	boolean := obj{"type": "boolean"}
 	archiveChange := closed(obj{
 		"package": str(), "platform": str(), "variant": str(),
@@ -48,6 +53,7 @@ func report() map[string]any {
 		"sassGained": archList, "sassLost": archList,
 		"ptxGained": archList, "ptxLost": archList,
 		"sonamesAdded": strList(), "sonamesRemoved": strList(),
+		"vendoredAdded": strList(), "vendoredRemoved": strList(),
 		"narHashChanged": boolean, "oldNarHash": str(), "newNarHash": str(), "version": str(),
 	}, "package", "platform", "variant", "added", "removed", "outputsGained", "outputsLost",
 		"sassGained", "sassLost", "ptxGained", "ptxLost", "sonamesAdded", "sonamesRemoved", "narHashChanged")

@@ -128,6 +128,8 @@ func Feature(format string) (map[string]any, error) {
 		}, "kind", "sm", "flags", "headerSize", "count")},
 		"fatbinEntriesOmitted": obj{"type": "integer", "minimum": 1},
 		"fatbinWarnings":       strList(),
+		"versionDefinitions":   strList(),
+		"comments":             strList(),
 		"stub":                 obj{"type": "boolean"},
 		"error":                str(),
 	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")
@@ -208,16 +210,7 @@ func Feature(format string) (map[string]any, error) {
 	case "buildredist":
 		doc["$id"] = baseID + "feature-buildredist.json"
 		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
-		nullableList := nullableStrList()
-		decl := closed(obj{
-			"outputs":                           nullableList,
-			"outputsByPlatform":                 mapOf(mapOf(strList())),
-			"nixExpression":                     str(),
-			"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
-			"allowFHSReferences":                obj{"type": "boolean"},
-			"fhsReferences":                     nullableList,
-		}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
-		for k, v := range mapOf(decl) {
+		for k, v := range mapOf(buildRedistDecl()) {
 			doc[k] = v
 		}
 	case "dependencies":
@@ -270,4 +263,18 @@ func Feature(format string) (map[string]any, error) {
 		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
 	}
 	return doc, nil
+}
+
+// buildRedistDecl is one package's entry of buildRedist.json, which the
+// report's releases carry too.
+func buildRedistDecl() obj {
+	nullableList := nullableStrList()
+	return closed(obj{
+		"outputs":                           nullableList,
+		"outputsByPlatform":                 mapOf(mapOf(strList())),
+		"nixExpression":                     str(),
+		"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
+		"allowFHSReferences":                obj{"type": "boolean"},
+		"fhsReferences":                     nullableList,
+	}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
 }

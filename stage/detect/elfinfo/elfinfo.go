@@ -44,6 +44,12 @@ type Info struct {
 	Machine elf.Machine
 	Soname  string
 	Needed  []string
+	// VersionDefs are the symbol version names the file defines
+	// (.gnu.version_d, without the base entry), in file order.
+	VersionDefs []string
+	// Comments are the distinct strings of the .comment section: the
+	// compilers that built the file.
+	Comments []string
 	// Images are the fatbin entries, in file order.
 	Images []fatbin.Entry
 }
@@ -75,26 +81,28 @@ func Read(data []byte) (*Info, error) {
 	}
 	r := &reader{data: data, f: f, limit: limit}
 	info := &Info{Class: f.Class, Data: f.Data, Type: f.Type, Machine: f.Machine}
+	verErr := r.readVersionDefs(info)
+	r.readComment(info)
 	if err := r.readDynamic(info); err != nil {
-		return info, err
+		return info, errors.Join(err, verErr)
 	}
 	sec := f.Section(sectionFatbin)
 	if sec == nil {
 		sec = f.Section(sectionRelFatbin)
 	}
 	if sec == nil || sec.Type == elf.SHT_NOBITS {
-		return info, nil
+		return info, verErr
 	}
 	body, err := r.section(sec)
 	if err != nil {
-		return info, err
+		return info, errors.Join(err, verErr)
 	}
 	images, err := fatbin.Parse(body)
 	info.Images = images
 	if err != nil {
-		return info, fmt.Errorf("section %s: %w", sec.Name, err)
+		return info, errors.Join(fmt.Errorf("section %s: %w", sec.Name, err), verErr)
 	}
-	return info, nil
+	return info, verErr
 }
 
 // reader reads the sections of one ELF file, never decompressing one

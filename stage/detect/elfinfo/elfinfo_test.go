@@ -5,8 +5,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -162,7 +164,8 @@ func TestAgainstToolchain(t *testing.T) {
 	write("foo.c", []byte("#include <math.h>\ndouble foo(double x) { return sin(x); }\n"))
 	write("fat.bin", testfatbin.Section(testfatbin.Container(img{SM: 60}, img{SM: 86, Compress: true}), testfatbin.Container(img{SM: 86, PTX: true})))
 	write("rel.bin", testfatbin.Container(img{SM: 75}, img{SM: 75, PTX: true, HeaderSize: 112}))
-	run("gcc", "-shared", "-fPIC", "-Wl,-soname,libfoo.so.3", "-o", "libfoo.so", "foo.c", "-lm")
+	write("foo.map", []byte("FOO_1.0 { global: foo; local: *; };\nFOO_1.1 { } FOO_1.0;\n"))
+	run("gcc", "-shared", "-fPIC", "-Wl,-soname,libfoo.so.3", "-Wl,--version-script,foo.map", "-o", "libfoo.so", "foo.c", "-lm")
 	run("objcopy", "--add-section", ".nv_fatbin=fat.bin", "--set-section-flags", ".nv_fatbin=alloc,readonly", "--set-section-alignment", ".nv_fatbin=8", "libfoo.so")
 	run("gcc", "-c", "-fPIC", "-o", "foo.o", "foo.c")
 	run("objcopy", "--add-section", "__nv_relfatbin=rel.bin", "--set-section-alignment", "__nv_relfatbin=8", "foo.o")
@@ -185,6 +188,23 @@ func TestAgainstToolchain(t *testing.T) {
 		wantNeeded = strings.Fields(output(t, dir, "patchelf", "--print-needed", "libfoo.so"))
 	} else {
 		testenv.NotChecked(t, "patchelf is not installed (apt-get install patchelf): checking against the values gcc was asked for")
+	}
+	// The version script's names, without the base entry (the soname);
+	// the .comment strings as readelf prints them.
+	if diff := cmp.Diff([]string{"FOO_1.0", "FOO_1.1"}, info.VersionDefs); diff != "" {
+		t.Errorf("VersionDefs (-want +got):\n%s", diff)
+	}
+	var wantComments []string
+	for _, l := range strings.Split(output(t, dir, "readelf", "-p", ".comment", "libfoo.so"), "\n") {
+		if _, c, ok := strings.Cut(l, "]"); ok && strings.TrimSpace(c) != "" && !slices.Contains(wantComments, strings.TrimSpace(c)) {
+			wantComments = append(wantComments, strings.TrimSpace(c))
+		}
+	}
+	if len(wantComments) == 0 {
+		t.Fatal("readelf lists no .comment string for a gcc-built library")
+	}
+	if diff := cmp.Diff(wantComments, info.Comments); diff != "" {
+		t.Errorf("Comments (-readelf +got):\n%s", diff)
 	}
 	if info.Soname != wantSoname {
 		t.Errorf("Soname = %q, want %q", info.Soname, wantSoname)
@@ -230,6 +250,9 @@ func FuzzRead(f *testing.F) {
 			Compress: map[string]testelf.Compressed{".dynstr": {Type: typ}, ".dynamic": {Type: typ}, ".shstrtab": {Type: typ}, ".nv_fatbin": {Type: typ}}}))
 	}
 	f.Add(testelf.Build(testelf.Spec{DynStr: []byte("aaaaaaaa\x00"), DynamicEntries: [][2]uint64{{uint64(elf.DT_NEEDED), 1}, {uint64(elf.DT_NEEDED), 2}, {uint64(elf.DT_SONAME), 3}}}))
+	f.Add(testelf.Build(testelf.Spec{Soname: "libQt6Core.so.6", VersionDefs: []string{"Qt_6", "Qt_6.2"},
+		Sections: []testelf.Section{{Name: ".comment", Data: []byte("GCC: (GNU) 10.3.1\x00\xff\xfe\x00")}}}))
+	f.Add(testelf.Build(testelf.Spec{Class: elf.ELFCLASS32, Data: elf.ELFDATA2MSB, Soname: "libssl.so.3", VersionDefs: []string{"OPENSSL_3.0.0"}}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		info, err := elfinfo.Read(data)
 		if err == nil && info == nil {
@@ -248,6 +271,15 @@ func FuzzRead(f *testing.F) {
 		}
 		if len(info.Needed) > elfinfo.MaxNeeded {
 			t.Fatalf("%d DT_NEEDED kept", len(info.Needed))
+		}
+		if len(info.VersionDefs) > elfinfo.MaxVersionDefs || len(info.Comments) > elfinfo.MaxComments {
+			t.Fatalf("%d version definitions, %d comments kept", len(info.VersionDefs), len(info.Comments))
+		}
+		for _, c := range info.Comments {
+			// A cut string made valid UTF-8: an invalid byte becomes U+FFFD (3 bytes).
+			if c == "" || len(c) > 3*elfinfo.MaxCommentLen || !utf8.ValidString(c) {
+				t.Fatalf("comment %q kept", c)
+			}
 		}
 	})
 }
