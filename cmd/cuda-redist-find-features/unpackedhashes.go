@@ -137,8 +137,12 @@ func previousDetail(link string) features.Detail {
 // registers the trees at their pinned paths), and points the manifests
 // at the records: the run's detections then read the pinned trees, and
 // the next run rebuilds nothing.
+//
+// Nothing to do when every archive has a record (the usual run: no
+// second evaluation, no extra build), and skipped with --cleanup, which
+// removes the trees anyway (the records are then made after the run).
 func (p *processRun) pinFirst(ctx context.Context, v *nixdriver.Validated) error {
-	if p.hashes == nil {
+	if p.hashes == nil || p.cleanup || p.allPinned(v) {
 		return nil
 	}
 	trees, err := p.runner.PinUnpacked(ctx, v, p.e.log)
@@ -178,4 +182,21 @@ func (p *processRun) recordTrees(trees []nixdriver.Unpacked) error {
 		p.e.log.Info("recorded unpacked NAR hashes: these archives are unpacked as fixed-output derivations from now on", "file", path)
 	}
 	return nil
+}
+
+// allPinned says whether every archive of the manifests has a record.
+func (p *processRun) allPinned(v *nixdriver.Validated) bool {
+	for _, m := range v.Good {
+		h := p.hashes[filepath.Join(filepath.Dir(m.Path), manifest.UnpackedHashesFile)]
+		mf, err := manifest.ReadFile(m.Path)
+		if err != nil || h == nil {
+			return false
+		}
+		for _, a := range mf.Archives() {
+			if h.Lookup(a.RelativePath, a.SHA256) == "" {
+				return false
+			}
+		}
+	}
+	return true
 }
