@@ -10,13 +10,20 @@
   `detector`
   : The old name of `program`, still taken with a warning.
 
+  `detectorProgram`
+  : The static cuda-redist-detector (a path), or a derivation with it in
+    bin/: the builder of the unpack and detect derivations (default
+    `null`: `program`).
+
   `system`
   : The system to build on (default: `builtins.currentSystem`).
 
   # Type
 
   ```
-  default :: { program :: path | derivation; system :: string; } -> {
+  default :: {
+    program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+  } -> {
     lib :: AttrSet; features :: AttrSet; pipeline :: AttrSet;
   }
   ```
@@ -27,6 +34,7 @@
 
   ```
   nix-build default.nix --arg program /path/to/cuda-redist-find-features \
+    --arg detectorProgram /path/to/cuda-redist-detector \
     -A features.sample.'"1.0.0"'
   ```
 
@@ -40,6 +48,7 @@
       throw "pass the static binary: --arg program /path/to/cuda-redist-find-features",
   # The old name of program, still taken (with a warning).
   detector ? null,
+  detectorProgram ? null,
   system ? builtins.currentSystem,
 }:
 let
@@ -47,6 +56,6 @@ let
 in
 {
   inherit lib;
-  features = lib.bundled { inherit program system; };
-  pipeline = lib.pipeline { inherit program system; };
+  features = lib.bundled { inherit program detectorProgram system; };
+  pipeline = lib.pipeline { inherit program detectorProgram system; };
 }

@@ -82,6 +82,7 @@
         system:
         nixLib.bundled {
           program = programFor system;
+          detectorProgram = self.packages.${system}.detector;
           inherit system;
         };
     in
@@ -93,13 +94,17 @@
           src = import ./nix/source.nix ./.;
           inherit version;
         };
-        # The builder's old name, kept for flakes that take it from here.
-        detector = self.packages.${system}.program;
+        # The builder of the unpack and detect derivations, from its own
+        # sources alone (nix/detector-source.nix).
+        detector = (pkgsFor system).callPackage ./nix/detector-package.nix {
+          src = import ./nix/detector-source.nix ./.;
+        };
         # The binary with its Nix library in share/cuda-redist-find-features:
         # `nix run .# -- process-manifests ...` works from any directory.
         default = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
           nixLib = import ./nix/nixlib-source.nix ./.;
+          inherit (self.packages.${system}) detector;
           inherit version;
         };
       });

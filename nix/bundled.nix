@@ -163,6 +163,7 @@ let
   redistFeatures =
     { redistName, dir, baseUrl }:
     let
+      hasHashes = builtins.pathExists (dir + "/unpacked-hashes.json");
       aggregates = listToAttrs (
         map (file: {
           name = head (versionOf file);
@@ -170,6 +171,9 @@ let
             inherit redistName baseUrl;
             version = head (versionOf file);
             manifest = dir + "/${file}";
+            # The unpacked trees' NAR hashes a run recorded beside the
+            # manifests: those unpacks are fixed-output derivations.
+            unpackedHashes = if hasHashes then dir + "/unpacked-hashes.json" else null;
           };
         }) (manifestsIn dir)
       );

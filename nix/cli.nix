@@ -13,10 +13,13 @@
   ```
   {
     "program": "/abs/path/of/the/static/binary",
+    "detectorProgram": "/abs/path/of/cuda-redist-detector" | null,   (null: program)
     "system": "x86_64-linux" | null,            (null: builtins.currentSystem)
-    "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl" } ],
+    "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl",
+                     "unpackedHashes": "/abs/path/unpacked-hashes.json" | null } ],
     "index": "name" | null,                       (also merge the manifests' indexes)
-    "archivesOnly": false | true                  (true: the archives alone, no derivation)
+    "archivesOnly": false | true,                 (true: the archives alone, no derivation)
+    "unpinned": false | true                      (true: also each pinned unpack without its pin)
   }
   ```
 
@@ -36,6 +39,9 @@
             fetch = { drv, out } | null;
             unpack = { drv, out } | null;
             detect = { drv, out } | null;
+            pinnedNarHash = "sha256-…" | null;       (the unpack is a fixed-output derivation)
+            unpinned = { drv, out } | null;          (with pinnedNarHash and "unpinned":
+                                                      the same unpack, not pinned)
           }
         ];
       }
@@ -86,8 +92,11 @@ let
 
   args = builtins.fromJSON (builtins.readFile argsFile);
   archivesOnly = args.archivesOnly or false;
+  unpinned = args.unpinned or false;
   pipeline = import ./pipeline.nix {
     program = /. + args.program;
+    detectorProgram =
+      if args.detectorProgram or null == null then null else /. + args.detectorProgram;
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 
@@ -97,6 +106,7 @@ let
     pipeline.manifestFeatures {
       inherit (m) redistName version baseUrl;
       manifest = /. + m.manifest;
+      unpackedHashes = if m.unpackedHashes or null == null then null else /. + m.unpackedHashes;
     }
   ) args.manifests;
 
@@ -154,6 +164,7 @@ let
       package :: string; platform :: string; variant :: string;
       relativePath :: string; sha256 :: string;
       fetch :: Paths | null; unpack :: Paths | null; detect :: Paths | null;
+      pinnedNarHash :: string | null; unpinned :: Paths | null;
     } ]
     ```
 
@@ -190,6 +201,9 @@ let
             fetch = pathsOf d.src;
             unpack = pathsOf d.unpacked;
             detect = pathsOf d.features;
+            inherit (d) pinnedNarHash;
+            # Only when asked for: it is one more derivation per archive.
+            unpinned = if unpinned && d.pinnedNarHash != null then pathsOf d.unpinned else null;
           }
         ) (attrNames tree.${package}.${platform})
       ) (attrNames tree.${package})

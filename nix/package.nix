@@ -32,6 +32,11 @@
   `version`
   : The version, also linked into the binary as `main.version`.
 
+  `detector`
+  : The cuda-redist-detector package (nix/detector-package.nix) to install
+    beside the binary, where process-manifests and check-nixpkgs find it,
+    or `null` (the default).
+
   `nixLib`
   : The Nix library's source (nix/nixlib-source.nix) to install beside the
     binary, or `null` (the default) for the binary alone.
@@ -45,6 +50,7 @@
     src :: Path;
     version :: String;
     nixLib :: Path | Null;
+    detector :: Derivation | Null;
   } -> Derivation
   ```
 
@@ -68,6 +74,7 @@
   src,
   version,
   nixLib ? null,
+  detector ? null,
 }:
 buildGoModule {
   pname = "cuda-redist-find-features";
@@ -88,7 +95,11 @@ buildGoModule {
   ];
   # The test suite needs Nix, gcc and objcopy; CI runs it outside this build.
   doCheck = false;
-  postInstall = lib.optionalString (nixLib != null) ''
+  postInstall =
+    lib.optionalString (detector != null) ''
+      ln -s ${detector}/bin/cuda-redist-detector $out/bin/cuda-redist-detector
+    ''
+    + lib.optionalString (nixLib != null) ''
     share=$out/share/cuda-redist-find-features
     mkdir -p $share/nix $share/stage/manifest
     cp ${nixLib}/nix/*.nix $share/nix/

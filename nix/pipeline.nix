@@ -16,6 +16,13 @@
   `detector`
   : The old name of `program`, still taken with a warning.
 
+  `detectorProgram`
+  : Path of the static cuda-redist-detector binary, or a derivation with it
+    in bin/: the builder of the unpack and detect derivations (default
+    `null`: `program`, which has the same commands). Built from its own
+    sources alone (nix/detector-source.nix), it keeps every per-archive
+    derivation when only the CLI or the rules change.
+
   `system`
   : The system the derivations build on (archives of any platform are
     detected on it: nothing executes their code).
@@ -23,7 +30,9 @@
   # Type
 
   ```
-  pipeline :: { program :: path | derivation; system :: string; } -> {
+  pipeline :: {
+    program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+  } -> {
     fetch, unpack, detect, entryDerivations, manifestFeatures, report, mergeIndex
   }
   ```
@@ -52,6 +61,7 @@
       throw "pipeline: pass program, the static cuda-redist-find-features binary",
   # The old name of program, still taken (with a warning).
   detector ? null,
+  detectorProgram ? null,
   system,
 }:
 let
@@ -71,6 +81,15 @@ let
 
   builder =
     if isAttrs program then "${program}/bin/cuda-redist-find-features" else "${program}";
+
+  # The builder of the per-archive derivations (unpack, detect).
+  archiveBuilder =
+    if detectorProgram == null then
+      builder
+    else if isAttrs detectorProgram then
+      "${detectorProgram}/bin/cuda-redist-detector"
+    else
+      "${detectorProgram}";
 
   /**
     `s` as a store path name: store path names allow [A-Za-z0-9+._?=-];
@@ -284,10 +303,20 @@ rec {
     : The archive's name without its suffix, when the caller has it
       (default: `stemOf entry.relativePath`); names the derivation.
 
+    `narHash`
+    : The tree's NAR hash recorded by an earlier run (unpacked-hashes.json,
+      see docs/nixpkgs.md), or `null`. With it the unpack is a fixed-output
+      derivation (`outputHashMode = "recursive"`): its store path depends
+      on the tree alone, so no change of the unpacker rebuilds it or what
+      reads it, and a tree the unpacker no longer reproduces fails with
+      Nix's hash mismatch.
+
     # Type
 
     ```
-    unpack :: { src :: derivation; entry :: Entry; stem :: string?; } -> derivation
+    unpack :: {
+      src :: derivation; entry :: Entry; stem :: string?; narHash :: string | null;
+    } -> derivation
     ```
   */
   unpack =
@@ -295,16 +324,60 @@ rec {
       src,
       entry,
       stem ? stemOf entry.relativePath,
+      narHash ? null,
     }:
-    derivation {
-      name = stem;
-      inherit system builder;
-      args = [
-        "unpack"
-        "${src}"
-        (placeholder "out")
-      ];
-    };
+    if narHash == null then
+      derivation {
+        name = stem;
+        inherit system;
+        builder = archiveBuilder;
+        args = [
+          "unpack"
+          "${src}"
+          (placeholder "out")
+        ];
+      }
+    else
+      derivation {
+        name = stem;
+        inherit system;
+        builder = archiveBuilder;
+        args = [
+          "unpack"
+          "${src}"
+          (placeholder "out")
+        ];
+        outputHashMode = "recursive";
+        outputHashAlgo = "sha256";
+        outputHash = narHash;
+      };
+
+  /**
+    The NAR hash recorded for an entry in `hashes` (the `archives` of an
+    unpacked-hashes.json), or `null`: a record counts only for the
+    archive of the same sha256, so a replaced archive is unpacked as if
+    never seen.
+
+    # Inputs
+
+    `hashes`
+    : The `archives` attribute set of unpacked-hashes.json, or `null`.
+
+    `entry`
+    : A manifest entry.
+
+    # Type
+
+    ```
+    recordedNarHash :: AttrSet | null -> Entry -> string | null
+    ```
+  */
+  recordedNarHash =
+    hashes: entry:
+    let
+      r = if hashes == null then null else hashes.${entry.relativePath} or null;
+    in
+    if r != null && r.sha256 == entry.sha256 then r.narHash else null;
 
   /**
     The features of an unpacked tree: a JSON file (see docs/detection.md).
@@ -315,8 +388,7 @@ rec {
     : The unpacked archive (`unpack`).
 
     `entry`
-    : The manifest entry; its `variant` (`cuda12`, `cuda13.1`) is passed as
-      `--variant`, from which the builder takes the CUDA major.
+    : The manifest entry (unused: the facts of a tree do not depend on it).
 
     `stem`
     : As for `unpack`; the derivation is `<stem>-features.json`.
@@ -335,35 +407,23 @@ rec {
     }:
     derivation {
       name = "${stem}-features.json";
-      inherit system builder;
+      inherit system;
+      builder = archiveBuilder;
       # Nix hashed the unpacked tree when it registered it; exported, its
       # NAR hash reaches the builder in .attrs.json, which then reads the
       # tree only for what it detects instead of hashing it all again.
       __structuredAttrs = true;
       exportReferencesGraph.tree = [ unpacked ];
-      # buildRedist's lib/<cudaMajorVersion> move depends on the variant;
-      # the builder reads its CUDA major (stage/manifest.VariantCudaMajor:
-      # 13 for cuda13.1), so Nix passes the variant as it is. Two literal
-      # lists rather than concatenations: one list per archive.
-      args =
-        if entry.variant == null then
-          [
-            "detect"
-            "--nar-hash-from-nix"
-            "--out"
-            (placeholder "out")
-            "${unpacked}"
-          ]
-        else
-          [
-            "detect"
-            "--nar-hash-from-nix"
-            "--out"
-            (placeholder "out")
-            "--variant"
-            entry.variant
-            "${unpacked}"
-          ];
+      # The facts of the tree only: what the buildRedist rules derive
+      # from them (with the variant's CUDA major) is the aggregate's, so
+      # neither the rules nor the variant are part of this derivation.
+      args = [
+        "detect"
+        "--nar-hash-from-nix"
+        "--out"
+        (placeholder "out")
+        "${unpacked}"
+      ];
     };
 
   /**
@@ -445,6 +505,14 @@ rec {
     `packages`
     : The packages to include (default `null`: all).
 
+    `unpackedHashes`
+    : The unpacked trees' NAR hashes an earlier run recorded: the path of
+      an unpacked-hashes.json (docs/nixpkgs.md; its schema is
+      `print-feature-schema --format unpacked-hashes`), its decoded
+      content, or `null` (the default: nothing pinned). An archive with a
+      record (same relative_path and sha256) is unpacked by a
+      fixed-output derivation.
+
     # Type
 
     ```
@@ -455,6 +523,7 @@ rec {
       baseUrl :: string;
       platforms :: [ string ] | null;
       packages :: [ string ] | null;
+      unpackedHashes :: path | AttrSet | null;
     } -> derivation
     ```
 
@@ -482,9 +551,17 @@ rec {
       baseUrl,
       platforms ? null,
       packages ? null,
+      unpackedHashes ? null,
     }:
     let
       text = builtins.readFile manifest;
+      hashes =
+        if unpackedHashes == null then
+          null
+        else if isAttrs unpackedHashes then
+          unpackedHashes.archives
+        else
+          (builtins.fromJSON (builtins.readFile unpackedHashes)).archives;
       entries = manifestLib.entries {
         name = "${redistName}/${baseNameOf manifest}";
         manifest = builtins.fromJSON text;
@@ -520,13 +597,19 @@ rec {
             inherit baseUrl entry;
             name = base;
           };
-          unpacked = unpack { inherit src entry stem; };
+          narHash = recordedNarHash hashes entry;
+          unpacked = unpack { inherit src entry stem narHash; };
         in
         {
           # The walker's record, for readers of `entries` (nix/cli.nix):
           # the one list of the manifest's archives, never re-derived.
           inherit entry src unpacked;
           features = detect { inherit unpacked entry stem; };
+          # The NAR hash the unpack is pinned to, or null; and the same
+          # unpack not pinned, which the CLI builds to name the first
+          # differing path when a pinned one fails its hash.
+          pinnedNarHash = narHash;
+          unpinned = if narHash == null then unpacked else unpack { inherit src entry stem; };
         };
       # Each entry with its derivations, shared by the aggregate and
       # `entries`. A pair rather than `entry // { ... }`: no copy of the

@@ -273,9 +273,10 @@ in
     expected = true;
   }
   {
-    # The detect builder derives the CUDA major from the variant
-    # (stage/manifest.VariantCudaMajor): cuda13.1 is major 13, not 13.1.
-    name = "detect is given the variant as it is";
+    # The detect derivation records the facts of the tree only: the
+    # variant's CUDA major is the aggregate's (buildredist.Complete), so
+    # the variant is not among its arguments.
+    name = "detect takes no variant";
     expr =
       map
         (
@@ -298,8 +299,6 @@ in
         "--nar-hash-from-nix"
         "--out"
         (builtins.placeholder "out")
-        "--variant"
-        "cuda13.1"
         "/unpacked"
       ]
       [
@@ -310,6 +309,59 @@ in
         "/unpacked"
       ]
     ];
+  }
+  {
+    # A recorded NAR hash pins the unpack (fixed-output, recursive) for
+    # the archive of the same sha256 only; the detector builds unpack and
+    # detect, the CLI the aggregate.
+    name = "unpacks pinned by recorded NAR hash, built by the detector";
+    expr =
+      let
+        p = import ./pipeline.nix {
+          program = "/no-program";
+          detectorProgram = "/no-detector";
+          system = "x86_64-linux";
+        };
+        nar = "sha256-" + builtins.concatStringsSep "" (builtins.genList (_: "A") 43) + "=";
+        hashes.archives."a/b.tar.xz" = {
+          sha256 = sha;
+          narHash = nar;
+        };
+        entry = sha256: {
+          relativePath = "a/b.tar.xz";
+          inherit sha256;
+          variant = null;
+        };
+        unpackOf =
+          e:
+          (p.unpack {
+            src = "/src";
+            entry = e;
+            narHash = p.recordedNarHash hashes.archives e;
+          }).drvAttrs;
+        pinned = unpackOf (entry sha);
+        other = unpackOf (entry (builtins.replaceStrings [ "a" ] [ "b" ] sha));
+      in
+      {
+        pinned = {
+          inherit (pinned) builder outputHash outputHashMode;
+        };
+        replacedArchive = other ? outputHash;
+        detectBuilder =
+          (p.detect {
+            unpacked = "/unpacked";
+            entry = entry sha;
+          }).drvAttrs.builder;
+      };
+    expected = {
+      pinned = {
+        builder = "/no-detector";
+        outputHash = "sha256-" + builtins.concatStringsSep "" (builtins.genList (_: "A") 43) + "=";
+        outputHashMode = "recursive";
+      };
+      replacedArchive = false;
+      detectBuilder = "/no-detector";
+    };
   }
   {
     # The aggregate's builder lists no archive itself: the selected

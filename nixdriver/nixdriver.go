@@ -25,6 +25,9 @@ type Runner struct {
 	NixLib string
 	// Program is the static binary the derivations use as builder.
 	Program string
+	// DetectorProgram, when set, is the static cuda-redist-detector: the
+	// builder of the unpack and detect derivations instead of Program.
+	DetectorProgram string
 	// System is the system the derivations build on ("": the local one).
 	System string
 	// Options are passed to every Nix command as --option NAME VALUE.
@@ -56,6 +59,9 @@ type Manifest struct {
 	Version    string `json:"version"`
 	Path       string `json:"manifest"`
 	BaseURL    string `json:"baseUrl"`
+	// UnpackedHashes is the unpacked-hashes.json whose recorded NAR hashes
+	// pin the manifest's unpacks (lib: stage/manifest/unpackedhashes), or "".
+	UnpackedHashes string `json:"unpackedHashes,omitempty"`
 }
 
 // Entry is one archive of a manifest, as nix/cli.nix lists it: the Nix
@@ -74,6 +80,11 @@ type Entry struct {
 	Fetch  Derivation `json:"fetch"`
 	Unpack Derivation `json:"unpack"`
 	Detect Derivation `json:"detect"`
+	// PinnedNarHash is the recorded NAR hash that makes Unpack a
+	// fixed-output derivation ("" when none); Unpinned is then the same
+	// unpack without the pin, built to explain a hash mismatch.
+	PinnedNarHash string     `json:"pinnedNarHash"`
+	Unpinned      Derivation `json:"unpinned"`
 }
 
 // ID names the entry in messages.
@@ -228,11 +239,14 @@ func (r *Runner) optionArgs() []string {
 
 // cliArgs is the JSON nix/cli.nix reads.
 type cliArgs struct {
-	Program      string     `json:"program"`
-	System       *string    `json:"system"`
-	Manifests    []Manifest `json:"manifests"`
-	Index        *string    `json:"index"`
-	ArchivesOnly bool       `json:"archivesOnly"`
+	Program         string     `json:"program"`
+	DetectorProgram *string    `json:"detectorProgram"`
+	System          *string    `json:"system"`
+	Manifests       []Manifest `json:"manifests"`
+	Index           *string    `json:"index"`
+	ArchivesOnly    bool       `json:"archivesOnly"`
+	// Unpinned asks for each pinned unpack without its pin too.
+	Unpinned bool `json:"unpinned,omitempty"`
 }
 
 // cliResult is what nix/cli.nix evaluates to.
@@ -253,6 +267,9 @@ type cliResult struct {
 // before anything is built.
 func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, archivesOnly bool) (*Plan, error) {
 	a := cliArgs{Program: r.Program, Manifests: ms, ArchivesOnly: archivesOnly}
+	if r.DetectorProgram != "" {
+		a.DetectorProgram = &r.DetectorProgram
+	}
 	if a.Manifests == nil {
 		a.Manifests = []Manifest{}
 	}

@@ -25,6 +25,10 @@ const (
 	// BuildNothing lists the manifests' entries and builds nothing (no
 	// derivation is even written): check-nixpkgs --eval-only.
 	BuildNothing
+	// BuildUnpacks builds the unpacks that no recorded NAR hash pins:
+	// process-manifests records their hashes before it detects, so that
+	// its detections already read the pinned trees (PinUnpacked).
+	BuildUnpacks
 )
 
 // ProcessOptions are the choices of one run.
@@ -191,6 +195,10 @@ func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts 
 func (p *Plan) targets(b Build) []string {
 	var targets []string
 	for _, m := range p.Manifests {
+		if b == BuildUnpacks {
+			targets = append(targets, unpinnedUnpacks(m.Entries)...)
+			continue
+		}
 		if b == BuildDetections {
 			for _, e := range m.Entries {
 				// check-nixpkgs reads no archive of a platform it does
@@ -272,10 +280,24 @@ func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features
 		return nil, fmt.Errorf("entry %s: no detection in this run", e.ID())
 	}
 	f, err := o.readDetection(ctx, e.Detect.Out)
+	if err == nil {
+		// The detector records facts; the rules' results, as the aggregate has them.
+		err = aggregate.Complete(f, manifest.VariantOfKey(e.Variant))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
 	}
 	return f, nil
+}
+
+// UnpackedNarHash is the NAR hash of an entry's unpacked tree, as its
+// detection recorded it.
+func (o *Outcome) UnpackedNarHash(ctx context.Context, e Entry) (string, error) {
+	f, err := o.readDetection(ctx, e.Detect.Out)
+	if err != nil {
+		return "", fmt.Errorf("entry %s: %w", e.ID(), err)
+	}
+	return f.NarHash, nil
 }
 
 // readDetection reads a detection file from the build's store.

@@ -34,6 +34,11 @@ bin="$cache/cuda-redist-find-features"
 # Built as nix/package.nix builds it (stripped: -s -w), since the binary
 # is imported into the store at every evaluation.
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-find-features
+# The unpack, detect and cold rows run the detector, the builder of the
+# pipeline's unpack and detect derivations, built as scripts/sample.sh
+# and nix/detector-package.nix build it.
+det="$cache/cuda-redist-detector"
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
 libs="$real/root/usr/lib/x86_64-linux-gnu"
 
 for lib in curand cufft; do
@@ -84,7 +89,7 @@ row() { # label name [baseline-name]
 
 out="$cache/out"
 tar_unpack() { rm -rf "$out" && mkdir -p "$out" && tar -C "$out" -xJf "$1"; }
-our_unpack() { rm -rf "$out" && "$bin" unpack "$1" "$out"; }
+our_unpack() { rm -rf "$out" && "$det" unpack "$1" "$out"; }
 nixhash() { nix --extra-experimental-features nix-command hash path "$1"; }
 
 # The cold end to end runs. A salt in the names makes every store path new.
@@ -93,7 +98,7 @@ newsalt() { date +%s%N >"$cache/salt"; }
 ours_cold() { # archive attr...
   local sha args
   sha=$(sha256sum "$1" | cut -d' ' -f1)
-  args=(--arg program "$bin" --argstr url "file://$1" --argstr sha256 "$sha"
+  args=(--arg program "$det" --argstr url "file://$1" --argstr sha256 "$sha"
     --argstr name "$(basename "$1")" --argstr salt "crffbench-$(cat "$cache/salt")-")
   shift
   for attr in "$@"; do
@@ -123,7 +128,7 @@ upstream() { # archive
 }
 upstream_clean() { if [ -f "$cache/upstream-path" ]; then nix-store --delete "$(cat "$cache/upstream-path")" >/dev/null 2>&1 || true; fi; }
 echo '{"flakes":[],"version":2}' >"$cache/registry.json"
-export cache bin real out expr
+export cache bin det real out expr
 export -f tar_unpack our_unpack nixhash ours_cold upstream
 
 for lib in curand cufft; do
@@ -132,7 +137,7 @@ for lib in curand cufft; do
   measure "xzdc_$lib" sh -c "xz -dc '$a' >/dev/null"
   measure "unpack_$lib" our_unpack "$a"
   repeat=10 measure "nixhash_$lib" nixhash "$out"
-  repeat=10 measure "detect_$lib" "$bin" detect "$out"
+  repeat=10 measure "detect_$lib" "$det" detect "$out"
   du=$(du -sb "$out" | cut -f1)
   printf -v "size_$lib" '%s' "$du"
   before=ours_clean measure "cold_$lib" ours_cold "$a" features
@@ -160,11 +165,11 @@ if [ ! -f "$ltdir/lib/libcublasLt.so.13" ]; then
   mkdir -p "$ltdir/lib"
   ln "$lt" "$ltdir/lib/" 2>/dev/null || cp "$lt" "$ltdir/lib/"
 fi
-measure detect_lt "$bin" detect "$ltdir"
+measure detect_lt "$det" detect "$ltdir"
 measure lelf_lt "$real/cuda-13/root/nvidia/cu13/bin/cuobjdump" --list-elf "$ltdir/lib/libcublasLt.so.13"
 
 # Evaluation over the bundled manifests.
-evalexpr='(import ./default.nix { program = '"$bin"'; system = "x86_64-linux"; }).features.index.drvPath'
+evalexpr='(import ./default.nix { program = '"$bin"'; detectorProgram = '"$det"'; system = "x86_64-linux"; }).features.index.drvPath'
 baseexpr='(import ./scripts/bench/eval-baseline.nix { program = '"$bin"'; }).drvPath'
 nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1"; }
 export -f nixeval

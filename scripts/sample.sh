@@ -8,10 +8,14 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh sample
 mkdir -p .cache
 CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-redist-find-features
+# The builder of the unpack and detect derivations, built reproducibly: the
+# same source gives the same bytes, so the same store path and no rebuild.
+CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o .cache/cuda-redist-detector ./cmd/cuda-redist-detector
 nixopts=(--option sandbox true --option substituters '')
 for attr in '"1.0.0"' '"2.0.0"' index; do
   name=${attr//\"/}
   nix-build default.nix "${nixopts[@]}" --arg program "$PWD/.cache/cuda-redist-find-features" \
+    --arg detectorProgram "$PWD/.cache/cuda-redist-detector" \
     -A "features.sample.$attr" -o "result-sample-$name" >&2
 done
 for v in 1.0.0 2.0.0; do

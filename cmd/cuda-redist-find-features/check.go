@@ -292,7 +292,10 @@ func (c *checkRun) addManifests(dirs, urls []string, flt manifest.Filter) error 
 			c.manifests = append(c.manifests, nixdriver.Manifest{RedistName: redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 		}
 	}
-	return nil
+	// The unpacks process-manifests pinned are read pinned (never
+	// recorded here): the detections it made are reused.
+	_, err := pinUnpacks(true, c.manifests)
+	return err
 }
 
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {

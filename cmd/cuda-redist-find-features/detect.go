@@ -9,6 +9,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
@@ -32,9 +33,9 @@ func detectCommand() command {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				opts := detect.Options{Globstar: *globstar, MaxBytes: *maxBytes, MaxEntries: *maxEntries}
-				var err error
-				if opts.CudaMajor, err = cudaMajorOf(e, *variant, *cudaMajor); err != nil {
+				opts := detect.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+				major, err := cudaMajorOf(e, *variant, *cudaMajor)
+				if err != nil {
 					return err
 				}
 				if *attrsFile != "" && !*fromNix {
@@ -51,6 +52,10 @@ func detectCommand() command {
 				f, err := detect.DetectWith(args[0], opts)
 				if err != nil {
 					return err
+				}
+				// The facts and the rules' results, as the aggregate holds them.
+				if err := buildredist.Complete(f, major, *globstar); err != nil {
+					return fmt.Errorf("detect %s: %w", args[0], err)
 				}
 				data, err := features.Encode(f)
 				if err != nil {

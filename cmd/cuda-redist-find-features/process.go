@@ -34,6 +34,7 @@ type processFlags struct {
 	partial, cleanup, sandbox *bool
 	indexFile, redistName     *string
 	linkDir                   *string
+	pinUnpacked               *bool
 }
 
 func processCommand() command {
@@ -53,6 +54,7 @@ func processCommand() command {
 			pf.indexFile = fs.String("index", "", "also write the index format of all processed manifests to this file")
 			pf.redistName = fs.String("redist-name", "", "the redist's name in the index (default: from URL .../compute/<name>/redist, else MANIFEST_DIR's name)")
 			pf.linkDir = fs.String("out", "", "where the aggregate_<version> links go, the GC-rooted aggregate directories report, print-* and diff read (default: MANIFEST_DIR; one directory per redist)")
+			pf.pinUnpacked = fs.Bool("pin-unpacked", true, "read the unpacked trees' NAR hashes from "+manifest.UnpackedHashesFile+" beside the manifests (unpacking those archives as fixed-output derivations) and record there those of the trees this run unpacked")
 			pf.nix = addNixFlags(fs)
 			pf.sandbox = fs.Bool("sandbox", true, "build in Nix's sandbox (--option sandbox true)")
 			return func(args []string) error {
@@ -95,6 +97,10 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	for _, f := range found {
 		p.manifests = append(p.manifests, nixdriver.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 	}
+	if p.hashes, err = pinUnpacks(*pf.pinUnpacked, p.manifests); err != nil {
+		return nil, err
+	}
+
 	// The arguments first, then the environment (program, Nix library).
 	if p.runner, err = pf.nix.runner(*pf.sandbox, e); err != nil {
 		return nil, err
@@ -125,9 +131,9 @@ func mustAbs(p string) string {
 
 // nixFlags are the options of the commands that drive the Nix pipeline.
 type nixFlags struct {
-	program, nixLib *string
-	options         multiFlag
-	offline         *bool
+	program, nixLib, detectorProgram *string
+	options                          multiFlag
+	offline                          *bool
 	// detector is --program's old name, hidden; runner warns when it is
 	// used, and refuses it beside --program.
 	detector, programFlag *flag.Flag
@@ -135,8 +141,9 @@ type nixFlags struct {
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
-		program: fs.String("program", "", "the static binary the derivations run (default: this executable)"),
-		nixLib:  fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
+		program:         fs.String("program", "", "the static binary the derivations run (default: this executable)"),
+		detectorProgram: fs.String("detector-program", "", "the static cuda-redist-detector, builder of the unpack and detect derivations (default: the one installed beside --program or this executable, else --program itself)"),
+		nixLib:          fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
 	// --detector was the flag's name while the binary was called the
 	// detector; it still works, with a warning.
@@ -224,12 +231,47 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &nixdriver.Runner{NixLib: lib, Program: program, Stderr: e.stderr}
+	detector, err := findDetector(*nf.detectorProgram, program)
+	if err != nil {
+		return nil, err
+	}
+	r := &nixdriver.Runner{NixLib: lib, Program: program, DetectorProgram: detector, Stderr: e.stderr}
 	attachProgress(r, e)
 	if r.Options, err = nf.nixOptions(sandbox); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// detectorName is the detector's executable, installed beside the CLI.
+const detectorName = "cuda-redist-detector"
+
+// findDetector is the builder of the per-archive derivations: flag when
+// given (it must be static), else the detector installed beside program,
+// else "" (program, which has the same commands, builds them).
+func findDetector(flag, program string) (string, error) {
+	if flag != "" {
+		p, err := filepath.EvalSymlinks(mustAbs(flag))
+		if err != nil {
+			return "", fmt.Errorf("--detector-program: %w", err)
+		}
+		return p, nixdriver.CheckStatic(p)
+	}
+	beside := filepath.Join(filepath.Dir(program), detectorName)
+	if st, err := os.Stat(beside); err != nil || !st.Mode().IsRegular() {
+		return "", nil
+	}
+	// The file itself: Nix copies the path it is given into the store,
+	// and a symlink (the package links it beside the CLI) would be copied
+	// as a link.
+	beside, err := filepath.EvalSymlinks(beside)
+	if err != nil {
+		return "", err
+	}
+	if err := nixdriver.CheckStatic(beside); err != nil {
+		return "", fmt.Errorf("%s beside %s: %w (pass --detector-program)", detectorName, program, err)
+	}
+	return beside, nil
 }
 
 type processRun struct {
@@ -241,6 +283,9 @@ type processRun struct {
 	partial   bool
 	indexFile string
 	linkDir   string // --out: where the aggregate links go ("": beside the manifests)
+	// hashes are the unpacked-hashes.json files of the manifests, by path
+	// (nil with --pin-unpacked=false).
+	hashes map[string]*manifest.UnpackedHashes
 }
 
 // run builds the manifests' aggregates with Nix and copies their files
@@ -252,7 +297,7 @@ func (p *processRun) run(ctx context.Context) error {
 	if p.indexFile != "" {
 		opts.IndexName = p.redist
 	}
-	valid, err := nixdriver.Validate(p.manifests, p.e.log)
+	valid, err := p.validateAndPin(ctx)
 	if err != nil {
 		return err
 	}
@@ -263,6 +308,9 @@ func (p *processRun) run(ctx context.Context) error {
 	defer out.Close()
 	problems, err := p.writeResults(ctx, out)
 	if err != nil {
+		return err
+	}
+	if err := p.recordUnpackedHashes(ctx, out); err != nil {
 		return err
 	}
 	if p.cleanup {
@@ -279,6 +327,15 @@ func (p *processRun) run(ctx context.Context) error {
 		return errors.New("the Nix build failed, though every result exists")
 	}
 	return nil
+}
+
+// validateAndPin validates the manifests and pins their unpacks (pinFirst).
+func (p *processRun) validateAndPin(ctx context.Context) (*nixdriver.Validated, error) {
+	valid, err := nixdriver.Validate(p.manifests, p.e.log)
+	if err != nil {
+		return nil, err
+	}
+	return valid, p.pinFirst(ctx, valid)
 }
 
 // writeResults writes each manifest's feature file and the index, and
@@ -298,6 +355,11 @@ func (p *processRun) writeResults(ctx context.Context, out *nixdriver.Outcome) (
 			return nil, err
 		}
 		problems = appendNonEmpty(problems, problem)
+		pins, err := p.pinProblems(ctx, out, m)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, pins...)
 	}
 	problem, err := p.writeIndex(ctx, out)
 	return appendNonEmpty(problems, problem), err

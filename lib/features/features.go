@@ -31,8 +31,10 @@ type Features struct {
 	NarHash           string    `json:"narHash"`
 	// BuildRedist is what Nixpkgs' buildRedist needs for this archive
 	// (outputs to declare, stubs hook, FHS references), simulated with
-	// the CUDA major of the archive's variant when it has one.
-	BuildRedist BuildRedistFacts `json:"buildRedist"`
+	// the CUDA major of the archive's variant when it has one. Absent from
+	// what the detector writes (facts only): the aggregate and the CLI
+	// add it (stage/detect/buildredist.Complete).
+	BuildRedist BuildRedistFacts `json:"buildRedist,omitzero"`
 	// BuildRedistByCudaMajor simulates each lib/<major> directory of an
 	// archive without a variant, for each cudaMajorVersion it can serve.
 	BuildRedistByCudaMajor map[string]BuildRedistFacts `json:"buildRedistByCudaMajor,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
@@ -73,7 +74,7 @@ func Build(a Attrs, log *slog.Logger) error {
 			return fmt.Errorf("manifest %s: archive %s passed twice", a.Manifest, arc.ID())
 		}
 		seen[arc.ID()] = true
-		f, err := features.ReadFeatures(in.Features)
+		f, err := ReadDetection(in.Features, arc.Variant)
 		if err != nil {
 			return fmt.Errorf("archive %s: %w", arc.ID(), err)
 		}
@@ -82,6 +83,32 @@ func Build(a Attrs, log *slog.Logger) error {
 	SortDetected(entries)
 	log.Info("aggregating", "redist", a.RedistName, "version", a.Version, "archives", len(entries))
 	return WriteDocuments(out, a.RedistName, a.Version, a.Releases, entries)
+}
+
+// ReadDetection reads a detect result (the facts the detector recorded)
+// and completes it with what the buildRedist rules derive from them for
+// an archive of variant ("" for none): the rules run here, per manifest,
+// so that a change of them rebuilds no per-archive derivation.
+func ReadDetection(path, variant string) (*features.Features, error) {
+	f, err := features.ReadFeatures(path)
+	if err != nil {
+		return nil, err
+	}
+	return f, Complete(f, variant)
+}
+
+// Complete adds the buildRedist rules' results to the facts of an archive
+// of variant ("" for none).
+func Complete(f *features.Features, variant string) error {
+	major := ""
+	if variant != "" {
+		m, ok := manifest.VariantCudaMajor(variant)
+		if !ok {
+			return fmt.Errorf("variant %q is not a CUDA variant", variant)
+		}
+		major = m
+	}
+	return buildredist.Complete(f, major, false)
 }
 
 // WriteDocuments writes the four documents of one manifest into dir:

@@ -1,14 +1,15 @@
 package detect_test
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
 )
 
 // versionDirsTree writes lib/1 .. lib/n, each holding one library.
@@ -28,24 +29,40 @@ func versionDirsTree(t *testing.T, n int) string {
 }
 
 // TestCudaVersionDirsBounded: every lib/<N> directory is one more
-// simulation of the whole tree, so their number is bounded; the bound
-// itself is simulated in full.
+// simulation of the whole tree, so their number is bounded where the
+// simulations run (buildredist.Complete, in the aggregate); the bound
+// itself is simulated in full, and detecting the facts is never refused.
 func TestCudaVersionDirsBounded(t *testing.T) {
-	f, err := detect.Detect(versionDirsTree(t, detect.MaxCudaVersionDirs))
+	f := detectWithRules(t, versionDirsTree(t, buildredist.MaxCudaVersionDirs), "")
+	if len(f.BuildRedistByCudaMajor) != buildredist.MaxCudaVersionDirs {
+		t.Errorf("%d simulations, want %d", len(f.BuildRedistByCudaMajor), buildredist.MaxCudaVersionDirs)
+	}
+	n := buildredist.MaxCudaVersionDirs + 1
+	g, err := detect.Detect(versionDirsTree(t, n))
 	if err != nil {
-		t.Fatalf("%d version directories: %v", detect.MaxCudaVersionDirs, err)
+		t.Fatalf("%d version directories: detecting the facts: %v", n, err)
 	}
-	if len(f.BuildRedistByCudaMajor) != detect.MaxCudaVersionDirs {
-		t.Errorf("%d simulations, want %d", len(f.BuildRedistByCudaMajor), detect.MaxCudaVersionDirs)
-	}
-	n := detect.MaxCudaVersionDirs + 1
-	_, err = detect.Detect(versionDirsTree(t, n))
+	err = buildredist.Complete(g, "", false)
 	want := fmt.Sprintf("lib/ holds %d CUDA version directories (lib/1 to lib/%d)", n, n)
-	if !errors.Is(err, detect.ErrLimit) || !strings.Contains(err.Error(), want) {
-		t.Errorf("%d version directories: %v; want ErrLimit saying %q", n, err, want)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%d version directories: %v; want an error saying %q", n, err, want)
 	}
 	// With a CUDA major given there is one simulation, whatever lib/ holds.
-	if _, err := detect.DetectWith(versionDirsTree(t, n), detect.Options{CudaMajor: "12"}); err != nil {
+	if err := buildredist.Complete(g, "12", false); err != nil {
 		t.Errorf("%d version directories, CudaMajor 12: %v", n, err)
 	}
+}
+
+// detectWithRules is what the aggregate holds of a tree: its facts and
+// the buildRedist rules' results for cudaMajor.
+func detectWithRules(t *testing.T, root, cudaMajor string) *features.Features {
+	t.Helper()
+	f, err := detect.Detect(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := buildredist.Complete(f, cudaMajor, false); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }

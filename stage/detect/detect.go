@@ -8,18 +8,11 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/fatbin"
 )
 
 // Options tune Detect.
 type Options struct {
-	// CudaMajor is the cudaMajorVersion the buildRedist simulation uses
-	// ("12" for a cuda12 variant); empty for archives without a variant.
-	CudaMajor string
-	// Globstar reads "**" in buildRedist's patterns as bash's globstar
-	// would; stdenv leaves it off (see stage/detect/buildredist).
-	Globstar bool
 	// NarHash is the tree's NAR hash when the caller knows it (Nix
 	// computed it when it registered the tree; any encoding Nix prints).
 	// The walk then hashes nothing and reads files only for what it
@@ -42,13 +35,6 @@ const (
 	DefaultMaxEntries       = 1_000_000
 )
 
-// MaxCudaVersionDirs bounds the lib/<N> directories of one tree. Each is
-// a buildRedist simulation of the whole tree, so without a bound a small
-// archive of many tiny lib/<N> directories costs their number times its
-// size (3,000 of them with 3,000 other files took 19 s); real archives
-// have at most three (lib/11, lib/12, lib/13).
-const MaxCudaVersionDirs = 8
-
 func (o Options) withDefaults() Options {
 	if o.MaxBytes <= 0 {
 		o.MaxBytes = DefaultMaxBytes
@@ -59,7 +45,11 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Detect walks the unpacked tree at root and returns its features.
+// Detect walks the unpacked tree at root and returns its facts: what the
+// tree holds, its ELF and fatbin facts, its NAR hash and its listing
+// (Tree). What rules derive from them (the buildRedist simulation) is
+// stage/detect/buildredist.Complete's, run by the aggregate: a change of
+// those rules then re-detects nothing.
 func Detect(root string) (*features.Features, error) {
 	return DetectWith(root, Options{})
 }
@@ -83,20 +73,6 @@ func detectTree(root string, opts Options) (*features.Features, *tree, error) {
 	}
 	f.NarHash = narHash
 	f.Tree = t.buildRedistTree()
-	f.BuildRedist = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: opts.CudaMajor, Globstar: opts.Globstar})
-	if opts.CudaMajor == "" {
-		majors := majorDirs(f.CudaVersionsInLib)
-		if n := len(majors); n > MaxCudaVersionDirs {
-			return nil, t, fmt.Errorf("detect %s: lib/ holds %d CUDA version directories (lib/%s to lib/%s): %w: each is one more buildRedist simulation of the whole tree, and at most %d are simulated",
-				root, n, majors[0], majors[n-1], ErrLimit, MaxCudaVersionDirs)
-		}
-		for _, v := range majors {
-			if f.BuildRedistByCudaMajor == nil {
-				f.BuildRedistByCudaMajor = map[string]features.BuildRedistFacts{}
-			}
-			f.BuildRedistByCudaMajor[v] = buildredist.Analyze(f.Tree, buildredist.Options{CudaMajor: v, Globstar: opts.Globstar})
-		}
-	}
 	return f, t, nil
 }
 
@@ -161,20 +137,6 @@ func (t *tree) executables(dir string) []string {
 		}
 	}
 	return out
-}
-
-// majorDirs are the versions of lib/<version> directories that buildRedist
-// can swap in for lib/: it uses lib/${cudaMajorVersion}, so only whole
-// majors (lib/12, not lib/12.2, which upstream's cudaVersionsInLib lists
-// too) are simulated.
-func majorDirs(versions []string) []string {
-	var majors []string
-	for _, v := range versions {
-		if !strings.Contains(v, ".") {
-			majors = append(majors, v)
-		}
-	}
-	return majors
 }
 
 var cudaVersionDir = regexp.MustCompile(`^\d+(\.\d+)?$`)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
@@ -266,6 +267,9 @@ func TestOtherFeatures(t *testing.T) {
 		F("lib/11/libx.so", ""), F("lib/12/libx.so", ""), F("lib/12.2/libx.so", ""), D("lib/13"), F("lib/v12/x", ""),
 		F("lib/python3.10/site-packages/mod/__init__.py", ""), F("python/tool.whl", ""), F("python/util.py", ""),
 	})
+	if err := buildredist.Complete(f, "", false); err != nil {
+		t.Fatal(err)
+	}
 	if diff := cmp.Diff([]string{"11", "12", "12.2"}, f.CudaVersionsInLib); diff != "" {
 		t.Errorf("CudaVersionsInLib (-want +got):\n%s", diff)
 	}
@@ -342,10 +346,7 @@ func TestBuildRedistFacts(t *testing.T) {
 	if err := testarchive.WriteTree(root, entries); err != nil {
 		t.Fatal(err)
 	}
-	f, err := detect.DetectWith(root, detect.Options{CudaMajor: "12"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := detectWithRules(t, root, "12")
 	br := f.BuildRedist
 	if diff := cmp.Diff([]string{"out", "samples", "include", "lib", "stubs"}, br.Outputs); diff != "" {
 		t.Errorf("Outputs (-want +got):\n%s", diff)
@@ -365,10 +366,7 @@ func TestBuildRedistFacts(t *testing.T) {
 	if f.BuildRedistByCudaMajor != nil {
 		t.Errorf("BuildRedistByCudaMajor set although a major was given")
 	}
-	g, err := detect.Detect(root)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := detectWithRules(t, root, "")
 	if len(g.BuildRedistByCudaMajor) != 2 || g.BuildRedistByCudaMajor["11"].HasStubs || !g.BuildRedistByCudaMajor["12"].HasStubs {
 		t.Errorf("BuildRedistByCudaMajor = %+v", g.BuildRedistByCudaMajor)
 	}

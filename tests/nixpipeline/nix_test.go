@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -40,13 +41,46 @@ var (
 	buildErr  error
 )
 
-// TestMain removes the binary programBinary built once the tests are done.
+var (
+	detectorOnce sync.Once
+	detectorPath string
+	detectorErr  error
+)
+
+// TestMain removes the binaries programBinary and detectorBinary built
+// once the tests are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+	for _, p := range []string{binPath, detectorPath} {
+		if p != "" {
+			os.RemoveAll(filepath.Dir(p))
+		}
 	}
 	os.Exit(code)
+}
+
+// detectorBinary builds cuda-redist-detector once for all tests, as
+// scripts/sample.sh does (reproducibly).
+func detectorBinary(t *testing.T) string {
+	t.Helper()
+	detectorOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "crff-detector-")
+		if err != nil {
+			detectorErr = err
+			return
+		}
+		detectorPath = filepath.Join(dir, "cuda-redist-detector")
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", detectorPath, "./cmd/cuda-redist-detector")
+		cmd.Dir = repoRoot()
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			detectorErr = fmt.Errorf("%w\n%s", err, out)
+		}
+	})
+	if detectorErr != nil {
+		t.Fatalf("build detector: %v", detectorErr)
+	}
+	return detectorPath
 }
 
 // programBinary builds the static binary once for all tests.
@@ -97,7 +131,8 @@ func mustNix(t *testing.T, args ...string) string {
 
 // buildSample builds an attribute of default.nix's features.sample.
 func buildSample(t *testing.T, attr string) string {
-	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "program", programBinary(t), "-A", "features.sample."+attr)
+	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "program", programBinary(t),
+		"--arg", "detectorProgram", detectorBinary(t), "-A", "features.sample."+attr)
 }
 
 // runProgram runs the built binary from the repository root (where it

@@ -21,11 +21,12 @@ func TestIdentifyGoldenFiles(t *testing.T) {
 		t.Fatal("no sample manifest")
 	}
 	cases := map[string]string{
-		filepath.Join(golden, "buildRedist.json"):   "buildredist",
-		filepath.Join(golden, "detail.json"):        "detail",
-		filepath.Join(golden, "feature_1.0.0.json"): "legacy",
-		filepath.Join(golden, "index.json"):         "index",
-		manifests[0]:                                ManifestFormat,
+		filepath.Join(golden, "buildRedist.json"):                           "buildredist",
+		filepath.Join(golden, "detail.json"):                                "detail",
+		filepath.Join(golden, "feature_1.0.0.json"):                         "legacy",
+		filepath.Join(golden, "index.json"):                                 "index",
+		manifests[0]:                                                        ManifestFormat,
+		filepath.Join(testenv.RepoRoot(), "sample", "unpacked-hashes.json"): "unpacked-hashes",
 	}
 	for path, want := range cases {
 		f, err := os.Open(path)

@@ -93,7 +93,7 @@ func Manifest() map[string]any {
 }
 
 // Formats are the names Feature accepts.
-var Formats = []string{"legacy", "index", "detect", "detail", "report", "buildredist", "dependencies", "finding", "coverage"}
+var Formats = []string{"legacy", "index", "detect", "detail", "report", "buildredist", "dependencies", "finding", "coverage", "unpacked-hashes"}
 
 // Feature is the schema of one output format.
 func Feature(format string) (map[string]any, error) {
@@ -256,6 +256,17 @@ func Feature(format string) (map[string]any, error) {
 		for k, v := range coverageReport() {
 			doc[k] = v
 		}
+	case "unpacked-hashes":
+		doc["$id"] = baseID + "unpacked-hashes.json"
+		doc["title"] = "unpacked-hashes.json: relative_path -> the archive's sha256 and its unpacked tree's NAR hash (pins the unpack as a fixed-output derivation)"
+		record := closed(obj{
+			"sha256":  pattern(`^[0-9a-f]{64}$`),
+			"narHash": pattern(manifest.NarHashSRI.String()),
+		}, "sha256", "narHash")
+		for k, v := range closed(obj{"archives": mapOf(record)}, "archives") {
+			doc[k] = v
+		}
+		doc["properties"].(obj)["archives"].(obj)["propertyNames"] = pattern(manifest.SafeRelativePath.String())
 	default:
 		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
 	}

@@ -1,0 +1,167 @@
+package layout_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
+)
+
+const (
+	detector   = "./cmd/cuda-redist-detector"
+	sourceList = "cmd/cuda-redist-detector/sources.txt"
+)
+
+// notInDetector are the packages the detector must not import: what runs
+// outside the sandbox (report, check and --fix, the Nix driver and its
+// log reader) and what the aggregate derives from the facts (aggregate,
+// the buildRedist rules). A change to any of them must leave the
+// detector's bytes, and so every unpack and detect derivation, as they are.
+var notInDetector = []string{
+	"stage/report", "stage/check", "stage/aggregate", "stage/detect/buildredist", "nixdriver", "cmd/cuda-redist-find-features",
+}
+
+// detectorPlatforms are the targets the flake builds the detector for:
+// the source list is the union of their files.
+var detectorPlatforms = []string{"linux/amd64", "linux/arm64"}
+
+func goList(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("go", append([]string{"list"}, args...)...)
+	cmd.Dir = testenv.RepoRoot()
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list %v: %v", args, err)
+	}
+	return string(out)
+}
+
+// TestDetectorImportClosure: the detector's import closure holds none of
+// notInDetector.
+func TestDetectorImportClosure(t *testing.T) {
+	for _, p := range strings.Fields(goList(t, nil, "-deps", detector)) {
+		rel, ok := strings.CutPrefix(p, module+"/")
+		if !ok {
+			continue
+		}
+		for _, bad := range notInDetector {
+			if rel == bad || strings.HasPrefix(rel, bad+"/") {
+				t.Errorf("cmd/cuda-redist-detector imports %s: the detector holds unpack and the per-archive facts only (docs/design.md)", rel)
+			}
+		}
+	}
+}
+
+// detectorSources lists the files the detector compiles from the
+// repository (its packages' and their vendored dependencies' Go,
+// assembly and embedded files, on every platform of detectorPlatforms)
+// and the module files the build reads.
+func detectorSources(t *testing.T) []string {
+	t.Helper()
+	root := testenv.RepoRoot()
+	set := map[string]bool{"go.mod": true, "go.sum": true, "vendor/modules.txt": true}
+	const tmpl = `{{if not .Standard}}{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .SFiles}}{{$d}}/{{.}} {{end}}{{range .HFiles}}{{$d}}/{{.}} {{end}}{{range .EmbedFiles}}{{$d}}/{{.}} {{end}}{{end}}`
+	for _, pl := range detectorPlatforms {
+		goos, goarch, _ := strings.Cut(pl, "/")
+		env := []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0", "GOFLAGS=-mod=vendor"}
+		for _, f := range strings.Fields(goList(t, env, "-deps", "-f", tmpl, detector)) {
+			rel, err := filepath.Rel(root, f)
+			if err != nil || strings.HasPrefix(rel, "..") {
+				t.Fatalf("%s is outside the repository", f)
+			}
+			set[filepath.ToSlash(rel)] = true
+		}
+	}
+	list := make([]string, 0, len(set))
+	for f := range set {
+		list = append(list, f)
+	}
+	sort.Strings(list)
+	return list
+}
+
+// TestDetectorSourceList: sources.txt, from which nix/detector-source.nix
+// builds the detector, lists exactly what it compiles (UPDATE_GOLDEN=1
+// rewrites it).
+func TestDetectorSourceList(t *testing.T) {
+	want := detectorSources(t)
+	path := filepath.Join(testenv.RepoRoot(), sourceList)
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(path, []byte(strings.Join(want, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (UPDATE_GOLDEN=1 writes it)", err)
+	}
+	got := strings.Fields(string(data))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s is not what the detector compiles (-want +got; UPDATE_GOLDEN=1 rewrites it):\n%s", sourceList, diff)
+	}
+}
+
+// TestDetectorReproducible copies the files of sources.txt, and nothing
+// else, to two directories of different names and builds the detector in
+// each as scripts/sample.sh and the flake do: the list is enough to
+// build it, and the same source gives the same bytes wherever it sits.
+func TestDetectorReproducible(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the detector twice")
+	}
+	root := testenv.RepoRoot()
+	data, err := os.ReadFile(filepath.Join(root, sourceList))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := strings.Fields(string(data))
+	var bins [][]byte
+	for _, name := range []string{"a", "copy-b"} {
+		dir := filepath.Join(t.TempDir(), name)
+		for _, f := range files {
+			copyFile(t, filepath.Join(root, f), filepath.Join(dir, f))
+		}
+		bin := filepath.Join(t.TempDir(), "cuda-redist-detector")
+		cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, detector)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("build from the files of %s alone: %v\n%s", sourceList, err, out)
+		}
+		b, err := os.ReadFile(bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bins = append(bins, b)
+	}
+	if !bytes.Equal(bins[0], bins[1]) {
+		t.Errorf("two builds of the same source differ (%d and %d bytes)", len(bins[0]), len(bins[1]))
+	}
+	if slices.Contains(files, "stage/detect/buildredist/analyze.go") {
+		t.Errorf("the detector's sources hold the buildRedist rules")
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,78 @@
+package nixpipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestUnpackedHashesRecordedAndPinned: a first run over the sample (with
+// the detector as builder) records every unpacked tree's NAR hash, the
+// same as the committed sample/unpacked-hashes.json; the next run pins
+// the unpacks with them and changes nothing; a record the unpacker does
+// not reproduce fails that archive, naming it and both hashes.
+func TestUnpackedHashesRecordedAndPinned(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	file := filepath.Join(dir, "unpacked-hashes.json")
+	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	det := []string{"--detector-program", detectorBinary(t)}
+	if code, _, stderr := process(t, dir, det...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the first run wrote no record: %v", err)
+	}
+	committed, err := os.ReadFile(filepath.Join(repoRoot(), "sample", "unpacked-hashes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, committed) {
+		t.Errorf("the recorded hashes differ from sample/unpacked-hashes.json:\n%s", got)
+	}
+	if code, _, stderr := process(t, dir, det...); code != 0 {
+		t.Fatalf("pinned run: exit %d\n%s", code, stderr)
+	}
+	again, _ := os.ReadFile(file)
+	if !bytes.Equal(again, got) {
+		t.Errorf("the pinned run changed the record:\n%s", again)
+	}
+
+	var h struct {
+		Archives map[string]struct {
+			SHA256  string `json:"sha256"`
+			NarHash string `json:"narHash"`
+		} `json:"archives"`
+	}
+	if err := json.Unmarshal(got, &h); err != nil {
+		t.Fatal(err)
+	}
+	const archive = "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz"
+	rec, ok := h.Archives[archive]
+	if !ok {
+		t.Fatalf("no record of %s", archive)
+	}
+	wrong := "sha256-" + strings.Repeat("A", 43) + "="
+	r := h.Archives[archive]
+	r.NarHash = wrong
+	h.Archives[archive] = r
+	data, _ := json.Marshal(h)
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := process(t, dir, det...)
+	if code == 0 {
+		t.Fatalf("a wrong record passed:\n%s", stderr)
+	}
+	for _, want := range []string{archive, "recorded " + wrong, "unpacked now " + rec.NarHash, "first difference:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the mismatch error does not say %q:\n%s", want, stderr)
+		}
+	}
+}
