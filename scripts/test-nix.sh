@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The tests that run Nix, on a newer Nix: inside a Debian root file system
+# (scripts/nix-rootfs.sh) with Debian's nix-bin, as root without a daemon,
+# and then (--daemon, or CRFF_NIX_DAEMON=1) the CLI as an unprivileged user
+# through a nix-daemon of the root file system's own.
+#
+#   scripts/test-nix.sh VERSION [--daemon]
+#
+# VERSION is 2.26 (Debian trixie) or 2.34 (Debian unstable); 2.8 is the
+# host's own Nix (scripts/test.sh runs it). Which tests run here and why:
+# docs/testing.md, "Nix versions".
+#
+# The repository, the Go toolchain, GOCACHE, GOMODCACHE and CRFF_REAL_CUDA
+# are bind-mounted at their own paths; /tmp is a fresh directory. All of it
+# happens in a mount namespace of its own (unshare), so every mount is gone
+# when the run ends, failed or not. pivot_root rather than chroot: Nix's
+# sandbox creates user namespaces, which the kernel refuses to a chrooted
+# process.
+set -euo pipefail
+
+if [ "${1:-}" = --inside ]; then
+  # Second half, in the new mount namespace: mount, pivot_root, run.
+  shift
+  root=$1 tmp=$2 script=$3
+  shift 3
+  mount --bind "$root" "$root"
+  mount -t proc proc "$root/proc"
+  mount --rbind /dev "$root/dev"
+  mount --rbind /sys "$root/sys"
+  mount --bind "$tmp" "$root/tmp"
+  for d in "$@"; do
+    mkdir -p "$root$d"
+    mount --bind "$d" "$root$d"
+  done
+  cd "$root"
+  mkdir -p .oldroot
+  pivot_root . .oldroot
+  cd /
+  umount -l /.oldroot
+  rmdir /.oldroot
+  exec /bin/bash "$script"
+fi
+
+version=${1:?usage: test-nix.sh VERSION [--daemon]}
+daemon=${CRFF_NIX_DAEMON:-}
+[ "${2:-}" = --daemon ] && daemon=1
+case $version in
+  2.26) suite=trixie ;;
+  2.34) suite=unstable ;;
+  *)
+    echo "test-nix: no root file system for Nix $version (2.26, 2.34; 2.8 is the host's)" >&2
+    exit 2
+    ;;
+esac
+cd "$(dirname "$0")/.."
+repo=$(pwd -P)
+root=$(scripts/nix-rootfs.sh "$suite")
+goroot=$(go env GOROOT)
+gocache=$(go env GOCACHE)
+gomodcache=$(go env GOMODCACHE)
+mkdir -p "$gocache" "$gomodcache"
+binds=("$repo" "$goroot" "$gocache" "$gomodcache")
+if [ -n "${CRFF_REAL_CUDA:-}" ] && [ "$CRFF_REAL_CUDA" != skip ]; then
+  binds+=("$(cd "$CRFF_REAL_CUDA" && pwd -P)")
+fi
+
+tmp=$(mktemp -d /var/tmp/crff-nix-"$version"-XXXXXX)
+chmod 1777 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+
+# The packages whose tests run Nix's tools, found in the tests themselves
+# (so a new one cannot be left out), and the CLI, which drives Nix.
+# tests/realcuda is left out but for its one test that runs Nix: its other
+# tests compare with cuobjdump and patchelf, which do not depend on Nix.
+mapfile -t pkgs < <(
+  { grep -rlE 'nix-instantiate|nix-build|nix-store|RequireNix|LookPath\("nix' \
+      --include='*_test.go' --exclude-dir=vendor --exclude-dir=.cache . | xargs -n1 dirname
+    echo ./cmd/cuda-redist-find-features
+  } | grep -v '^./tests/realcuda$' | sort -u
+)
+
+# The script that runs inside: what the caller's environment says that
+# matters to the tests, then go test, then the daemon run.
+cat > "$tmp/run.sh" <<EOF
+set -euo pipefail
+export PATH=$goroot/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root GOCACHE=$gocache GOMODCACHE=$gomodcache GOFLAGS=-mod=vendor GOTOOLCHAIN=local
+export TMPDIR=/tmp CRFF_REQUIRE_ALL=1 CRFF_REQUIRE_NIX=1
+export CRFF_REAL_CUDA=${CRFF_REAL_CUDA:-skip}
+cd $repo
+echo "== Nix \$(nix --version | sed 's/.* //') (Debian $suite), root, no daemon"
+go build -o /tmp/testsummary ./scripts/testsummary
+status=0
+go test -json -count=1 -timeout 30m ${pkgs[*]} | /tmp/testsummary || status=1
+if [ "\$CRFF_REAL_CUDA" != skip ]; then
+  go test -json -count=1 -run '^TestRealTreeNarHash\$' ./tests/realcuda | /tmp/testsummary || status=1
+fi
+if [ -n "$daemon" ]; then
+  echo "== Nix \$(nix --version | sed 's/.* //'): the CLI as an unprivileged user through nix-daemon"
+  bash scripts/test-daemon.sh || status=1
+fi
+exit \$status
+EOF
+
+unshare --mount --propagation private -- "$repo/scripts/test-nix.sh" --inside "$root" "$tmp" /tmp/run.sh "${binds[@]}"
