@@ -21,12 +21,13 @@ dir=${2:-${CRFF_NIX_ROOTFS_DIR:-/var/cache/crff-nix}/rootfs-$suite}
 
 # What runs inside (docs/testing.md, "Nix versions"): Nix and the tests'
 # tools. gcc/g++/binutils build the ELF fixtures; patchelf is an oracle;
-# busybox-static is the stand-in nixpkgs' shell; openssh-* the remote
+# busybox-static is the stand-in nixpkgs' shell; patch applies
+# check-nixpkgs --fix's diffs; zstd writes .tar.zst fixtures; openssh-* the remote
 # builder test's sshd; passwd creates the nixbld users and the
 # unprivileged user of the daemon test; util-linux's setpriv drops to
 # that user; bc and time are used by the scripts the tests run.
 packages=(nix-bin ca-certificates git xz-utils bzip2 busybox-static gcc g++ binutils
-  patchelf unzip bc time openssh-server openssh-client passwd util-linux procps)
+  patchelf patch zstd unzip bc time openssh-server openssh-client passwd util-linux procps)
 stamp="suite=$suite packages=${packages[*]}"
 
 if [ -f "$dir/.crff-rootfs" ] && [ "$(cat "$dir/.crff-rootfs")" = "$stamp" ]; then
