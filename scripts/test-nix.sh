@@ -78,6 +78,13 @@ mapfile -t pkgs < <(
     echo ./cmd/cuda-redist-find-features
   } | grep -v '^./tests/realcuda$' | sort -u
 )
+# For work on one test: CRFF_TEST_PKGS (package patterns) and
+# CRFF_TEST_RUN (go test -run) narrow the run.
+if [ -n "${CRFF_TEST_PKGS:-}" ]; then
+  read -r -a pkgs <<<"$CRFF_TEST_PKGS"
+fi
+run=()
+[ -n "${CRFF_TEST_RUN:-}" ] && run=(-run "$CRFF_TEST_RUN")
 
 # The script that runs inside: what the caller's environment says that
 # matters to the tests, then go test, then the daemon run.
@@ -88,11 +95,20 @@ export HOME=/root GOCACHE=$gocache GOMODCACHE=$gomodcache GOFLAGS=-mod=vendor GO
 export TMPDIR=/tmp CRFF_REQUIRE_ALL=1 CRFF_REQUIRE_NIX=1
 export CRFF_REAL_CUDA=${CRFF_REAL_CUDA:-skip}
 cd $repo
+# Debian's nix-bin builds as the nixbld users (build-users-group = nixbld)
+# and its package creates none: what an installer does, once.
+if ! getent group nixbld >/dev/null; then
+  groupadd --system nixbld
+  for i in 1 2 3 4 5 6 7 8; do
+    useradd --system --no-create-home --home-dir /var/empty --shell /usr/sbin/nologin \
+      --gid nixbld --groups nixbld nixbld\$i
+  done
+fi
 echo "== Nix \$(nix --version | sed 's/.* //') (Debian $suite), root, no daemon"
 go build -o /tmp/testsummary ./scripts/testsummary
 status=0
-go test -json -count=1 -timeout 30m ${pkgs[*]} | /tmp/testsummary || status=1
-if [ "\$CRFF_REAL_CUDA" != skip ]; then
+go test -json -count=1 -timeout 30m ${run[*]:-} ${pkgs[*]} | /tmp/testsummary || status=1
+if [ "\$CRFF_REAL_CUDA" != skip ] && [ -z "${CRFF_TEST_PKGS:-}" ]; then
   go test -json -count=1 -run '^TestRealTreeNarHash\$' ./tests/realcuda | /tmp/testsummary || status=1
 fi
 if [ -n "$daemon" ]; then

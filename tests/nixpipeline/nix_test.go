@@ -163,14 +163,12 @@ func TestNarHashMatchesNix(t *testing.T) {
 			t.Fatal(err)
 		}
 		info := mustNix(t, "nix", "path-info", "--json", unpacked)
-		var paths []struct {
-			NarHash string `json:"narHash"`
+		narHash, err := pathInfoNarHash([]byte(info), unpacked)
+		if err != nil {
+			t.Fatalf("%v (%s)", err, info)
 		}
-		if err := json.Unmarshal([]byte(info), &paths); err != nil || len(paths) != 1 {
-			t.Fatalf("path-info %s: %v (%s)", unpacked, err, info)
-		}
-		if paths[0].NarHash != f.NarHash {
-			t.Errorf("%s: detect derivation narHash %s, nix path-info %s", e, f.NarHash, paths[0].NarHash)
+		if narHash != f.NarHash {
+			t.Errorf("%s: detect derivation narHash %s, nix path-info %s", e, f.NarHash, narHash)
 		}
 		code, stdout, stderr := runProgram(t, "detect", unpacked)
 		if code != 0 {
@@ -180,8 +178,8 @@ func TestNarHashMatchesNix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if own.NarHash != paths[0].NarHash {
-			t.Errorf("%s: detect's own hash %s, nix path-info %s", e, own.NarHash, paths[0].NarHash)
+		if own.NarHash != narHash {
+			t.Errorf("%s: detect's own hash %s, nix path-info %s", e, own.NarHash, narHash)
 		}
 	}
 }
