@@ -30,6 +30,12 @@ packages=(nix-bin ca-certificates git xz-utils bzip2 busybox-static gcc g++ binu
   patchelf patch zstd unzip bc time openssh-server openssh-client passwd util-linux procps)
 stamp="suite=$suite packages=${packages[*]}"
 
+# One build at a time per directory: a second caller waits, then finds
+# the first one's result.
+mkdir -p "$(dirname "$dir")"
+exec 9>"$dir.lock"
+flock 9
+
 if [ -f "$dir/.crff-rootfs" ] && [ "$(cat "$dir/.crff-rootfs")" = "$stamp" ]; then
   echo "$dir"
   exit 0
