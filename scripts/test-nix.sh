@@ -5,6 +5,7 @@
 # through a nix-daemon of the root file system's own.
 #
 #   scripts/test-nix.sh VERSION [--daemon]
+#   scripts/test-nix.sh VERSION -- COMMAND [ARG...]   # COMMAND inside, from the repository
 #
 # VERSION is 2.26 (Debian trixie) or 2.34 (Debian unstable); 2.8 is the
 # host's own Nix (scripts/test.sh runs it). Which tests run here and why:
@@ -41,9 +42,14 @@ if [ "${1:-}" = --inside ]; then
   exec /bin/bash "$script"
 fi
 
-version=${1:?usage: test-nix.sh VERSION [--daemon]}
+version=${1:?usage: test-nix.sh VERSION [--daemon | -- COMMAND...]}
+shift
 daemon=${CRFF_NIX_DAEMON:-}
-[ "${2:-}" = --daemon ] && daemon=1
+command=()
+case ${1:-} in
+  --daemon) daemon=1 ;;
+  --) shift; command=("$@") ;;
+esac
 case $version in
   2.26) suite=trixie ;;
   2.34) suite=unstable ;;
@@ -104,6 +110,7 @@ if ! getent group nixbld >/dev/null; then
       --gid nixbld --groups nixbld nixbld\$i
   done
 fi
+$(if [ ${#command[@]} -gt 0 ]; then printf 'exec'; printf ' %q' "${command[@]}"; fi)
 echo "== Nix \$(nix --version | sed 's/.* //') (Debian $suite), root, no daemon"
 go build -o /tmp/testsummary ./scripts/testsummary
 status=0
