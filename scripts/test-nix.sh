@@ -29,9 +29,12 @@ if [ "${1:-}" = --inside ]; then
   mount --rbind /dev "$root/dev"
   mount --rbind /sys "$root/sys"
   mount --bind "$tmp" "$root/tmp"
-  for d in "$@"; do
+  for d in "$@"; do # PATH, or PATH:ro for a read-only one
+    ro=
+    case $d in *:ro) d=${d%:ro} ro=1 ;; esac
     mkdir -p "$root$d"
     mount --bind "$d" "$root$d"
+    [ -z "$ro" ] || mount -o remount,bind,ro "$root$d"
   done
   cd "$root"
   mkdir -p .oldroot
@@ -66,8 +69,15 @@ gocache=$(go env GOCACHE)
 gomodcache=$(go env GOMODCACHE)
 mkdir -p "$gocache" "$gomodcache"
 binds=("$repo" "$goroot" "$gocache" "$gomodcache")
+# A git worktree's repository is elsewhere (git ls-files: the flake test
+# copies the tracked files).
+gitdir=$(git rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true)
+case $gitdir in
+  "" | "$repo"/*) ;;
+  *) binds+=("$gitdir:ro") ;;
+esac
 if [ -n "${CRFF_REAL_CUDA:-}" ] && [ "$CRFF_REAL_CUDA" != skip ]; then
-  binds+=("$(cd "$CRFF_REAL_CUDA" && pwd -P)")
+  binds+=("$(cd "$CRFF_REAL_CUDA" && pwd -P):ro")
 fi
 
 tmp=$(mktemp -d /var/tmp/crff-nix-"$version"-XXXXXX)
