@@ -14,20 +14,20 @@ import (
 
 // The remote-store mode (Runner.Store set, e.g. ssh-ng://builder): the
 // derivations are evaluated into the local store, but built in Store
-// (`nix copy --derivation --to URI`, then `nix build --store URI`);
+// (`nix copy --derivation --to URI`, then `nix-store --store URI --realise`);
 // archives, unpacked trees and detections stay on
 // that store, and the CLI reads back only the result files, with
 // `nix store cat --store URI`. Local file:// archives are added to Store
 // directly (nix-store --store URI --add-fixed).
 
-// nixCommand is the experimental feature `nix build`, `nix path-info`
-// and `nix store cat` need on Nix 2.8.
+// nixCommand is the experimental feature `nix copy`, `nix show-config`,
+// `nix store ls` and `nix store cat` need.
 var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 
 // realiseInStore copies the derivations (and their closure: the other
 // derivations and the program) to r.Store, then builds their outputs
-// there. (Nix 2.8's `nix build --store URI --eval-store auto` refuses a
-// .drv that is not yet valid in URI, so the copy comes first.)
+// there. (A .drv must be valid in URI before it is built there, so the
+// copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	copyArgs := append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store)
 	cp := exec.Command("nix", append(append(copyArgs, r.optionArgs()...), drvs...)...)
@@ -35,13 +35,16 @@ func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	if err := interrupt.Run(ctx, cp); err != nil {
 		return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
 	}
-	args := append(append([]string{}, nixCommand...), "build", "--store", r.Store, "--no-link")
-	args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), drvs...)
-	cmd := exec.Command("nix", args...)
+	// nix-store --realise rather than nix build: since Nix 2.13 a bare
+	// .drv argument of nix build is the derivation file itself, and its
+	// outputs are written drv^*, which 2.8 does not know.
+	args := append([]string{"--store", r.Store, "--realise", "--no-gc-warning"}, drvs...)
+	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
+	cmd := exec.Command("nix-store", args...)
 	cmd.Stdout = io.Discard
 	cmd.Stderr = r.Stderr
 	if err := interrupt.Run(ctx, cmd); err != nil {
-		return fmt.Errorf("nix build --store %s: %w", r.Store, err)
+		return fmt.Errorf("nix-store --store %s --realise: %w", r.Store, err)
 	}
 	return nil
 }

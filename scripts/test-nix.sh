@@ -124,7 +124,7 @@ $(if [ ${#command[@]} -gt 0 ]; then printf 'exec'; printf ' %q' "${command[@]}";
 echo "== Nix \$(nix --version | sed 's/.* //') (Debian $suite), root, no daemon"
 go build -o /tmp/testsummary ./scripts/testsummary
 status=0
-go test -json -count=1 -timeout 30m ${run[*]:-} ${pkgs[*]} | /tmp/testsummary || status=1
+go test -json -count=1 -timeout 30m$( (( ${#run[@]} )) && printf ' %q' "${run[@]}") ${pkgs[*]} | /tmp/testsummary || status=1
 if [ "\$CRFF_REAL_CUDA" != skip ] && [ -z "${CRFF_TEST_PKGS:-}" ]; then
   go test -json -count=1 -run '^TestRealTreeNarHash\$' ./tests/realcuda | /tmp/testsummary || status=1
 fi

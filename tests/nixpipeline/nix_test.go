@@ -78,6 +78,12 @@ func programBinary(t *testing.T) string {
 func nix(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
 	full := append(append([]string{}, args[1:]...), nixOptions...)
+	if args[0] == "nix" {
+		// First, as a user types them: on Nix 2.26 and later, a flake
+		// command's own flags (--override-input) and the flake-registry
+		// setting are refused unless flakes are already enabled.
+		full = append(append([]string{}, nixOptions...), args[1:]...)
+	}
 	cmd := exec.Command(args[0], full...)
 	cmd.Dir = repoRoot()
 	var stdout, stderr bytes.Buffer
@@ -355,7 +361,7 @@ func TestFlakeCheck(t *testing.T) {
 	// The package carries its Nix library: `nix run .# -- process-manifests`
 	// works from a directory that has no nix/.
 	dir := copySample(t)
-	run := exec.Command("nix", append(append([]string{"run"}, nixOptions...), append(flakeArgs,
+	run := exec.Command("nix", append(append(append([]string{}, nixOptions...), "run"), append(flakeArgs,
 		"path:"+flake, "--", "process-manifests", "--nix-option", "substituters=", "--redist-name", "sample",
 		"--version", "1.0.0", "file://"+dir, dir)...)...)
 	run.Dir = t.TempDir()
