@@ -336,6 +336,14 @@ func TestFlakeCheck(t *testing.T) {
 	if err != nil {
 		t.Fatalf("nix flake check: %v\n%s", err, stderr)
 	}
+	// No noise of the flake's own: no trace (the old name detector's
+	// deprecation, evaluated once per system), no unknown output (a
+	// top-level lib, which Nix 2.34 warns about).
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "trace:") || strings.Contains(l, "unknown flake output") {
+			t.Errorf("nix flake check printed %q", l)
+		}
+	}
 	out := mustNix(t, "nix", "build", "--no-link", "--json", "--option", "flake-registry", registry,
 		"--override-input", "nixpkgs", "path:"+standIn, "path:"+flake+`#features.sample."1.0.0"`)
 	var built []struct {
