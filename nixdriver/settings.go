@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"os/user"
@@ -100,17 +102,38 @@ func scalar(v json.RawMessage, into *string) error {
 	return json.Unmarshal(v, into)
 }
 
-// list reads a list of strings, or a string of space-separated words
-// (how a setting of paths or URIs is written in nix.conf).
+// list reads a list of strings; a string of space-separated words (how a
+// setting of paths or URIs is written in nix.conf); or, for sandbox-paths
+// on Nix 2.34, an object of target: {source, optional}, read back into
+// nix.conf's words (target=source, with ? when optional).
 func list(v json.RawMessage, into *[]string) error {
 	if json.Unmarshal(v, into) == nil {
 		return nil
 	}
 	var s string
-	if err := json.Unmarshal(v, &s); err != nil {
-		return err
+	if json.Unmarshal(v, &s) == nil {
+		*into = strings.Fields(s)
+		return nil
 	}
-	*into = strings.Fields(s)
+	var paths map[string]struct {
+		Source   string `json:"source"`
+		Optional bool   `json:"optional"`
+	}
+	if err := json.Unmarshal(v, &paths); err != nil {
+		return errors.New("neither a list, a string nor an object of paths")
+	}
+	*into = nil
+	for _, target := range slices.Sorted(maps.Keys(paths)) {
+		p := paths[target]
+		word := target
+		if p.Source != "" && p.Source != target {
+			word += "=" + p.Source
+		}
+		if p.Optional {
+			word += "?"
+		}
+		*into = append(*into, word)
+	}
 	return nil
 }
 

@@ -41,6 +41,13 @@ func TestParseSettings(t *testing.T) {
 		!slices.Equal(s.TrustedUsers, want.TrustedUsers) {
 		t.Errorf("got %+v, want %+v", s, want)
 	}
+	// Nix 2.34 gives sandbox-paths as an object.
+	s, err = ParseSettings([]byte(`{"sandbox": {"value": true}, "sandbox-paths": {"value":
+		{"/bin/sh": {"optional": false, "source": "/usr/bin/bash-static"},
+		 "/etc/hosts": {"optional": true, "source": "/etc/hosts"}}}}`))
+	if want := []string{"/bin/sh=/usr/bin/bash-static", "/etc/hosts?"}; err != nil || !slices.Equal(s.SandboxPaths, want) {
+		t.Errorf("sandbox-paths of 2.34: got %q, %v; want %q", s.SandboxPaths, err, want)
+	}
 	relaxed, err := ParseSettings([]byte(`{"sandbox": {"value": "relaxed"}}`))
 	if err != nil || relaxed.Sandbox != "relaxed" {
 		t.Errorf(`sandbox "relaxed": got %+v, %v`, relaxed, err)
@@ -151,6 +158,7 @@ func TestReadSettingsMatchesNix(t *testing.T) {
 		}
 	}
 	for name, got := range map[string]string{
+		"sandbox-paths": strings.Join(s.SandboxPaths, " "),
 		"sandbox":       s.Sandbox,
 		"store":         s.Store,
 		"substituters":  strings.Join(s.Substituters, " "),
