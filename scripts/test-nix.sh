@@ -13,8 +13,8 @@
 #
 # The repository, the Go toolchain, GOCACHE, GOMODCACHE and CRFF_REAL_CUDA
 # are bind-mounted at their own paths; /tmp is a fresh directory. All of it
-# happens in a mount namespace of its own (unshare), so every mount is gone
-# when the run ends, failed or not. pivot_root rather than chroot: Nix's
+# happens in a mount and pid namespace of its own (unshare), so every
+# mount and process is gone when the run ends, failed or not. pivot_root rather than chroot: Nix's
 # sandbox creates user namespaces, which the kernel refuses to a chrooted
 # process.
 set -euo pipefail
@@ -54,8 +54,8 @@ case ${1:-} in
   --) shift; command=("$@") ;;
 esac
 case $version in
-  2.26) suite=trixie ;;
-  2.34) suite=unstable ;;
+  2.26) suite=trixie uidbase=30100 ;;
+  2.34) suite=unstable uidbase=30200 ;;
   *)
     echo "test-nix: no root file system for Nix $version (2.26, 2.34; 2.8 is the host's)" >&2
     exit 2
@@ -112,12 +112,17 @@ export TMPDIR=/tmp CRFF_REQUIRE_ALL=1 CRFF_REQUIRE_NIX=1
 export CRFF_REAL_CUDA=${CRFF_REAL_CUDA:-skip}
 cd $repo
 # Debian's nix-bin builds as the nixbld users (build-users-group = nixbld)
-# and its package creates none: what an installer does, once.
-if ! getent group nixbld >/dev/null; then
-  groupadd --system nixbld
+# and its package creates none: what an installer does, once. Their ids
+# are this root file system's own ($uidbase+1...), none of the host's or
+# the other one's: Nix kills every process of a build user before and
+# after a build, which would reach another Nix's builders sharing the id.
+if [ "\$(id -u nixbld1 2>/dev/null)" != $((uidbase + 1)) ]; then
+  for u in \$(getent group nixbld | cut -d: -f4 | tr , ' '); do userdel "\$u"; done
+  if getent group nixbld >/dev/null; then groupdel nixbld; fi
+  groupadd --gid $uidbase nixbld
   for i in 1 2 3 4 5 6 7 8; do
-    useradd --system --no-create-home --home-dir /var/empty --shell /usr/sbin/nologin \
-      --gid nixbld --groups nixbld nixbld\$i
+    useradd --uid \$(($uidbase + i)) --no-create-home --home-dir /var/empty \
+      --shell /usr/sbin/nologin --gid nixbld --groups nixbld nixbld\$i
   done
 fi
 $(if [ ${#command[@]} -gt 0 ]; then printf 'exec'; printf ' %q' "${command[@]}"; fi)
@@ -135,4 +140,6 @@ fi
 exit \$status
 EOF
 
-unshare --mount --propagation private -- "$repo/scripts/test-nix.sh" --inside "$root" "$tmp" /tmp/run.sh "${binds[@]}"
+# A pid namespace too: /proc shows this run's processes alone (the
+# interrupt tests look for leftover builders by name).
+unshare --mount --propagation private --pid --fork -- "$repo/scripts/test-nix.sh" --inside "$root" "$tmp" /tmp/run.sh "${binds[@]}"
