@@ -34,13 +34,18 @@ id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
 # both read /etc/nix/nix.conf on a real machine.
 export NIX_CONF_DIR=$work/conf
 mkdir -p "$NIX_CONF_DIR"
+# A socket of this run's own (a second run in the same root file system
+# would otherwise take over the first one's).
+export NIX_DAEMON_SOCKET_PATH=$work/daemon-socket/socket
+mkdir -p "$(dirname "$NIX_DAEMON_SOCKET_PATH")"
 start_daemon() { # sandbox value
   stop_daemon
   printf 'build-users-group = nixbld\nsandbox = %s\n' "$1" > "$NIX_CONF_DIR/nix.conf"
+  rm -f "$NIX_DAEMON_SOCKET_PATH"
   nix-daemon > "$work/daemon-$1.log" 2>&1 &
   daemon_pid=$!
   for _ in $(seq 100); do
-    [ -S /nix/var/nix/daemon-socket/socket ] && return 0
+    [ -S "$NIX_DAEMON_SOCKET_PATH" ] && return 0
     sleep 0.1 # a hang guard: the socket appears within a second
   done
   echo "test-daemon: nix-daemon made no socket in 10 s:" >&2
@@ -55,6 +60,7 @@ home=$(getent passwd "$user" | cut -d: -f6)
 as_user() {
   setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- \
     env HOME="$home" PATH="$PATH" NIX_CONF_DIR="$NIX_CONF_DIR" TMPDIR="$work/tmp-$user" \
+    NIX_DAEMON_SOCKET_PATH="$NIX_DAEMON_SOCKET_PATH" \
     GOCACHE="$home/.cache/go-build" GOFLAGS=-mod=vendor GOTOOLCHAIN=local \
     CRFF_REQUIRE_ALL=1 CRFF_REQUIRE_NIX=1 "$@"
 }
