@@ -26,9 +26,10 @@ dir=${2:-${CRFF_NIX_ROOTFS_DIR:-/var/cache/crff-nix}/rootfs-$suite}
 # builder test's sshd; passwd creates the nixbld users and the
 # unprivileged user of the daemon test; util-linux's setpriv drops to
 # that user; mount's umount lets go of the host's root (test-nix.sh);
+# bsdutils' script is the progress test's terminal;
 # bc and time are used by the scripts the tests run.
 packages=(nix-bin ca-certificates git xz-utils bzip2 busybox-static gcc g++ binutils
-  patchelf patch zstd unzip bc time openssh-server openssh-client passwd util-linux mount procps)
+  patchelf patch zstd unzip bc time openssh-server openssh-client passwd util-linux mount bsdutils procps)
 stamp="suite=$suite packages=${packages[*]}"
 
 # One build at a time per directory: a second caller waits, then finds

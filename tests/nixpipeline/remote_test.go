@@ -51,7 +51,14 @@ func startSSHBuilder(t *testing.T) *sshBuilder {
 	}
 	b := &sshBuilder{dir: t.TempDir(), port: freePort(t)}
 	b.clientKey = filepath.Join(b.dir, "client_key")
-	b.storeRoot = filepath.Join(b.dir, "builder-store")
+	// Not under /tmp: Nix 2.34 refuses a store whose path has a
+	// world-writable ancestor ("Path "/tmp" is world-writable").
+	storeParent, err := os.MkdirTemp("/var/lib", "crff-test-builder-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(storeParent) })
+	b.storeRoot = filepath.Join(storeParent, "builder-store")
 	b.wrapper = filepath.Join(b.dir, "builder")
 	hostKey := filepath.Join(b.dir, "host_key")
 	for _, k := range []string{hostKey, b.clientKey} {
