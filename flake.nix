@@ -87,8 +87,6 @@
         };
     in
     {
-      lib = nixLib;
-
       packages = forAllSystems (system: {
         program = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
@@ -146,9 +144,13 @@
       formatter = forAllSystems (system: (pkgsFor system).nixfmt);
 
       # `nix build .#features.<redist>.<version>`
-      # (and `.entries.<pkg>.<platform>.<variant>.features`).
+      # (and `.entries.<pkg>.<platform>.<variant>.features`), and the Nix
+      # library (`import ./nix`, the same on every system) as `lib`: a
+      # top-level `lib` is an output `nix flake check` does not know, and
+      # warns about.
       legacyPackages = forAllSystems (system: {
         features = featuresFor system;
+        lib = nixLib;
       });
 
       checks = forAllSystems (

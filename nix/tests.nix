@@ -422,26 +422,4 @@ in
       ];
     };
   }
-  {
-    name = "detector, the old name of program, still names the builder";
-    expr =
-      let
-        old = import ./pipeline.nix {
-          detector = "/no-program";
-          system = "x86_64-linux";
-        };
-        entry = {
-          relativePath = "a/b.tar.xz";
-          variant = null;
-        };
-        drvOf =
-          p:
-          (p.detect {
-            unpacked = "/unpacked";
-            inherit entry;
-          }).drvPath;
-      in
-      drvOf old == drvOf pipeline;
-    expected = true;
-  }
 ]

@@ -50,7 +50,8 @@ type Runner struct {
 	// what the progress display counts by (nixlog.Tracker.SetRoles).
 	SetRoles func(nixlog.Roles)
 
-	plans map[string]*Plan // by the arguments' JSON: one evaluation per run
+	plans           map[string]*Plan // by the arguments' JSON: one evaluation per run
+	settingsChecked bool             // warnSettings ran (settings.go)
 }
 
 // Manifest is one manifest to process.

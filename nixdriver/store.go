@@ -3,6 +3,7 @@ package nixdriver
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -12,20 +13,20 @@ import (
 
 // The remote-store mode (Runner.Store set, e.g. ssh-ng://builder): the
 // derivations are evaluated into the local store, but built in Store
-// (`nix copy --derivation --to URI`, then `nix build --store URI`);
+// (`nix copy --derivation --to URI`, then `nix-store --store URI --realise`);
 // archives, unpacked trees and detections stay on
 // that store, and the CLI reads back only the result files, with
 // `nix store cat --store URI`. Local file:// archives are added to Store
 // directly (nix-store --store URI --add-fixed).
 
-// nixCommand is the experimental feature `nix build`, `nix path-info`
-// and `nix store cat` need on Nix 2.8.
+// nixCommand is the experimental feature `nix copy`, `nix show-config`,
+// `nix store ls` and `nix store cat` need.
 var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 
 // realiseInStore copies the derivations (and their closure: the other
 // derivations and the program) to r.Store, then builds their outputs
-// there. (Nix 2.8's `nix build --store URI --eval-store auto` refuses a
-// .drv that is not yet valid in URI, so the copy comes first.)
+// there. (A .drv must be valid in URI before it is built there, so the
+// copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	copyArgs := append(append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store), r.optionArgs()...)
 	batches, err := nixexec.Batches(copyArgs, drvs)
@@ -39,21 +40,24 @@ func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 			return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
 		}
 	}
-	args := append(append([]string{}, nixCommand...), "build", "--store", r.Store, "--no-link")
-	args = append(append(args, r.BuildArgs...), r.optionArgs()...)
+	// nix-store --realise rather than nix build: since Nix 2.13 a bare
+	// .drv argument of nix build is the derivation file itself, and its
+	// outputs are written drv^*, which 2.8 does not know.
+	args := append([]string{"--store", r.Store, "--realise", "--no-gc-warning"}, r.BuildArgs...)
+	args = append(args, r.optionArgs()...)
 	if batches, err = nixexec.Batches(args, drvs); err != nil {
-		return fmt.Errorf("nix build --store %s: %w", r.Store, err)
+		return fmt.Errorf("nix-store --store %s --realise: %w", r.Store, err)
 	}
 	var first error
 	for _, batch := range batches {
-		cmd := nixexec.Command("nix", append(append([]string{}, args...), batch...)...)
-		cmd.Stderr = r.Stderr
+		cmd := nixexec.Command("nix-store", append(append([]string{}, args...), batch...)...)
+		cmd.Stdout, cmd.Stderr = io.Discard, r.Stderr
 		err := cmd.Run(ctx)
 		if ctx.Err() != nil {
-			return fmt.Errorf("nix build --store %s: %w", r.Store, err)
+			return fmt.Errorf("nix-store --store %s --realise: %w", r.Store, err)
 		}
 		if err != nil && first == nil {
-			first = fmt.Errorf("nix build --store %s: %w", r.Store, err)
+			first = fmt.Errorf("nix-store --store %s --realise: %w", r.Store, err)
 		}
 		if err != nil && !slices.Contains(r.BuildArgs, "--keep-going") {
 			break

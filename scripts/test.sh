@@ -6,6 +6,14 @@
 # and NVIDIA's CUDA 13 wheels (cuobjdump 13.4, nvcc 13.5 and libraries),
 # with cuobjdump and patchelf as oracles. Installs what it needs on Debian.
 #
+# On three Nix versions (docs/testing.md, "Nix versions"): the whole
+# suite on the host's Nix (Debian 12's 2.8), then the tests that run Nix on
+# Debian 13's 2.26 and Debian unstable's 2.34, each in a Debian root file
+# system of its own (scripts/test-nix.sh, scripts/nix-rootfs.sh), and on
+# 2.34 the CLI as an unprivileged user through a nix-daemon
+# (scripts/test-daemon.sh). CRFF_NIX_VERSIONS picks some of them
+# (default "2.8 2.26 2.34"): CRFF_NIX_VERSIONS=2.34 scripts/test.sh.
+#
 # CRFF_REAL_CUDA=skip leaves out the real-binary tests (they download ~1.3 GB:
 # CUDA 11.8 and 12.5 packages, 370 MB, and CUDA 13 wheels, 900 MB, cached in
 # tests/.cache/real-cuda). Every
@@ -13,7 +21,7 @@
 # list of skipped tests and their reasons.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh
+scripts/install-deps.sh test
 
 echo "== gofmt"
 unformatted=$(gofmt -l $(find . -name '*.go' -not -path './vendor/*' -not -path './.cache/*' -not -path './tests/.cache/*'))
@@ -47,8 +55,21 @@ fi
 export CRFF_REQUIRE_ALL=1
 export CRFF_REQUIRE_NIX=1
 export CRFF_REQUIRE_CHROMIUM=1
-echo "== go test"
-# testsummary prints each package's result and failed tests' output, then
-# every skipped test and left-out check with its reason.
-go build -o "$tmpvendor/testsummary" ./scripts/testsummary
-go test -json -count=1 -timeout 30m ./... | "$tmpvendor/testsummary"
+versions=${CRFF_NIX_VERSIONS:-2.8 2.26 2.34}
+status=0
+for v in $versions; do
+  start=$SECONDS
+  case $v in
+    2.8)
+      echo "== go test ./... (Nix $(nix --version | sed 's/.* //'), the host's)"
+      # testsummary prints each package's result and failed tests' output, then
+      # every skipped test and left-out check with its reason.
+      go build -o "$tmpvendor/testsummary" ./scripts/testsummary
+      go test -json -count=1 -timeout 30m ./... | "$tmpvendor/testsummary" || status=1
+      ;;
+    2.34) scripts/test-nix.sh "$v" --daemon || status=1 ;;
+    *) scripts/test-nix.sh "$v" || status=1 ;;
+  esac
+  echo "== Nix $v: $((SECONDS - start)) s"
+done
+exit $status

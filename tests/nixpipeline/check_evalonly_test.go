@@ -1,12 +1,15 @@
 package nixpipeline
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // A file in the shape of a profiler's package (written for this test):
@@ -101,7 +104,7 @@ buildRedist { redistName = "cublasmp"; pname = "libcublasmp"; }
 	want := []string{
 		"WARN  redist cuquantum: 1 package file(s) not checked: no manifest of this redist was given (give its manifest directory, or name one with --redist cuquantum=DIR)",
 		"HINT  cuda_culibos.nix: the file mentions buildRedist but does not return a buildRedist call, so nothing of it was checked",
-		"ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:60",
+		fmt.Sprintf("ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:%d", testenv.NixEOFColumn(t, 60)),
 		"ERROR libcublasmp.nix: does not evaluate: error: duplicate formal function argument 'lib' at libcublasmp.nix:4:3",
 		"ERROR nvpl_fft.nix: does not evaluate: error: nvpl_fft evaluated on linux-sbsa",
 	}

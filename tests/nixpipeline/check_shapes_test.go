@@ -2,6 +2,7 @@ package nixpipeline
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // Package files written for these tests in the shapes of Nixpkgs'
@@ -512,7 +514,7 @@ func TestCheckRealShapesDrift(t *testing.T) {
 	want := []string{
 		`ERROR cccl.nix: does not evaluate: error: cccl: no sbsa yet (for cuda 12.8.0 on linux-sbsa with CUDA 12.8)`,
 		`ERROR cuda_nvml_dev.nix: does not evaluate: error: attribute 'hostCudaSystem' missing at cuda_nvml_dev.nix:19:39`,
-		`ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:60`,
+		fmt.Sprintf(`ERROR libbroken.nix: does not evaluate: error: syntax error, unexpected end of file at libbroken.nix:1:%d`, testenv.NixEOFColumn(t, 60)),
 		`ERROR cuda_cupti linux-sbsa None 12.8.0: declared [out dev include lib samples static] needed [out samples include lib]: declared output static ends up empty: nothing matches **/*.a`,
 		`ERROR cuda_nvcc linux-sbsa None 12.8.0: declared [out] needed [out bin include]: a file contains /usr/ and allowFHSReferences is not set (bin/nvcc)`,
 		`ERROR cuda_nvcc linux-x86_64 None 12.8.0: declared [out] needed [out bin include]: a file contains /usr/ and allowFHSReferences is not set (bin/nvcc)`,

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,7 +51,14 @@ func startSSHBuilder(t *testing.T) *sshBuilder {
 	}
 	b := &sshBuilder{dir: t.TempDir(), port: freePort(t)}
 	b.clientKey = filepath.Join(b.dir, "client_key")
-	b.storeRoot = filepath.Join(b.dir, "builder-store")
+	// Not under /tmp: Nix 2.34 refuses a store whose path has a
+	// world-writable ancestor ("Path "/tmp" is world-writable").
+	storeParent, err := os.MkdirTemp("/var/lib", "crff-test-builder-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(storeParent) })
+	b.storeRoot = filepath.Join(storeParent, "builder-store")
 	b.wrapper = filepath.Join(b.dir, "builder")
 	hostKey := filepath.Join(b.dir, "host_key")
 	for _, k := range []string{hostKey, b.clientKey} {
@@ -167,7 +176,7 @@ func TestRemoteBuilder(t *testing.T) {
 	// added to the store: never built).
 	remote := 0
 	for _, line := range builtDerivations(stderr.String()) {
-		if strings.HasSuffix(line, " on "+b.uri()) {
+		if i := strings.LastIndex(line, " on "); i >= 0 && sameStoreURI(line[i+len(" on "):], b.uri()) {
 			remote++
 			t.Log(line) // Nix's word (its build activity's machine) on where it built
 		} else {
@@ -291,4 +300,48 @@ func isFetch(drv string) bool {
 		}
 	}
 	return false
+}
+
+// sameStoreURI compares two store URIs as Nix means them: scheme, user,
+// host and path, and the settings of the query, in any order and escaped
+// or not (Nix 2.26 and later print a machine's URI with its settings
+// sorted and escaped: remote-store=local?root%3D...).
+func sameStoreURI(a, b string) bool {
+	ua, errA := url.Parse(a)
+	ub, errB := url.Parse(b)
+	if errA != nil || errB != nil {
+		return false
+	}
+	qa, errA := url.ParseQuery(ua.RawQuery)
+	qb, errB := url.ParseQuery(ub.RawQuery)
+	if errA != nil || errB != nil {
+		return false
+	}
+	ua.RawQuery, ub.RawQuery = "", ""
+	return ua.String() == ub.String() && maps.EqualFunc(qa, qb, func(x, y []string) bool {
+		return strings.Join(x, "\x00") == strings.Join(y, "\x00")
+	})
+}
+
+func TestSameStoreURI(t *testing.T) {
+	const uri = "ssh-ng://root@127.0.0.1?remote-store=local?root=/tmp/b/store&remote-program=/tmp/b/builder"
+	for _, same := range []string{
+		uri,
+		"ssh-ng://root@127.0.0.1?remote-program=/tmp/b/builder&remote-store=local?root%3D/tmp/b/store",
+	} {
+		if !sameStoreURI(same, uri) {
+			t.Errorf("%s: not the same as %s", same, uri)
+		}
+	}
+	for _, other := range []string{
+		"ssh-ng://root@127.0.0.2?remote-program=/tmp/b/builder&remote-store=local?root%3D/tmp/b/store",
+		"ssh://root@127.0.0.1?remote-program=/tmp/b/builder&remote-store=local?root%3D/tmp/b/store",
+		"ssh-ng://root@127.0.0.1?remote-program=/tmp/b/builder&remote-store=local?root%3D/tmp/c/store",
+		"ssh-ng://root@127.0.0.1?remote-program=/tmp/b/builder",
+		"ssh-ng://root@127.0.0.1?remote-program=/tmp/b/builder&remote-store=local?root%3D/tmp/b/store&x=1",
+	} {
+		if sameStoreURI(other, uri) {
+			t.Errorf("%s: the same as %s", other, uri)
+		}
+	}
 }

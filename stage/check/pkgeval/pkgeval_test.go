@@ -85,7 +85,7 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 	check("good.nix", 1, Result{Pname: "good", RedistName: "cuda", Version: "12.8.57", Outputs: []string{"out"}, HasDeps: true})
 	for i := range twoCases {
 		check("missing.nix", i, Result{Error: "error: attribute 'noSuchThing' missing at missing.nix:2:13"})
-		check("syntax.nix", i, Result{Error: "error: syntax error, unexpected end of file at syntax.nix:1:60"})
+		check("syntax.nix", i, Result{Error: fmt.Sprintf("error: syntax error, unexpected end of file at syntax.nix:1:%d", testenv.NixEOFColumn(t, 60))})
 		check("other.nix", i, Result{Skip: true, RedistName: "cudnn"})
 		check("badtype.nix", i, Result{Error: "error: buildRedist argument outputs has the wrong type (string)"})
 		check("stdenv.nix", i, Result{NotBuildRedist: true})

@@ -145,6 +145,11 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 		}
 		msg := nixMessage(errOut.String(), dir, e.Trace)
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			if strings.Contains(errOut.String(), "Failed to expand heap") {
+				// Nix 2.34's garbage collector aborts when the bound
+				// stops the heap's growth, after warnings of its own.
+				return nil, nil, boundError(fmt.Sprintf("error: out of memory (memory bound %s): the heap could not grow, and nix-instantiate ended by %s", humanBytes(maxMemory), ws.Signal()))
+			}
 			return nil, nil, boundError(fmt.Sprintf("error: nix-instantiate ended by %s (memory bound %s): %s", ws.Signal(), humanBytes(maxMemory), msg))
 		}
 		if strings.Contains(errOut.String(), "out of memory") || strings.Contains(errOut.String(), "std::bad_alloc") {

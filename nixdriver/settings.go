@@ -1,0 +1,249 @@
+package nixdriver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"os"
+	"os/user"
+	"slices"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
+)
+
+// Through nix-daemon, the daemon takes a client's --option only from a
+// trusted user (trusted-users in nix.conf, root alone by default): an
+// untrusted user's `--option sandbox true` is dropped with a warning
+// lost among the build logs, and the builds run as nix.conf says. Debian's
+// nix-bin ships `sandbox = false`. So before building, the driver reads
+// the effective settings and, when the sandbox the run asked for will
+// not be there, says so once, with what to change in nix.conf.
+//
+// The settings are read with `nix show-config --json`: the one command
+// every Nix from 2.8 to 2.34 has (`nix config show` appeared in 2.20; the
+// newer versions print a deprecation warning for show-config, on stderr,
+// which is kept only for an error). What it prints is what the client
+// reads from nix.conf, which is what the daemon reads too unless it was
+// started with other settings; the client's --option values are left out
+// on purpose, since the question is whether the daemon honours them.
+
+// Settings are the Nix settings the driver depends on.
+type Settings struct {
+	// Sandbox is "true", "false" or "relaxed".
+	Sandbox      string
+	Substituters []string
+	// SandboxPaths are sandbox-paths (extra-sandbox-paths adds to them).
+	SandboxPaths []string
+	TrustedUsers []string
+	// Store is the store setting: "auto", "daemon", a URI.
+	Store string
+}
+
+// ReadSettings runs `nix show-config --json` (with no --option of the
+// run's: see above).
+func ReadSettings(ctx context.Context) (Settings, error) {
+	cmd := nixexec.Command("nix", append(append([]string{}, nixCommand...), "show-config", "--json")...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	if err := cmd.Run(ctx); err != nil {
+		return Settings{}, fmt.Errorf("nix show-config --json: %w: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	return ParseSettings(stdout.Bytes())
+}
+
+// ParseSettings reads the JSON of `nix show-config --json`: an object of
+// settings, each with its "value" (a string, a boolean, or a list of
+// strings, by setting and by Nix version).
+func ParseSettings(data []byte) (Settings, error) {
+	var raw map[string]struct {
+		Value json.RawMessage `json:"value"`
+	}
+	if err := jsoncheck.Unmarshal("nix show-config --json", data, &raw); err != nil {
+		return Settings{}, err
+	}
+	var s Settings
+	var err error
+	field := func(name string, into func(json.RawMessage) error) {
+		v, ok := raw[name]
+		if err != nil || !ok || v.Value == nil {
+			return
+		}
+		if e := into(v.Value); e != nil {
+			err = fmt.Errorf("nix show-config --json: setting %s: %w", name, e)
+		}
+	}
+	field("sandbox", func(v json.RawMessage) error { return scalar(v, &s.Sandbox) })
+	field("store", func(v json.RawMessage) error { return scalar(v, &s.Store) })
+	field("substituters", func(v json.RawMessage) error { return list(v, &s.Substituters) })
+	field("sandbox-paths", func(v json.RawMessage) error { return list(v, &s.SandboxPaths) })
+	field("trusted-users", func(v json.RawMessage) error { return list(v, &s.TrustedUsers) })
+	if _, ok := raw["sandbox"]; !ok && err == nil {
+		err = fmt.Errorf("nix show-config --json: no setting sandbox")
+	}
+	return s, err
+}
+
+// scalar reads a boolean or a string value as text.
+func scalar(v json.RawMessage, into *string) error {
+	var b bool
+	if json.Unmarshal(v, &b) == nil {
+		*into = fmt.Sprint(b)
+		return nil
+	}
+	return json.Unmarshal(v, into)
+}
+
+// list reads a list of strings; a string of space-separated words (how a
+// setting of paths or URIs is written in nix.conf); or, for sandbox-paths
+// on Nix 2.34, an object of target: {source, optional}, read back into
+// nix.conf's words (target=source, with ? when optional).
+func list(v json.RawMessage, into *[]string) error {
+	if json.Unmarshal(v, into) == nil {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		*into = strings.Fields(s)
+		return nil
+	}
+	var paths map[string]struct {
+		Source   string `json:"source"`
+		Optional bool   `json:"optional"`
+	}
+	if err := json.Unmarshal(v, &paths); err != nil {
+		return errors.New("neither a list, a string nor an object of paths")
+	}
+	*into = nil
+	for _, target := range slices.Sorted(maps.Keys(paths)) {
+		p := paths[target]
+		word := target
+		if p.Source != "" && p.Source != target {
+			word += "=" + p.Source
+		}
+		if p.Optional {
+			word += "?"
+		}
+		*into = append(*into, word)
+	}
+	return nil
+}
+
+// Client is who runs Nix: the user and group names trusted-users is
+// matched against, and whether the process is root.
+type Client struct {
+	User   string
+	Groups []string
+	Root   bool
+}
+
+// CurrentClient is the process's user.
+func CurrentClient() Client {
+	c := Client{Root: os.Geteuid() == 0}
+	u, err := user.Current()
+	if err != nil {
+		return c
+	}
+	c.User = u.Username
+	if ids, err := u.GroupIds(); err == nil {
+		for _, id := range ids {
+			if g, err := user.LookupGroupId(id); err == nil {
+				c.Groups = append(c.Groups, g.Name)
+			}
+		}
+	}
+	return c
+}
+
+// ThroughDaemon says whether the builds go to a nix-daemon: the store
+// setting says so, or is "auto" for a user who is not root while a daemon
+// socket exists (Nix's own choice for "auto", as far as the client can
+// tell: root opens the store directly).
+func (s Settings) ThroughDaemon(c Client, socketExists bool) bool {
+	switch {
+	case s.Store == "daemon" || strings.HasPrefix(s.Store, "unix://"):
+		return true
+	case s.Store == "auto" || s.Store == "":
+		return !c.Root && socketExists
+	}
+	return false
+}
+
+// Trusted says whether trusted-users names the client, one of its groups
+// (@group) or everyone (*).
+func (s Settings) Trusted(c Client) bool {
+	for _, t := range s.TrustedUsers {
+		switch {
+		case t == "*", c.User != "" && t == c.User:
+			return true
+		case strings.HasPrefix(t, "@") && slices.Contains(c.Groups, t[1:]):
+			return true
+		}
+	}
+	return false
+}
+
+// SandboxWarning is what to tell the user when the builds will run
+// without the sandbox that options ask for ("" when they will have it,
+// or when options do not ask for it): options are ignored through a
+// daemon by an untrusted client, so then nix.conf's value is the one.
+func (s Settings) SandboxWarning(options [][2]string, c Client, throughDaemon bool) string {
+	want := ""
+	for _, o := range options {
+		if o[0] == "sandbox" {
+			want = o[1]
+		}
+	}
+	if want != "true" {
+		return ""
+	}
+	if !throughDaemon || s.Trusted(c) {
+		return ""
+	}
+	if s.Sandbox == "true" {
+		return ""
+	}
+	who := c.User
+	if who == "" {
+		who = "this user"
+	}
+	return fmt.Sprintf("the nix-daemon builds without the sandbox (sandbox = %s in nix.conf) and ignores --option sandbox true from %s, who is not in trusted-users (%s): detections run unsandboxed; set `sandbox = true` in /etc/nix/nix.conf (NixOS: nix.settings.sandbox = true) and restart nix-daemon",
+		s.Sandbox, who, strings.Join(s.TrustedUsers, " "))
+}
+
+// daemonSocket is where nix-daemon listens (Nix's default state
+// directory; NIX_DAEMON_SOCKET_PATH moves it).
+func daemonSocket() string {
+	if p := os.Getenv("NIX_DAEMON_SOCKET_PATH"); p != "" {
+		return p
+	}
+	return "/nix/var/nix/daemon-socket/socket"
+}
+
+// warnSettings reads Nix's settings once per Runner and warns when the
+// sandbox the run asked for will not be there. A remote store (--store)
+// has its own settings, on another machine: nothing is read then. A
+// failure to read them is a warning, not the run's failure.
+func (r *Runner) warnSettings(ctx context.Context, log *slog.Logger) {
+	if r.settingsChecked || r.Store != "" {
+		return
+	}
+	r.settingsChecked = true
+	s, err := ReadSettings(ctx)
+	if err != nil {
+		log.Warn("could not read Nix's settings; the sandbox is not checked", "error", err)
+		return
+	}
+	_, statErr := os.Stat(daemonSocket())
+	c := CurrentClient()
+	if w := s.SandboxWarning(r.Options, c, s.ThroughDaemon(c, statErr == nil)); w != "" {
+		log.Warn(w)
+	}
+}
