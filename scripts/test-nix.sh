@@ -61,6 +61,9 @@ case $version in
     exit 2
     ;;
 esac
+# A second run of the same version at once (another checkout) needs its own
+# root file system (CRFF_NIX_ROOTFS_DIR) and build users (CRFF_NIX_UID_BASE).
+uidbase=${CRFF_NIX_UID_BASE:-$uidbase}
 cd "$(dirname "$0")/.."
 repo=$(pwd -P)
 root=$(scripts/nix-rootfs.sh "$suite")
