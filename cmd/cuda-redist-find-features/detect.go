@@ -6,11 +6,11 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func detectCommand() command {
@@ -24,8 +24,8 @@ func detectCommand() command {
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
-			maxBytes := fs.Int64("max-bytes", detect.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
-			maxEntries := fs.Int("max-entries", detect.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
+			maxBytes := fs.Int64("max-bytes", facts.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
+			maxEntries := fs.Int("max-entries", facts.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
 			// The flag before --variant: still taken, hidden, with a warning.
 			cudaMajor := fs.String("cuda-major", "", "the old form of --variant: the CUDA major itself")
 			_ = fs.MarkHidden("cuda-major")
@@ -33,7 +33,7 @@ func detectCommand() command {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				opts := detect.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+				opts := facts.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
 				major, err := cudaMajorOf(e, *variant, *cudaMajor)
 				if err != nil {
 					return err
@@ -49,7 +49,7 @@ func detectCommand() command {
 				if err := wantDir("DIR", args[0]); err != nil {
 					return err
 				}
-				f, err := detect.DetectWith(args[0], opts)
+				f, err := facts.DetectWith(args[0], opts)
 				if err != nil {
 					return err
 				}
