@@ -38,24 +38,12 @@ func detectCommand() command {
 				if err != nil {
 					return err
 				}
-				if *attrsFile != "" && !*fromNix {
-					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
-				}
-				if *fromNix {
-					if opts.NarHash, err = builderattrs.NarHashOf(*attrsFile, args[0]); err != nil {
-						return err
-					}
-				}
-				if err := wantDir("DIR", args[0]); err != nil {
+				if opts.NarHash, err = narHashFromNix(*fromNix, *attrsFile, args[0]); err != nil {
 					return err
 				}
-				f, err := facts.DetectWith(args[0], opts)
+				f, err := detectCompleted(args[0], opts, major, *globstar)
 				if err != nil {
 					return err
-				}
-				// The facts and the rules' results, as the aggregate holds them.
-				if err := buildredist.Complete(f, major, *globstar); err != nil {
-					return fmt.Errorf("detect %s: %w", args[0], err)
 				}
 				data, err := features.Encode(f)
 				if err != nil {
@@ -67,6 +55,34 @@ func detectCommand() command {
 			}
 		},
 	}
+}
+
+// narHashFromNix is --nar-hash-from-nix's hash of dir, from the builder's
+// structured attributes (--attrs), or "" without it.
+func narHashFromNix(fromNix bool, attrsFile, dir string) (string, error) {
+	if attrsFile != "" && !fromNix {
+		return "", usageErrorf("--attrs is read only with --nar-hash-from-nix")
+	}
+	if !fromNix {
+		return "", nil
+	}
+	return builderattrs.NarHashOf(attrsFile, dir)
+}
+
+// detectCompleted detects the tree at dir and adds the buildRedist rules'
+// results, as the aggregate holds them.
+func detectCompleted(dir string, opts facts.Options, major string, globstar bool) (*features.Features, error) {
+	if err := wantDir("DIR", dir); err != nil {
+		return nil, err
+	}
+	f, err := facts.DetectWith(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildredist.Complete(f, major, globstar); err != nil {
+		return nil, fmt.Errorf("detect %s: %w", dir, err)
+	}
+	return f, nil
 }
 
 // warnFatbin logs, per library, what in its fatbin entries detect
