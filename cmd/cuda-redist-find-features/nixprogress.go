@@ -131,6 +131,11 @@ func (p *nixProgress) finished(b nixlog.Build) {
 		return
 	}
 	if b.Failed {
+		if prev, seen := p.failedDrv[b.Drv]; seen && prev.Failed {
+			// Built again by the run's second build (process-manifests
+			// first builds the unpacks no record pins): one failure.
+			return
+		}
 		p.failures = append(p.failures, b)
 		p.remember(b)
 		p.print(failureLine(b))

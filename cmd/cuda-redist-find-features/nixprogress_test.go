@@ -200,3 +200,24 @@ func TestStderrGone(t *testing.T) {
 		})
 	}
 }
+
+// TestFailureBuiltTwiceCountsOnce: process-manifests builds the unpacks
+// no record pins first, then everything; an unpack that failed in the
+// first build fails again in the second, and is one failure, shown and
+// counted once.
+func TestFailureBuiltTwiceCountsOnce(t *testing.T) {
+	var out bytes.Buffer
+	p := newNixEventLines(&out)
+	b := nixlog.Build{Drv: "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-y.drv", Stage: nixlog.Unpack, Subject: "y", Failed: true,
+		Cause: "unpack y.tar.xz: corrupt or truncated archive"}
+	p.finished(b)
+	p.finished(b)
+	p.finish()
+	got := out.String()
+	if n := strings.Count(got, "failed y (unpack)"); n != 1 {
+		t.Errorf("the failure is shown %d times, want once:\n%s", n, got)
+	}
+	if !strings.Contains(got, "1 unpack failed: ") {
+		t.Errorf("the summary does not count one unpack:\n%s", got)
+	}
+}
