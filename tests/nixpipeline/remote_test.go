@@ -156,6 +156,9 @@ func TestRemoteBuilder(t *testing.T) {
 	index := filepath.Join(t.TempDir(), "index.json")
 	cmd := exec.Command(det, "process-manifests", "--program", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
 		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
+		// Unpinned: a pinned unpack's path depends on its tree alone, and
+		// the sample's trees are in the local store from other tests.
+		"--pin-unpacked=false",
 		"--remote-only", "--builders", b.builders(system), "file://"+dir, dir)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "NIX_SSHOPTS=-p "+b.port+" -F /dev/null -o IdentitiesOnly=yes")
