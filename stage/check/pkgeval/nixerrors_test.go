@@ -47,3 +47,20 @@ func TestNixMessageWithTrace(t *testing.T) {
 		t.Errorf("NixMessageWithTrace = %q, want %q", got, want)
 	}
 }
+
+// TestTracePosition: Nix 2.34's type error has no position of its own,
+// and its default output shows only the stand-in's frames; with
+// --show-trace (testdata/nixerrors/2.34/typeerr-show-trace.txt) the
+// innermost frame in the package file is the operand of ++.
+func TestTracePosition(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "nixerrors", "2.34", "typeerr-show-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tracePosition(string(data), "/pkgs/typeerr.nix"), "/pkgs/typeerr.nix:2:23"; got != want {
+		t.Errorf("tracePosition = %q, want %q", got, want)
+	}
+	if got := tracePosition(string(data), "/pkgs/other.nix"); got != "" {
+		t.Errorf("tracePosition of a file the trace does not name = %q, want none", got)
+	}
+}
