@@ -57,10 +57,18 @@ func TestTracePosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tracePosition(string(data), "/pkgs/typeerr.nix"), "/pkgs/typeerr.nix:2:23"; got != want {
-		t.Errorf("tracePosition = %q, want %q", got, want)
+	if pos, call := tracePosition(string(data), "/pkgs/typeerr.nix"); pos != "/pkgs/typeerr.nix:2:23" || call != "" {
+		t.Errorf("tracePosition = %q, %q, want /pkgs/typeerr.nix:2:23, no builtin", pos, call)
 	}
-	if got := tracePosition(string(data), "/pkgs/other.nix"); got != "" {
-		t.Errorf("tracePosition of a file the trace does not name = %q, want none", got)
+	if pos, _ := tracePosition(string(data), "/pkgs/other.nix"); pos != "" {
+		t.Errorf("tracePosition of a file the trace does not name = %q, want none", pos)
+	}
+	// A throw's innermost frame is its call: its message stays as it is.
+	data, err = os.ReadFile(filepath.Join("testdata", "nixerrors", "2.34", "throw-show-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos, call := tracePosition(string(data), "/pkgs/throw.nix"); pos != "/pkgs/throw.nix:2:13" || call != "throw" {
+		t.Errorf("tracePosition of a throw = %q, %q, want /pkgs/throw.nix:2:13, throw", pos, call)
 	}
 }

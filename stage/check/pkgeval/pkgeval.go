@@ -404,10 +404,13 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 // position of its own, and the frames it prints are the stand-in's), and
 // Nix 2.8 prints a throw's frames only then. The rerun costs one more
 // nix-instantiate, for a file that fails, only when the position is
-// missing; should it fail otherwise, ee is left as it is.
+// missing. A throw's or an abort's message is the file's own words and
+// stays as it is on every version (Nix 2.8 gives no position for it; later
+// versions' innermost frame is the call of throw). Should the rerun fail
+// otherwise, ee is left as it is.
 func (e *Evaluator) addPosition(ctx context.Context, dir, file string, allowed, args []string, ee *evalError) {
 	first, rest, _ := strings.Cut(ee.message, "\n")
-	if strings.Contains(first, " at "+file+":") {
+	if strings.Contains(first, " at "+file+":") || !strings.Contains(ee.stderr, "stack trace truncated") {
 		return
 	}
 	_, _, err := e.nixInstantiate(ctx, dir, allowed, append(args, "--show-trace")...)
@@ -415,8 +418,8 @@ func (e *Evaluator) addPosition(ctx context.Context, dir, file string, allowed, 
 	if !errors.As(err, &traced) || traced.bound {
 		return
 	}
-	pos := tracePosition(traced.stderr, filepath.Join(dir, filepath.FromSlash(file)))
-	if pos == "" || NixMessage(traced.stderr, dir) != NixMessage(ee.stderr, dir) {
+	pos, call := tracePosition(traced.stderr, filepath.Join(dir, filepath.FromSlash(file)))
+	if pos == "" || call == "throw" || call == "abort" || NixMessage(traced.stderr, dir) != NixMessage(ee.stderr, dir) {
 		return
 	}
 	rel, err := filepath.Rel(dir, pos)
@@ -430,34 +433,30 @@ func (e *Evaluator) addPosition(ctx context.Context, dir, file string, allowed, 
 }
 
 // tracePosition is the innermost position in path that a --show-trace
-// error output names ("at PATH:L:C"), "" if none: Nix 2.13 and later
-// print the innermost frame last, before the cause; Nix 2.8 prints the
-// cause first, then the frames, innermost first.
-func tracePosition(stderr, path string) string {
+// error output of Nix 2.13 or later names ("at PATH:L:C", the last one
+// before the cause), "" if none, and the builtin its frame calls
+// ("… while calling the 'throw' builtin"), if any.
+func tracePosition(stderr, path string) (pos, builtin string) {
 	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
-	cause := -1
-	for i, l := range lines {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "error:"); ok && strings.TrimSpace(rest) != "" {
-			cause = i
+	frame := ""
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, "error:"); ok && strings.TrimSpace(rest) != "" {
+			break
 		}
-	}
-	var before, after string
-	for i, l := range lines {
-		at, ok := strings.CutPrefix(strings.TrimSpace(l), "at "+path+":")
-		if !ok || i == cause {
+		if strings.HasPrefix(l, "…") {
+			frame = l
 			continue
 		}
-		pos := path + ":" + strings.TrimSuffix(at, ":")
-		if i < cause {
-			before = pos
-		} else if after == "" {
-			after = pos
+		if at, ok := strings.CutPrefix(l, "at "+path+":"); ok {
+			pos = path + ":" + strings.TrimSuffix(at, ":")
+			builtin = ""
+			if b, ok := strings.CutPrefix(frame, "… while calling the '"); ok {
+				builtin, _, _ = strings.Cut(b, "'")
+			}
 		}
 	}
-	if cause >= 0 && after != "" && before == "" {
-		return after
-	}
-	return before
+	return pos, builtin
 }
 
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
