@@ -131,6 +131,13 @@ func (p *nixProgress) finished(b nixlog.Build) {
 		return
 	}
 	if b.Failed {
+		if before, ok := p.failedDrv[b.Drv]; ok && before.Failed {
+			// Failed again in a later nix-store --realise of the run
+			// (process-manifests builds the unpacks first, then the
+			// detections, which need them; Nix retries a failed build
+			// each time it is asked for it): one failure, said once.
+			return
+		}
 		p.failures = append(p.failures, b)
 		p.remember(b)
 		p.print(failureLine(b))

@@ -200,3 +200,31 @@ func TestStderrGone(t *testing.T) {
 		})
 	}
 }
+
+// TestNixProgressFailureOnce: a derivation that fails in one
+// nix-store --realise of a run and again in the next (process-manifests
+// builds the unpacks, then the detections that need them, and Nix tries
+// a failed build again each time it is asked for it) is one failure,
+// said once and counted once.
+func TestNixProgressFailureOnce(t *testing.T) {
+	const h = "0123456789abcdfghijklmnpqrsvwxyz"
+	fail := func(id int) string {
+		return fmt.Sprintf(`@nix {"action":"start","fields":["/nix/store/`+h+`-x.drv","",1,1],"id":%d,"level":3,"text":"building","type":105}`, id) + "\n" +
+			fmt.Sprintf(`@nix {"action":"result","fields":["error: unpack x.tar.xz: corrupt or truncated archive"],"id":%d,"type":101}`, id) + "\n" +
+			`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-x.drv' failed with exit code 1"}` + "\n" +
+			fmt.Sprintf(`@nix {"action":"stop","id":%d}`, id) + "\n"
+	}
+	var out bytes.Buffer
+	p := newNixEventLines(&out)
+	p.setRoles(progressRoles(h))
+	p.Write([]byte(fail(1)))
+	p.Write([]byte(fail(2)))
+	p.finish()
+	got := out.String()
+	if n := strings.Count(got, "failed x (unpack): error: unpack x.tar.xz: corrupt or truncated archive\n"); n != 1 {
+		t.Errorf("the failure said %d times, want once:\n%s", n, got)
+	}
+	if !strings.HasSuffix(got, "\n1 unpack failed: error: unpack …: corrupt or truncated archive\n  x\n") {
+		t.Errorf("no summary of one failure:\n%s", got)
+	}
+}
