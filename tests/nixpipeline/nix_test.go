@@ -332,7 +332,8 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	requireNix(t)
 	buildSample(t, "index")
-	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "program", programBinary(t), "-A", "features.sample.index")
+	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "program", programBinary(t),
+		"--arg", "detectorProgram", detectorBinary(t), "-A", "features.sample.index")
 	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))
 	checked := 0
 	for _, d := range closure {
