@@ -149,7 +149,7 @@ let
         builtins.pathExists p
       else
         refuse "look outside the package files and lib/ (builtins.pathExists ${canonical p})";
-    # Restricted mode on Nix 2.20 and later lets readDir list a parent of
+    # Restricted mode on Nix 2.26 and 2.34 (not 2.8) lets readDir list a parent of
     # an allowed path (the entries on the way to the allowed paths):
     # names of this machine's directories, refused here as on Nix 2.8.
     readDir =
