@@ -36,7 +36,7 @@
 
   A file that fails to evaluate (missing attribute, throw, type error,
   syntax error) fails the whole nix-instantiate: `tryEval` catches none of
-  them but `throw` and `assert`. The caller (stage/check/pkgeval) therefore runs
+  them but `throw` and `assert`. The caller (lib/check/pkgeval) therefore runs
   a failing request again file by file and case by case.
 
   # Inputs

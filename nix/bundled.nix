@@ -212,7 +212,7 @@ let
       };
     };
 
-  baseUrls = removeAttrs (fromJSON (readFile ../stage/manifest/base-urls.json)) [ "comment" ];
+  baseUrls = removeAttrs (fromJSON (readFile ../lib/manifest/base-urls.json)) [ "comment" ];
 
   nvidia = mapAttrs (
     redistName: baseUrl:

@@ -1,5 +1,5 @@
 // Package nixlib carries the Nix library (nix/*.nix and the
-// stage/manifest/*.json files they read) inside the binary, so that an
+// lib/manifest/*.json files they read) inside the binary, so that an
 // installed or copied binary drives the Nix pipeline from any directory.
 //
 // Nix reads files, not Go values: Extract writes the library once into a

@@ -1,8 +1,8 @@
 /**
   Walking NVIDIA redistributable manifests in Nix.
 
-  The known keys come from `stage/manifest/keys.json`, the file the Go side
-  (`stage/manifest`) embeds: both sides accept exactly the same manifests.
+  The known keys come from `lib/manifest/keys.json`, the file the Go side
+  (`lib/manifest`) embeds: both sides accept exactly the same manifests.
   An unknown key, a value of the wrong type, an unsafe `relative_path`
   (absolute, `..`, characters a store path name cannot hold) or a bad
   sha256 is an evaluation error (`throw`, so `tryEval` sees it) that names
@@ -48,7 +48,7 @@ let
     typeOf
     ;
 
-  keys = fromJSON (readFile ../stage/manifest/keys.json);
+  keys = fromJSON (readFile ../lib/manifest/keys.json);
 
   /**
     `names` as a set (`{ <name> = true; }`). The known keys are made sets
@@ -91,7 +91,7 @@ let
 
   /**
     Whether `name` is a CUDA variant key: cuda12, and from CUDA 13.1's
-    cuda_compat a major.minor version, cuda13.1 (stage/manifest's variantName).
+    cuda_compat a major.minor version, cuda13.1 (lib/manifest's variantName).
 
     # Type
 
@@ -103,7 +103,7 @@ let
 
   /**
     Whether `p` is a safe relative_path: the same expression as
-    stage/manifest's SafeRelativePath, components of the characters a store
+    lib/manifest's SafeRelativePath, components of the characters a store
     path name can hold, none starting with '.'.
 
     # Inputs

@@ -1,7 +1,7 @@
 /**
   The Nix library as the package installs it: nix/*.nix and the
-  stage/manifest/*.json files they read (keys.json, base-urls.json), with
-  the repository's layout, so ../stage/manifest resolves the same way.
+  lib/manifest/*.json files they read (keys.json, base-urls.json), with
+  the repository's layout, so ../lib/manifest resolves the same way.
 
   # Inputs
 
@@ -46,10 +46,10 @@ builtins.path {
     if type == "directory" then
       builtins.elem rel [
         "nix"
-        "stage"
-        "stage/manifest"
+        "lib"
+        "lib/manifest"
       ]
     else
       builtins.match "nix/[^/]*\\.nix" rel != null
-      || builtins.match "stage/manifest/[^/]*\\.json" rel != null;
+      || builtins.match "lib/manifest/[^/]*\\.json" rel != null;
 }

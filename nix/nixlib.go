@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // CacheName is the directory under the user's cache directory
@@ -20,8 +20,8 @@ import (
 const CacheName = "cuda-redist-find-features"
 
 // Files are the library's files by their path in the repository's layout
-// (nix/cli.nix, stage/manifest/keys.json): cli.nix reads
-// ../stage/manifest, so the layout is kept. Empty without Embedded.
+// (nix/cli.nix, lib/manifest/keys.json): cli.nix reads
+// ../lib/manifest, so the layout is kept. Empty without Embedded.
 func Files() (map[string][]byte, error) {
 	out := map[string][]byte{}
 	names, err := fs.Glob(files, "*.nix")
@@ -39,7 +39,7 @@ func Files() (map[string][]byte, error) {
 		out[path.Join("nix", n)] = b
 	}
 	for n, b := range manifest.LibraryFiles() {
-		out[path.Join("stage", "manifest", n)] = b
+		out[path.Join("lib", "manifest", n)] = b
 	}
 	return out, nil
 }

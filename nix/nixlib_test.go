@@ -8,7 +8,7 @@ import (
 
 // TestExtractWritesTheLibraryOnce: the embedded library lands under
 // cacheRoot/<hash> in the repository's layout (nix/cli.nix and
-// ../stage/manifest/keys.json), equal to the checkout's files; a second
+// ../lib/manifest/keys.json), equal to the checkout's files; a second
 // call reuses it; a changed copy is replaced, not trusted.
 func TestExtractWritesTheLibraryOnce(t *testing.T) {
 	root := t.TempDir()
@@ -16,7 +16,7 @@ func TestExtractWritesTheLibraryOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range []string{"cli.nix", "pipeline.nix", "buildredist-standin.nix", "../stage/manifest/keys.json", "../stage/manifest/base-urls.json"} {
+	for _, rel := range []string{"cli.nix", "pipeline.nix", "buildredist-standin.nix", "../lib/manifest/keys.json", "../lib/manifest/base-urls.json"} {
 		got, err := os.ReadFile(filepath.Join(dir, rel))
 		if err != nil {
 			t.Fatalf("extracted library: %v", err)

@@ -13,9 +13,9 @@
   `-buildid=`), `subPackages` limits both build and check phase, and
   `doCheck` defaults to true.
 
-  With `nixLib` (the library's source: nix/*.nix and stage/manifest/*.json)
+  With `nixLib` (the library's source: nix/*.nix and lib/manifest/*.json)
   the package also installs the Nix library under
-  share/cuda-redist-find-features/{nix,stage/manifest}, where the binary looks
+  share/cuda-redist-find-features/{nix,lib/manifest}, where the binary looks
   for it first (relative to its own executable), so process-manifests and
   check-nixpkgs work from any directory. Without it, the binary alone:
   the flake's pipeline builder (`packages.program`), whose hash depends on
@@ -101,9 +101,9 @@ buildGoModule {
     ''
     + lib.optionalString (nixLib != null) ''
     share=$out/share/cuda-redist-find-features
-    mkdir -p $share/nix $share/stage/manifest
+    mkdir -p $share/nix $share/lib/manifest
     cp ${nixLib}/nix/*.nix $share/nix/
-    cp ${nixLib}/stage/manifest/*.json $share/stage/manifest/
+    cp ${nixLib}/lib/manifest/*.json $share/lib/manifest/
   '';
   meta = {
     description =

@@ -51,10 +51,9 @@ builtins.path {
     if type == "directory" then
       builtins.elem topDir [
         "cmd"
+        "detector"
         "lib"
         "nix"
-        "nixdriver"
-        "stage"
         "vendor"
       ]
       && !(builtins.elem base [ "testdata" ])
@@ -67,6 +66,8 @@ builtins.path {
       || (builtins.match ".*\\.go" base != null && !isTest)
       # Go assembly (CRC-64 and the /usr/ search on amd64).
       || (builtins.match ".*\\.s" base != null)
-      || rel == "stage/manifest/keys.json"
-      || rel == "stage/manifest/base-urls.json";
+      || rel == "lib/manifest/keys.json"
+      || rel == "lib/manifest/base-urls.json"
+      # The default soname index lib/sonameindex embeds.
+      || rel == "lib/sonameindex/debian-bookworm-main.sonames";
 }

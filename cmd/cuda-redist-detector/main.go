@@ -9,11 +9,11 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/unpack"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/unpack"
 )
 
 func main() {
@@ -114,8 +114,8 @@ func runDetect(args []string, stdout, stderr io.Writer, log *slog.Logger) error 
 	out := fs.String("out", "", "write the JSON to this file (atomically) instead of stdout")
 	fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 	attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
-	maxBytes := fs.Int64("max-bytes", detect.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
-	maxEntries := fs.Int("max-entries", detect.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
+	maxBytes := fs.Int64("max-bytes", facts.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
+	maxEntries := fs.Int("max-entries", facts.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
 	rest, err := parse(fs, args, 1, "one DIR")
 	if err != nil {
 		return err
@@ -123,13 +123,13 @@ func runDetect(args []string, stdout, stderr io.Writer, log *slog.Logger) error 
 	if *attrsFile != "" && !*fromNix {
 		return fmt.Errorf("%w: --attrs is read only with --nar-hash-from-nix", errUsage)
 	}
-	opts := detect.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+	opts := facts.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
 	if *fromNix {
 		if opts.NarHash, err = builderattrs.NarHashOf(*attrsFile, rest[0]); err != nil {
 			return err
 		}
 	}
-	f, err := detect.DetectWith(rest[0], opts)
+	f, err := facts.DetectWith(rest[0], opts)
 	if err != nil {
 		return err
 	}

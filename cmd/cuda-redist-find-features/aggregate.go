@@ -3,8 +3,8 @@ package main
 import (
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/aggregate"
 )
 
 func aggregateCommand() command {

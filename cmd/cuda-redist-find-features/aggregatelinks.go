@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // The results process-manifests leaves for the other commands: per built

@@ -13,11 +13,11 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // exitError makes run exit with a code other than exitFail.

@@ -3,8 +3,8 @@ package main
 import (
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/coverage"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/coverage"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
 )
 
 // capabilityFlags are check-nixpkgs' capability coverage flags.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/fixrun"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/fixrun"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
 )
 
-// repair repairs the package files after a check (stage/check/fixrun):
+// repair repairs the package files after a check (lib/check/fixrun):
 // the diff goes to stdout, the files are written unless --dry-run (a
 // file changed meanwhile is an error finding and is left alone), then
 // what the check of the repaired files still finds.

@@ -12,8 +12,8 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
 // The command line is parsed by spf13/cobra with spf13/pflag: the Go

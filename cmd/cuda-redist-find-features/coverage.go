@@ -8,9 +8,9 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/coverage"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/coverage"
 )
 
 // capabilitiesFlagUsage is the --cuda-capabilities help of every command

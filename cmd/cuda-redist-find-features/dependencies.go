@@ -9,9 +9,9 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/sonames"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/sonames"
 )
 
 func printDependenciesCommand() command {

@@ -6,11 +6,11 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/buildredist"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func detectCommand() command {
@@ -24,8 +24,8 @@ func detectCommand() command {
 			globstar := fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 			fromNix := fs.Bool("nar-hash-from-nix", false, "as a Nix builder: take DIR's NAR hash from the structured attributes (exportReferencesGraph) instead of hashing DIR")
 			attrsFile := fs.String("attrs", "", "with --nar-hash-from-nix: the structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
-			maxBytes := fs.Int64("max-bytes", detect.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
-			maxEntries := fs.Int("max-entries", detect.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
+			maxBytes := fs.Int64("max-bytes", facts.DefaultMaxBytes, "refuse trees with more file content than this many bytes (a hard-linked file counts once per name, as in the NAR)")
+			maxEntries := fs.Int("max-entries", facts.DefaultMaxEntries, "refuse trees with more files, directories and symlinks than this")
 			// The flag before --variant: still taken, hidden, with a warning.
 			cudaMajor := fs.String("cuda-major", "", "the old form of --variant: the CUDA major itself")
 			_ = fs.MarkHidden("cuda-major")
@@ -33,29 +33,17 @@ func detectCommand() command {
 				if err := wantArgs("detect", args, 1, "one DIR"); err != nil {
 					return err
 				}
-				opts := detect.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
+				opts := facts.Options{MaxBytes: *maxBytes, MaxEntries: *maxEntries}
 				major, err := cudaMajorOf(e, *variant, *cudaMajor)
 				if err != nil {
 					return err
 				}
-				if *attrsFile != "" && !*fromNix {
-					return usageErrorf("--attrs is read only with --nar-hash-from-nix")
-				}
-				if *fromNix {
-					if opts.NarHash, err = builderattrs.NarHashOf(*attrsFile, args[0]); err != nil {
-						return err
-					}
-				}
-				if err := wantDir("DIR", args[0]); err != nil {
+				if opts.NarHash, err = narHashFromNix(*fromNix, *attrsFile, args[0]); err != nil {
 					return err
 				}
-				f, err := detect.DetectWith(args[0], opts)
+				f, err := detectCompleted(args[0], opts, major, *globstar)
 				if err != nil {
 					return err
-				}
-				// The facts and the rules' results, as the aggregate holds them.
-				if err := buildredist.Complete(f, major, *globstar); err != nil {
-					return fmt.Errorf("detect %s: %w", args[0], err)
 				}
 				data, err := features.Encode(f)
 				if err != nil {
@@ -67,6 +55,34 @@ func detectCommand() command {
 			}
 		},
 	}
+}
+
+// narHashFromNix is --nar-hash-from-nix's hash of dir, from the builder's
+// structured attributes (--attrs), or "" without it.
+func narHashFromNix(fromNix bool, attrsFile, dir string) (string, error) {
+	if attrsFile != "" && !fromNix {
+		return "", usageErrorf("--attrs is read only with --nar-hash-from-nix")
+	}
+	if !fromNix {
+		return "", nil
+	}
+	return builderattrs.NarHashOf(attrsFile, dir)
+}
+
+// detectCompleted detects the tree at dir and adds the buildRedist rules'
+// results, as the aggregate holds them.
+func detectCompleted(dir string, opts facts.Options, major string, globstar bool) (*features.Features, error) {
+	if err := wantDir("DIR", dir); err != nil {
+		return nil, err
+	}
+	f, err := facts.DetectWith(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := buildredist.Complete(f, major, globstar); err != nil {
+		return nil, fmt.Errorf("detect %s: %w", dir, err)
+	}
+	return f, nil
 }
 
 // warnFatbin logs, per library, what in its fatbin entries detect

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 )
 
 // TestDocsUpToDate fails when docs/cli.md differs from what the command

@@ -9,9 +9,9 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/download"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest/download"
 )
 
 // describeListed says how many manifest versions an index page lists,

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 )
 
 // summaryNames is how many names of a group of failures the summary

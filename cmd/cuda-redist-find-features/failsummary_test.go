@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 )
 
 // TestFailureSummary: failures are grouped by stage and cause, the

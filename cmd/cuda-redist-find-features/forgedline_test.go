@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
 )
 
 // forged is a package key whose newline would start a line of its own.

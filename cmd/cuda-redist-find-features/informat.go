@@ -10,8 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
 )
 
 // formatNames say what a document in each format is, for messages.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
 )
 
 // nixProgress shows the progress of the Nix builds that nixlog.Tracker

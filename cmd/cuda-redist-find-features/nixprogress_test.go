@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 )
 
 // progressRoles are what the driver says of the tests' derivations

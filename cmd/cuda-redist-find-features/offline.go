@@ -3,7 +3,7 @@ package main
 import (
 	"strings"
 
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 )
 
 // offlineHelp is --offline's help (process-manifests, check-nixpkgs).

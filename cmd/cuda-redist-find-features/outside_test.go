@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/nixpkgscheck"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 

@@ -11,10 +11,10 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver/nixlog"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
 )
 
 // multiFlag collects a repeated flag.
@@ -87,6 +87,22 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if p.redist == "" {
 		p.redist = manifest.RedistName(url, dir)
 	}
+	if p.manifests, err = pf.findManifests(dir, flt, p.redist, url); err != nil {
+		return nil, err
+	}
+	if p.hashes, err = pinUnpacks(*pf.pinUnpacked, p.manifests); err != nil {
+		return nil, err
+	}
+	// The arguments first, then the environment (program, Nix library).
+	if p.runner, err = pf.newRunner(e); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// findManifests are the manifests of dir that the filters select, as
+// the Nix driver takes them.
+func (pf *processFlags) findManifests(dir string, flt manifest.Filter, redist, url string) ([]nixdriver.Manifest, error) {
 	found, err := manifest.FindManifests(dir, flt)
 	if err != nil {
 		return nil, err
@@ -94,20 +110,22 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if len(found) == 0 {
 		return nil, noManifestError([]string{dir}, pf.filters)
 	}
+	var out []nixdriver.Manifest
 	for _, f := range found {
-		p.manifests = append(p.manifests, nixdriver.Manifest{RedistName: p.redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
+		out = append(out, nixdriver.Manifest{RedistName: redist, Version: f.Version, Path: mustAbs(f.Path), BaseURL: url})
 	}
-	if p.hashes, err = pinUnpacks(*pf.pinUnpacked, p.manifests); err != nil {
-		return nil, err
-	}
+	return out, nil
+}
 
-	// The arguments first, then the environment (program, Nix library).
-	if p.runner, err = pf.nix.runner(*pf.sandbox, e); err != nil {
+// newRunner is the Nix runner of the run's options.
+func (pf *processFlags) newRunner(e *env) (*nixdriver.Runner, error) {
+	runner, err := pf.nix.runner(*pf.sandbox, e)
+	if err != nil {
 		return nil, err
 	}
-	p.runner.SetBuildOptions(nixdriver.BuildOptions{MaxJobs: pf.maxJobs(), KeepGoing: *pf.keepGoing, Builders: *pf.builders})
-	p.runner.Store = *pf.store
-	return p, nil
+	runner.SetBuildOptions(nixdriver.BuildOptions{MaxJobs: pf.maxJobs(), KeepGoing: *pf.keepGoing, Builders: *pf.builders})
+	runner.Store = *pf.store
+	return runner, nil
 }
 
 // maxJobs is --max-jobs as --remote-only and --no-parallel set it.

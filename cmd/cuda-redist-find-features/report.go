@@ -10,7 +10,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/report"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/report"
 )
 
 func reportCommand() command {

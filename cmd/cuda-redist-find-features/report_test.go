@@ -22,12 +22,12 @@ func TestReportCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join("..", "..", "stage", "report", "testdata", "sample-report.json"))
+	want, err := os.ReadFile(filepath.Join("..", "..", "lib", "report", "testdata", "sample-report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Error("report.json differs from stage/report/testdata/sample-report.json")
+		t.Error("report.json differs from lib/report/testdata/sample-report.json")
 	}
 	s := compileSchema(t, "print-feature-schema", "--format", "report")
 	if err := validateFile(t, s, filepath.Join(out, "report.json")); err != nil {
@@ -44,7 +44,7 @@ func TestReportCommand(t *testing.T) {
 func TestReportSchema(t *testing.T) {
 	s := compileSchema(t, "print-feature-schema", "--format", "report")
 	realOut := filepath.Join(t.TempDir(), "real")
-	real := filepath.Join("..", "..", "stage", "report", "testdata", "real", "cuda")
+	real := filepath.Join("..", "..", "lib", "report", "testdata", "real", "cuda")
 	if code, _, stderr := runCLI("report", "--out", realOut, "--against", "11.8.0", filepath.Join(real, "11.8.0"), filepath.Join(real, "12.2.2")); code != exitOK {
 		t.Fatalf("report of the real fixtures: %s", stderr)
 	}
@@ -59,7 +59,7 @@ func TestReportSchema(t *testing.T) {
 }
 
 func TestReleaseDiffCommand(t *testing.T) {
-	real := filepath.Join("..", "..", "stage", "report", "testdata", "real", "cuda")
+	real := filepath.Join("..", "..", "lib", "report", "testdata", "real", "cuda")
 	code, stdout, stderr := runCLI("diff", filepath.Join(real, "11.8.0"), filepath.Join(real, "12.2.2"))
 	if code != exitOK {
 		t.Fatalf("diff: exit %d: %s", code, stderr)
@@ -107,7 +107,7 @@ func TestReportGoesOnWithoutAnUnreadableAggregate(t *testing.T) {
 		t.Errorf("stderr does not name the unread aggregate:\n%s", stderr)
 	}
 	got, err := os.ReadFile(filepath.Join(out, "report.json"))
-	want, _ := os.ReadFile(filepath.Join("..", "..", "stage", "report", "testdata", "sample-report.json"))
+	want, _ := os.ReadFile(filepath.Join("..", "..", "lib", "report", "testdata", "sample-report.json"))
 	if err != nil || string(got) != string(want) {
 		t.Errorf("the report of the two readable aggregates differs from the golden (%v)", err)
 	}

@@ -5,8 +5,8 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
 )
 
 func manifestSchemaCommand() command {

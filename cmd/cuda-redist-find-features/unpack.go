@@ -5,7 +5,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/unpack"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/unpack"
 )
 
 func unpackCommand() command {

@@ -9,8 +9,8 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 
-	"github.com/nix-cuda/cuda-redist-find-features/nixdriver"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver"
 )
 
 // pinUnpacks (unless !pin, --pin-unpacked=false) points each manifest at the unpacked-hashes.json beside it,

@@ -10,9 +10,9 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/vendored"
 )
 
 func printVendoredCommand() command {

@@ -1,7 +1,7 @@
 package features
 
 // The buildRedist parts of the formats: what the simulation
-// (stage/detect/buildredist) records per archive, and what the aggregate
+// (lib/buildredist) records per archive, and what the aggregate
 // declares per package (buildRedist.json).
 
 // BuildRedistOutputs are the outputs Nixpkgs' buildRedist knows, in its

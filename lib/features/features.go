@@ -33,7 +33,7 @@ type Features struct {
 	// (outputs to declare, stubs hook, FHS references), simulated with
 	// the CUDA major of the archive's variant when it has one. Absent from
 	// what the detector writes (facts only): the aggregate and the CLI
-	// add it (stage/detect/buildredist.Complete).
+	// add it (lib/buildredist.Complete).
 	BuildRedist BuildRedistFacts `json:"buildRedist,omitzero"`
 	// BuildRedistByCudaMajor simulates each lib/<major> directory of an
 	// archive without a variant, for each cudaMajorVersion it can serve.

@@ -13,15 +13,15 @@ cd "$(dirname "$0")/../.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 salt=${SALT:-$(date +%s%N)}
-# The edit: one message of stage/report (CLI-only code), salted so that
+# The edit: one message of lib/report (CLI-only code), salted so that
 # the binary is new to the store.
-cp stage/report/model.go "$work/model.go"
+cp lib/report/model.go "$work/model.go"
 sed -i "s|want one (an aggregate directory|want one ($salt: an aggregate directory|" "$work/model.go"
-printf '{"Replace":{"%s":"%s"}}' "$PWD/stage/report/model.go" "$work/model.go" >"$work/overlay.json"
+printf '{"Replace":{"%s":"%s"}}' "$PWD/lib/report/model.go" "$work/model.go" >"$work/overlay.json"
 # A salted detector too, for the cold run of the new design.
-cp stage/detect/detect.go "$work/detect.go"
+cp detector/facts/detect.go "$work/detect.go"
 sed -i "s|fmt.Errorf(\"detect %s: %w\", root, err)|fmt.Errorf(\"detect $salt %s: %w\", root, err)|" "$work/detect.go"
-printf '{"Replace":{"%s":"%s","%s":"%s"}}' "$PWD/stage/report/model.go" "$work/model.go" "$PWD/stage/detect/detect.go" "$work/detect.go" >"$work/overlay-cold.json"
+printf '{"Replace":{"%s":"%s","%s":"%s"}}' "$PWD/lib/report/model.go" "$work/model.go" "$PWD/detector/facts/detect.go" "$work/detect.go" >"$work/overlay-cold.json"
 mkdir -p "$work/one" "$work/two" "$work/cold"
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -overlay "$work/overlay.json" -o "$work/one/cuda-redist-find-features" ./cmd/cuda-redist-find-features
 cp "$work/one/cuda-redist-find-features" "$work/two/"

@@ -26,7 +26,7 @@ const (
 // the buildRedist rules). A change to any of them must leave the
 // detector's bytes, and so every unpack and detect derivation, as they are.
 var notInDetector = []string{
-	"stage/report", "stage/check", "stage/aggregate", "stage/detect/buildredist", "nixdriver", "cmd/cuda-redist-find-features",
+	"lib/report", "lib/check", "lib/aggregate", "lib/buildredist", "lib/nixdriver", "lib/nixexec", "lib/manifest", "cmd/cuda-redist-find-features",
 }
 
 // detectorPlatforms are the targets the flake builds the detector for:
@@ -147,7 +147,7 @@ func TestDetectorReproducible(t *testing.T) {
 	if !bytes.Equal(bins[0], bins[1]) {
 		t.Errorf("two builds of the same source differ (%d and %d bytes)", len(bins[0]), len(bins[1]))
 	}
-	if slices.Contains(files, "stage/detect/buildredist/analyze.go") {
+	if slices.Contains(files, "lib/buildredist/analyze.go") {
 		t.Errorf("the detector's sources hold the buildRedist rules")
 	}
 }

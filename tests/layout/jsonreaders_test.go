@@ -25,17 +25,17 @@ var decoders = map[string][]string{
 // the same function, each with the reason that is safe. A new reader must
 // call jsoncheck (Check or Unmarshal) first, or be argued for here.
 var unguarded = map[string]string{
-	"stage/manifest/manifest.go: Parse":           "gjson reads data CheckJSON (jsoncheck) passed, a few lines up",
-	"stage/manifest/manifest.go: init":            "keys.json is embedded in the binary",
-	"stage/manifest/manifest.go: leafFields":      "parts of a manifest Parse checked whole, marshalled a line up",
-	"stage/manifest/versions.go: BaseURL":         "base-urls.json is embedded in the binary",
-	"lib/features/encode.go: Encode":              "decodes what json.Marshal just wrote",
-	"lib/features/features.go: UnmarshalJSON":     "a part of a document its reader checked whole",
-	"lib/builderattrs/attrs.go: NarHashOf":        "parts of the attributes Load checked whole",
-	"stage/check/pkgeval/pkgeval.go: result":      "a part of the output Evaluate checked whole",
-	"stage/check/schema/identify.go: toJSONValue": "the package's own schema documents, marshalled a line up",
-	"nixdriver/settings.go: scalar":               "a value of the output ParseSettings checked whole",
-	"nixdriver/settings.go: list":                 "a value of the output ParseSettings checked whole",
+	"lib/manifest/manifest.go: Parse":           "gjson reads data CheckJSON (jsoncheck) passed, a few lines up",
+	"lib/manifest/manifest.go: init":            "keys.json is embedded in the binary",
+	"lib/manifest/manifest.go: leafFields":      "parts of a manifest Parse checked whole, marshalled a line up",
+	"lib/manifest/versions.go: BaseURL":         "base-urls.json is embedded in the binary",
+	"lib/features/encode.go: Encode":            "decodes what json.Marshal just wrote",
+	"lib/features/features.go: UnmarshalJSON":   "a part of a document its reader checked whole",
+	"lib/builderattrs/attrs.go: NarHashOf":      "parts of the attributes Load checked whole",
+	"lib/check/pkgeval/pkgeval.go: result":      "a part of the output Evaluate checked whole",
+	"lib/check/schema/identify.go: toJSONValue": "the package's own schema documents, marshalled a line up",
+	"lib/nixdriver/settings.go: scalar":         "a value of the output ParseSettings checked whole",
+	"lib/nixdriver/settings.go: list":           "a value of the output ParseSettings checked whole",
 }
 
 // TestEveryJSONReaderIsGuarded finds every call that decodes JSON in the

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,42 +17,44 @@ import (
 
 const module = "github.com/nix-cuda/cuda-redist-find-features"
 
-// stages are the pipeline's folders in order: manifest → (fetch, in Nix
-// only) → unpack → detect → aggregate → what reads the results (check and
-// report are both stage 5) → what drives it all. A package's stage is
-// its path: stage/<name>/... has the rank of <name>, nixdriver/... and
-// cmd/... drive the pipeline, and lib/... holds shared helpers and the
-// formats, which know no stage. A package may import its own stage or
-// earlier ones.
+// stages rank the pipeline's packages in order: manifest → (fetch, in
+// Nix only) → unpack → the per-archive facts → aggregate (with the
+// buildRedist rules) → what reads the results (check and report are both
+// stage 5) → what drives it all. A package's stage is its path: the
+// longest prefix of it in stages. detector/ holds what runs in the
+// sandbox (unpack, then the facts); lib/ the rest of the pipeline, and
+// besides it the formats and shared helpers, which know no stage (rank
+// 0). A package may import its own stage or earlier ones.
 var stages = map[string]int{
-	"manifest":  1,
-	"unpack":    2,
-	"detect":    3,
-	"aggregate": 4,
-	"check":     5,
-	"report":    5,
+	"lib/manifest":    1,
+	"detector/unpack": 2,
+	"detector":        3,
+	"lib/buildredist": 4,
+	"lib/aggregate":   4,
+	"lib/check":       5,
+	"lib/report":      5,
+	"lib/nixdriver":   driverStage,
+	"cmd":             driverStage,
+	// nix/: the Nix library, and package nixlib that carries it inside
+	// the binary for the driver.
+	"nix": driverStage,
 }
 
-// driverStage is the rank of nixdriver/ and cmd/: after every stage.
+// driverStage is the rank of lib/nixdriver/, nix/ and cmd/: after every
+// stage.
 const driverStage = 6
 
 // stageOf is the rank of a package from its path, and whether the path is
 // one the layout knows.
 func stageOf(name string) (int, bool) {
-	parts := strings.Split(name, "/")
-	switch parts[0] {
-	case "lib":
-		return 0, len(parts) > 1
-	case "stage":
-		if len(parts) < 2 {
-			return 0, false
+	for prefix := name; prefix != "." && prefix != ""; prefix = path.Dir(prefix) {
+		if s, ok := stages[prefix]; ok {
+			return s, true
 		}
-		s, ok := stages[parts[1]]
-		return s, ok
-	case "nixdriver", "cmd", "nix":
-		// nix/: the Nix library, and package nixlib that carries it
-		// inside the binary for the driver.
-		return driverStage, true
+	}
+	parts := strings.Split(name, "/")
+	if parts[0] == "lib" && len(parts) > 1 {
+		return 0, true
 	}
 	return 0, false
 }
@@ -97,7 +100,7 @@ func TestNoImportRunsBackUpThePipeline(t *testing.T) {
 		}
 		own, ok := stageOf(name)
 		if !ok {
-			t.Errorf("package %s is in no stage folder (stage/<stage>/, lib/, nixdriver/, nix/, cmd/): move it, or add its stage to this test and docs/layout.md", name)
+			t.Errorf("package %s is in no folder the layout knows (detector/, lib/, nix/, cmd/): move it, or add its stage to this test and docs/layout.md", name)
 			continue
 		}
 		for _, imp := range p.Imports {
@@ -118,7 +121,7 @@ func TestNoImportRunsBackUpThePipeline(t *testing.T) {
 // list cannot rot.
 func TestStagesAreReal(t *testing.T) {
 	for name := range stages {
-		if _, err := os.Stat(filepath.Join(testenv.RepoRoot(), "stage", name)); err != nil {
+		if _, err := os.Stat(filepath.Join(testenv.RepoRoot(), filepath.FromSlash(name))); err != nil {
 			t.Errorf("stages lists %s: %v", name, err)
 		}
 	}
@@ -128,20 +131,22 @@ func TestStagesAreReal(t *testing.T) {
 func TestStageOf(t *testing.T) {
 	for name, want := range map[string]int{
 		"lib/jsoncheck":                 0,
-		"stage/manifest/download":       1,
-		"stage/unpack/xz/crc64":         2,
-		"stage/detect/buildredist":      3,
-		"stage/aggregate":               4,
-		"stage/check/nixpkgscheck":      5,
-		"stage/report":                  5,
-		"nixdriver/nixlog":              6,
+		"lib/manifest/download":         1,
+		"detector/unpack/xz/crc64":      2,
+		"detector/facts":                3,
+		"detector/elfinfo":              3,
+		"lib/buildredist":               4,
+		"lib/aggregate":                 4,
+		"lib/check/nixpkgscheck":        5,
+		"lib/report":                    5,
+		"lib/nixdriver/nixlog":          6,
 		"cmd/cuda-redist-find-features": 6,
 	} {
 		if got, ok := stageOf(name); !ok || got != want {
 			t.Errorf("stageOf(%s) = %d, %v; want %d, true", name, got, ok, want)
 		}
 	}
-	for _, name := range []string{"detector", "stage", "stage/fetch", "lib", "internal/x"} {
+	for _, name := range []string{"stage", "stage/fetch", "lib", "internal/x", "nixdriver"} {
 		if _, ok := stageOf(name); ok {
 			t.Errorf("stageOf(%s) is known; want unknown", name)
 		}

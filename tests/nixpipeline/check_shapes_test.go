@@ -10,7 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 

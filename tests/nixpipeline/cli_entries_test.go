@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // cliEntry is an entry of nix/cli.nix's result.

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 

@@ -208,7 +208,7 @@ func TestProcessManifestsDirectoryNameIsData(t *testing.T) {
 }
 
 // TestInstalledLayoutFindsNixLib: the binary laid out as nix/package.nix
-// installs it (bin/ and share/cuda-redist-find-features/{nix,stage/manifest})
+// installs it (bin/ and share/cuda-redist-find-features/{nix,lib/manifest})
 // finds its Nix library from any working directory, without --nix-lib.
 func TestInstalledLayoutFindsNixLib(t *testing.T) {
 	requireNix(t)
@@ -217,7 +217,7 @@ func TestInstalledLayoutFindsNixLib(t *testing.T) {
 	for _, c := range [][2]string{
 		{programBinary(t), filepath.Join(prefix, "bin") + "/"},
 		{filepath.Join(repoRoot(), "nix"), share + "/"},
-		{filepath.Join(repoRoot(), "stage", "manifest"), filepath.Join(share, "stage") + "/"},
+		{filepath.Join(repoRoot(), "lib", "manifest"), filepath.Join(share, "lib") + "/"},
 	} {
 		if err := os.MkdirAll(c[1], 0o755); err != nil {
 			t.Fatal(err)

@@ -18,12 +18,12 @@ type anEdit struct {
 }
 
 var edits = []anEdit{
-	{"CLI: report", "stage/report/model.go", `want one (an aggregate directory`, `want exactly one (an aggregate directory`},
-	{"CLI: --fix", "stage/check/nixfix/newfile.go", `no archive to write a package file from`, `no archive to write the package file from`},
+	{"CLI: report", "lib/report/model.go", `want one (an aggregate directory`, `want exactly one (an aggregate directory`},
+	{"CLI: --fix", "lib/check/nixfix/newfile.go", `no archive to write a package file from`, `no archive to write the package file from`},
 	{"CLI: printing", "cmd/cuda-redist-find-features/report.go", `report needs --out DIR`, `report needs --out DIR (a directory)`},
-	{"buildRedist rules", "stage/detect/buildredist/analyze.go", `const maxExamples = 5`, `const maxExamples = 6`},
-	{"detection", "stage/detect/detect.go", `fmt.Errorf("detect %s: %w", root, err)`, `fmt.Errorf("detect tree %s: %w", root, err)`},
-	{"unpack", "stage/unpack/unpack.go", `fmt.Errorf("read header: %w", err)`, `fmt.Errorf("read the header: %w", err)`},
+	{"buildRedist rules", "lib/buildredist/analyze.go", `const maxExamples = 5`, `const maxExamples = 6`},
+	{"detection", "detector/facts/detect.go", `fmt.Errorf("detect %s: %w", root, err)`, `fmt.Errorf("detect tree %s: %w", root, err)`},
+	{"unpack", "detector/unpack/unpack.go", `fmt.Errorf("read header: %w", err)`, `fmt.Errorf("read the header: %w", err)`},
 }
 
 // stages are the per-stage output paths of one instantiation of the

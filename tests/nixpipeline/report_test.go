@@ -19,12 +19,12 @@ func TestReportDerivation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := os.ReadFile(filepath.Join(repoRoot(), "stage", "report", "testdata", "sample-report.json"))
+	want, err := os.ReadFile(filepath.Join(repoRoot(), "lib", "report", "testdata", "sample-report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Errorf("%s/report.json differs from stage/report/testdata/sample-report.json", all)
+		t.Errorf("%s/report.json differs from lib/report/testdata/sample-report.json", all)
 	}
 	// The oldest release has no previous one: its report is it alone.
 	one := strings.TrimSpace(buildSample(t, `"1.0.0".report`))

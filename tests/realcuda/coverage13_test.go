@@ -4,11 +4,11 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/coverage"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/coverage"
 )
 
-// TestCoverageCUDA13 holds stage/check/coverage against NVIDIA's own support
+// TestCoverageCUDA13 holds lib/check/coverage against NVIDIA's own support
 // statement for CUDA 13.0 (release notes: Maxwell, Pascal and Volta are
 // no longer supported; Turing, 7.5, is the oldest GPU): on the real CUDA
 // 13 wheels, every library with device code runs (SASS or PTX) on each
@@ -16,7 +16,7 @@ import (
 // cudaCapabilities entry carries, and on none of the dropped ones.
 func TestCoverageCUDA13(t *testing.T) {
 	root, _ := real13(t)
-	f, err := detect.Detect(filepath.Join(root, "nvidia", "cu13"))
+	f, err := facts.Detect(filepath.Join(root, "nvidia", "cu13"))
 	if err != nil {
 		t.Fatal(err)
 	}

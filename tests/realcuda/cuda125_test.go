@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/elfinfo"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 

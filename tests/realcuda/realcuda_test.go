@@ -21,9 +21,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/elfinfo"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
+	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
@@ -289,7 +289,7 @@ func TestRealTreeNarHash(t *testing.T) {
 		testenv.Unavailable(t, "nix is not installed (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
 	}
 	tree := filepath.Join(root, "usr/lib")
-	f, err := detect.Detect(tree)
+	f, err := facts.Detect(tree)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/check/vendored"
-	"github.com/nix-cuda/cuda-redist-find-features/stage/detect"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -93,7 +93,7 @@ func nsightTree(t *testing.T) string {
 // and every library called vendored that is not on the list fails the
 // test (precision 100%; there is no explained exception today).
 func TestVendoredNsightSystems(t *testing.T) {
-	f, err := detect.Detect(nsightTree(t))
+	f, err := facts.Detect(nsightTree(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestVendoredNoNVIDIALibrary(t *testing.T) {
 	ix := sonameindex.Default()
 	var archives []vendored.Archive
 	for _, name := range []string{"CUDA 11.8", "CUDA 12.5", "CUDA 13"} {
-		f, err := detect.Detect(trees[name])
+		f, err := facts.Detect(trees[name])
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,0 +1,153 @@
+package fixrun
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+)
+
+// KindChanged is a file --fix did not write because it no longer held
+// the bytes the run read (a maintainer's edit meanwhile), or because it
+// appeared meanwhile where a new file was to go.
+const KindChanged = "changedDuringFix"
+
+// Write replaces each changed file and creates each new one, file by
+// file: the new text goes to a temporary file beside it, and just before
+// the rename the file is read again and compared with the bytes the run
+// read (a new file must still not exist: it is linked in, which fails if
+// it does). A file that differs is left alone and is an error finding
+// naming it; a file that cannot be written is one too; every other file
+// is still written. written gets the path of each file written.
+func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
+	var failed []nixpkgscheck.Finding
+	for _, file := range fr.Files() {
+		path := filepath.Join(fr.PackagesDir, filepath.FromSlash(file))
+		err := notThroughLink(fr.PackagesDir, file)
+		if err == nil {
+			err = replaceIfUnchanged(path, fr.Old[file], fr.New[file])
+		}
+		var changed *changedError
+		switch {
+		case errors.As(err, &changed):
+			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindChanged, File: file,
+				Message: "not written: " + changed.why + " since --fix read it; left as it is (run check-nixpkgs --fix again)"})
+		case err != nil:
+			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: "notFixed", File: file, Message: "not written: " + err.Error()})
+		default:
+			written(path)
+		}
+	}
+	return failed
+}
+
+// changedError: the file on disk is not what the run read.
+type changedError struct{ why string }
+
+func (e *changedError) Error() string { return e.why }
+
+// replaceIfUnchanged writes text to path if path still holds old (old ""
+// for a file that must not exist), keeping its mode.
+func replaceIfUnchanged(path, old, text string) error {
+	mode := fs.FileMode(0o644)
+	if old != "" {
+		st, err := os.Lstat(path)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return &changedError{"it was removed"}
+			}
+			return err
+		}
+		mode = st.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".crff-fix-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.WriteString(text)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if old == "" {
+		// link(2) fails when path exists: no file that appeared
+		// meanwhile is replaced.
+		if err := os.Link(tmp.Name(), path); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return &changedError{"a file of this name appeared"}
+			}
+			return err
+		}
+		return nil
+	}
+	// The comparison, right before the rename.
+	if err := stillHolds(path, old); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// stillHolds reads path (at most one byte more than old, not opening
+// anything but a regular file) and says whether it holds old.
+func stillHolds(path, old string) error {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return &changedError{"it was removed"}
+		}
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() {
+		return &changedError{"it became something other than a regular file"}
+	}
+	now, err := io.ReadAll(io.LimitReader(f, int64(len(old))+1))
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(now, []byte(old)) {
+		return &changedError{"it changed"}
+	}
+	return nil
+}
+
+// notThroughLink refuses to write file (slash-separated, relative to root)
+// when it or a directory on its way is a symbolic link: the write would
+// land wherever the link points, outside the packages directory or in a
+// file the fix did not read. A file that does not exist yet is fine.
+func notThroughLink(root, file string) error {
+	p := root
+	parts := strings.Split(file, "/")
+	for i, part := range parts {
+		p = filepath.Join(p, part)
+		st, err := os.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("fix: %s: %s is a symbolic link; --fix edits no file through a link (fix the file it points to in place)", file, strings.Join(parts[:i+1], "/"))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package fixrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+func mustWrite(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return string(data)
+}
+
+// TestWriteKeepsEditsMadeMeanwhile: files a maintainer changed, removed
+// or created while --fix ran (between its read and its write) are left
+// as they are, each an error finding naming it; every other file is
+// still fixed. On main, the fix renamed its own text over the edits.
+func TestWriteKeepsEditsMadeMeanwhile(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"a.nix": "a read\n", "edited.nix": "edited read\n", "removed.nix": "removed read\n", "grown.nix": "grown read\n"}
+	for f, text := range files {
+		mustWrite(t, filepath.Join(dir, f), text)
+	}
+	fr := &Fix{PackagesDir: dir, Old: map[string]string{}, New: map[string]string{}}
+	for f, text := range files {
+		fr.Old[f], fr.New[f] = text, strings.ToUpper(text)
+	}
+	for _, f := range []string{"new.nix", "appeared.nix"} {
+		fr.Old[f], fr.New[f] = "", "new "+f+"\n"
+	}
+	// The maintainer, while --fix evaluates.
+	mustWrite(t, filepath.Join(dir, "edited.nix"), "edited BY HAND\n")
+	mustWrite(t, filepath.Join(dir, "grown.nix"), "grown read\nand a line more\n")
+	if err := os.Remove(filepath.Join(dir, "removed.nix")); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, filepath.Join(dir, "appeared.nix"), "written by hand\n")
+
+	var written []string
+	failed := fr.Write(func(path string) { written = append(written, filepath.Base(path)) })
+
+	if want := []string{"a.nix", "new.nix"}; !cmp.Equal(want, written) {
+		t.Errorf("written %v, want %v", written, want)
+	}
+	want := map[string]string{
+		"a.nix":        "A READ\n",
+		"new.nix":      "new new.nix\n",
+		"edited.nix":   "edited BY HAND\n",
+		"grown.nix":    "grown read\nand a line more\n",
+		"appeared.nix": "written by hand\n",
+	}
+	for f, w := range want {
+		if got := readText(t, filepath.Join(dir, f)); got != w {
+			t.Errorf("%s holds %q, want %q", f, got, w)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "removed.nix")); err == nil {
+		t.Error("removed.nix was written again")
+	}
+	got := map[string]string{}
+	for _, f := range failed {
+		if f.Level != nixpkgscheck.LevelError || f.Kind != KindChanged {
+			t.Errorf("finding %+v, want an error of kind %s", f, KindChanged)
+		}
+		got[f.File] = f.Message
+	}
+	for f, w := range map[string]string{"edited.nix": "it changed", "grown.nix": "it changed", "removed.nix": "it was removed", "appeared.nix": "a file of this name appeared"} {
+		if !strings.Contains(got[f], w) || !strings.Contains(got[f], "left as it is") {
+			t.Errorf("%s: finding %q, want one saying %q", f, got[f], w)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("findings for %v, want 4", got)
+	}
+	// No temporary file is left beside them.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), "crff-fix") {
+			t.Errorf("left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestNewFilesBoundPname: a pname too long for a file name (10 KB: on
+// main, `lstat …: file name too long` aborted the whole fix) is refused
+// alone, by name; the other new files are still made.
+func TestNewFilesBoundPname(t *testing.T) {
+	long := strings.Repeat("k", 10_000)
+	tree := features.Tree{Files: []string{"LICENSE", "include/h.h", "lib/libh.so"}}
+	arch := []nixpkgscheck.Archive{{Platform: "linux-x86_64", Variant: "None", Features: &features.Features{Tree: tree}}}
+	fr := &Fix{PackagesDir: t.TempDir(), Old: map[string]string{}, New: map[string]string{}}
+	fr.newFiles([]nixpkgscheck.Unpackaged{
+		{Redist: "cuda", Package: long, Archives: arch, CudaVersions: []string{"12.8"}},
+		{Redist: "cuda", Package: "libgood", Archives: arch, CudaVersions: []string{"12.8"}},
+	})
+	if _, ok := fr.New["libgood.nix"]; !ok || len(fr.New) != 1 {
+		t.Errorf("new files %v, want libgood.nix alone", fr.Files())
+	}
+	if len(fr.refusals) != 1 || !strings.Contains(fr.refusals[0].Message, "10000 bytes long, over the 200") {
+		t.Fatalf("refusals %+v, want the long pname's", fr.refusals)
+	}
+	if r := fr.refusals[0]; len(r.File) > 300 || !strings.HasPrefix(r.File, "kkkk") {
+		t.Errorf("refusal names %d bytes: %.80q…, want the name shortened", len(r.File), r.File)
+	}
+	// And writing goes on without it.
+	failed := fr.Write(func(string) {})
+	if len(failed) != 0 {
+		t.Errorf("Write: %+v", failed)
+	}
+}

@@ -1,0 +1,78 @@
+package schema
+
+// ArchPattern matches a GPU target name as cuobjdump prints it: sm_ and
+// the SM number, then nothing (generic), f (family-specific, CUDA 12.9+)
+// or a (architecture-specific, CUDA 12.0+). docs/compatibility.md.
+const ArchPattern = `^sm_[0-9]+[af]?$`
+
+// report is the schema of report.json (lib/report's model), written by
+// `cuda-redist-find-features report`.
+func report() map[string]any {
+	arch := pattern(ArchPattern)
+	archList := obj{"type": "array", "items": arch}
+	archive := closed(obj{
+		"platform":           str(),
+		"variant":            str(),
+		"relativePath":       str(),
+		"sha256":             str(),
+		"narHash":            pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
+		"outputs":            strList(),
+		"outputsByCudaMajor": mapOf(strList()),
+		"legacyOutputs":      strList(),
+		"sass":               archList,
+		"ptx":                archList,
+		"topPtx":             obj{"anyOf": []any{arch, obj{"const": ""}}},
+		"provides":           strList(),
+		"needs":              strList(),
+		"vendored": obj{"type": "array", "items": closed(obj{"name": str(), "upstream": str(), "path": str(), "provider": str()},
+			"name", "upstream", "path", "provider")},
+	}, "platform", "variant", "relativePath", "sha256", "narHash", "outputs", "legacyOutputs", "sass", "ptx", "topPtx", "provides", "needs")
+	pkg := closed(obj{
+		"name":     str(),
+		"version":  str(),
+		"archives": obj{"type": "array", "items": ref("archive")},
+	}, "name", "version", "archives")
+	graph := closed(obj{
+		"nodes": obj{"type": "array", "items": closed(obj{"name": str(), "external": obj{"type": "boolean"}}, "name", "external")},
+		"edges": obj{"type": "array", "items": closed(obj{"from": str(), "to": str(), "sonames": strList()}, "from", "to", "sonames")},
+	}, "nodes", "edges")
+	release := closed(obj{
+		"version":       str(),
+		"platforms":     strList(),
+		"architectures": archList,
+		"packages":      obj{"type": "array", "items": ref("package")},
+		"buildRedist":   mapOf(buildRedistDecl()),
+		"graph":         graph,
+		"coverage":      coverageReport(),
+	}, "version", "platforms", "architectures", "packages", "buildRedist", "graph")
+	boolean := obj{"type": "boolean"}
+	archiveChange := closed(obj{
+		"package": str(), "platform": str(), "variant": str(),
+		"added": boolean, "removed": boolean,
+		"outputsGained": strList(), "outputsLost": strList(),
+		"sassGained": archList, "sassLost": archList,
+		"ptxGained": archList, "ptxLost": archList,
+		"sonamesAdded": strList(), "sonamesRemoved": strList(),
+		"vendoredAdded": strList(), "vendoredRemoved": strList(),
+		"narHashChanged": boolean, "oldNarHash": str(), "newNarHash": str(), "version": str(),
+	}, "package", "platform", "variant", "added", "removed", "outputsGained", "outputsLost",
+		"sassGained", "sassLost", "ptxGained", "ptxLost", "sonamesAdded", "sonamesRemoved", "narHashChanged")
+	changes := closed(obj{
+		"old":             str(),
+		"new":             str(),
+		"packagesAdded":   strList(),
+		"packagesRemoved": strList(),
+		"archives":        obj{"type": "array", "items": ref("archiveChange")},
+	}, "old", "new", "packagesAdded", "packagesRemoved", "archives")
+	doc := closed(obj{
+		"redist":       str(),
+		"releases":     obj{"type": "array", "items": ref("release"), "minItems": 1},
+		"changes":      changes,
+		"capabilities": obj{"type": "array", "items": pattern(capabilityPattern), "minItems": 1, "uniqueItems": true},
+	}, "redist", "releases")
+	doc["$schema"] = draft
+	doc["$id"] = baseID + "report.json"
+	doc["title"] = "report.json: a redist's releases (outputs, GPU coverage, soname graph) and the changes of the newest"
+	doc["$defs"] = obj{"release": release, "package": pkg, "archive": archive, "archiveChange": archiveChange}
+	return doc
+}

@@ -1,0 +1,288 @@
+package schema
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+)
+
+const (
+	draft  = "https://json-schema.org/draft/2020-12/schema"
+	baseID = "https://github.com/nix-cuda/cuda-redist-find-features/schemas/"
+)
+
+type obj = map[string]any
+
+func str() obj               { return obj{"type": "string"} }
+func strList() obj           { return obj{"type": "array", "items": str()} }
+func nullableStrList() obj   { return obj{"type": []any{"array", "null"}, "items": str()} }
+func ref(name string) obj    { return obj{"$ref": "#/$defs/" + name} }
+func pattern(p string) obj   { return obj{"type": "string", "pattern": p} }
+func mapOf(values any) obj   { return obj{"type": "object", "additionalProperties": values} }
+func enumOf(vs []string) obj { return obj{"type": "string", "enum": vs} }
+func closed(props obj, required ...string) obj {
+	o := obj{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+
+// variantPattern names a CUDA variant: cuda12, cuda13.1 (lib/manifest).
+const variantPattern = `^cuda[0-9]+(\.[0-9]+)?$`
+
+// Manifest is the schema of redistrib_<version>.json.
+func Manifest() map[string]any {
+	top := obj{}
+	for _, k := range manifest.Keys.Metadata {
+		top[k] = str()
+	}
+	release := obj{
+		"name":         str(),
+		"license":      str(),
+		"license_path": str(),
+		"version":      str(),
+		// "12", and from CUDA 13.1's cuda_compat a major.minor, "13.1".
+		"cuda_variant": obj{"type": "array", "items": pattern(`^[0-9]+(\.[0-9]+)?$`)},
+	}
+	for _, p := range manifest.Keys.Platforms {
+		release[p] = ref("platform")
+	}
+	leaf := obj{
+		"relative_path": obj{"type": "string", "minLength": 1},
+		"sha256":        pattern(`^[0-9a-f]{64}$`),
+		"md5":           pattern(`^[0-9a-f]{32}$`),
+		"size":          pattern(`^[0-9]+$`),
+	}
+	if len(leaf) != len(manifest.Keys.Leaf) {
+		panic(fmt.Sprintf("schema: archive fields %v out of step with keys.json", manifest.Keys.Leaf))
+	}
+	return obj{
+		"$schema":              draft,
+		"$id":                  baseID + "manifest.json",
+		"title":                "NVIDIA redistributable manifest (redistrib_<version>.json)",
+		"type":                 "object",
+		"properties":           top,
+		"additionalProperties": ref("release"),
+		"$defs": obj{
+			"release": closed(release, "version"),
+			"archive": closed(leaf, "relative_path", "sha256"),
+			"variants": obj{
+				"type":                 "object",
+				"propertyNames":        pattern(variantPattern),
+				"additionalProperties": ref("archive"),
+				"minProperties":        1,
+			},
+			// An archive that may hold variants beside its own fields
+			// (cuDNN 9.27's windows-arm64).
+			"archiveAndVariants": obj{
+				"type":                 "object",
+				"properties":           leaf,
+				"patternProperties":    obj{variantPattern: ref("archive")},
+				"additionalProperties": false,
+				"required":             []string{"relative_path", "sha256"},
+			},
+			// An object with relative_path is one archive (and perhaps
+			// variants beside it); otherwise it maps CUDA variants to
+			// archives (v3 manifests).
+			"platform": obj{"if": obj{"required": []string{"relative_path"}}, "then": ref("archiveAndVariants"), "else": ref("variants")},
+		},
+	}
+}
+
+// Formats are the names Feature accepts.
+var Formats = []string{"legacy", "index", "detect", "detail", "report", "buildredist", "dependencies", "finding", "coverage", "unpacked-hashes"}
+
+// Feature is the schema of one output format.
+func Feature(format string) (map[string]any, error) {
+	if format == "report" {
+		return report(), nil
+	}
+	outputs := obj{}
+	for _, name := range features.OutputNames {
+		outputs[name] = obj{"type": "boolean"}
+	}
+	legacyOutputs := obj{}
+	for _, name := range features.LegacyOutputNames {
+		legacyOutputs[name] = obj{"type": "boolean"}
+	}
+	grouped := obj{"oneOf": []any{strList(), mapOf(strList())}}
+	archList := obj{"type": "array", "items": pattern(ArchPattern)}
+	nonNegative := obj{"type": "integer", "minimum": 0}
+	library := closed(obj{
+		"path":              str(),
+		"kind":              enumOf([]string{"shared", "static", "object", "linkerScript", "danglingSymlink", "other"}),
+		"soname":            str(),
+		"needed":            strList(),
+		"cudaArchitectures": archList,
+		"sassArchitectures": archList,
+		"ptxArchitectures":  archList,
+		"fatbinEntries": obj{"type": "array", "items": closed(obj{
+			"kind":       nonNegative,
+			"sm":         nonNegative,
+			"flags":      nonNegative,
+			"headerSize": obj{"type": "integer", "minimum": 64},
+			"count":      obj{"type": "integer", "minimum": 1},
+		}, "kind", "sm", "flags", "headerSize", "count")},
+		"fatbinEntriesOmitted": obj{"type": "integer", "minimum": 1},
+		"fatbinWarnings":       strList(),
+		"versionDefinitions":   strList(),
+		"comments":             strList(),
+		"stub":                 obj{"type": "boolean"},
+		"error":                str(),
+	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")
+	detect := closed(obj{
+		"outputs":                closed(outputs, features.OutputNames...),
+		"cudaArchitectures":      grouped,
+		"providedLibs":           grouped,
+		"neededLibs":             grouped,
+		"libLayout":              enumOf([]string{"none", "files", "subdirs", "mixed"}),
+		"cudaVersionsInLib":      strList(),
+		"headers":                strList(),
+		"pythonModules":          strList(),
+		"libraries":              obj{"type": "array", "items": ref("library")},
+		"narHash":                ref("narHash"),
+		"buildRedist":            ref("buildRedistFacts"),
+		"buildRedistByCudaMajor": mapOf(ref("buildRedistFacts")),
+		"tree": closed(obj{
+			"files": strList(), "symlinks": strList(), "emptyDirs": strList(), "usrFiles": strList(), "usrOnlyInPkgConfigVars": strList(),
+		}, "files", "symlinks", "emptyDirs", "usrFiles", "usrOnlyInPkgConfigVars"),
+	}, "outputs", "cudaArchitectures", "providedLibs", "neededLibs", "libLayout", "cudaVersionsInLib", "headers", "pythonModules", "libraries", "narHash")
+	detect["description"] = "Paths (headers, pythonModules, libraries[].path, tree.*, buildRedist paths) are '/'-separated and relative to the archive root. " +
+		features.NameEscaping
+	indexOutputs := append([]string(nil), features.OutputNames...)
+	sort.Strings(indexOutputs)
+	indexLeaf := closed(obj{
+		"feature": closed(obj{
+			"outputs":           obj{"type": "array", "items": enumOf(indexOutputs), "prefixItems": []any{obj{"const": "out"}}, "minItems": 1, "uniqueItems": true},
+			"cudaVersionsInLib": strList(),
+		}, "outputs"),
+		"narHash":      ref("narHash"),
+		"sha256":       pattern(`^[0-9a-f]{64}$`),
+		"relativePath": str(),
+		"buildRedist":  ref("buildRedistFacts"),
+	}, "feature", "narHash", "sha256")
+	defs := obj{
+		"buildRedistFacts": closed(obj{
+			"outputs":       obj{"type": "array", "items": enumOf(features.BuildRedistOutputs)},
+			"hasStubs":      obj{"type": "boolean"},
+			"stubsDirs":     strList(),
+			"fhsReferences": closed(obj{"count": obj{"type": "integer", "minimum": 0}, "paths": strList()}, "count", "paths"),
+			"cudaMajorDir":  obj{"type": "boolean"},
+			"globstar":      obj{"type": "boolean"},
+		}, "outputs", "hasStubs", "stubsDirs", "fhsReferences", "cudaMajorDir", "globstar"),
+		"narHash": pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
+		"library": library,
+		"detect":  detect,
+	}
+	doc := obj{"$schema": draft, "$defs": defs}
+	switch format {
+	case "legacy":
+		doc["$id"] = baseID + "feature-legacy.json"
+		doc["title"] = "feature_<version>.json: package -> platform -> outputs"
+		for k, v := range mapOf(mapOf(closed(obj{"outputs": closed(legacyOutputs, features.LegacyOutputNames...)}, "outputs"))) {
+			doc[k] = v
+		}
+	case "index":
+		doc["$id"] = baseID + "feature-index.json"
+		doc["title"] = "index: redistName -> version -> package -> {releaseInfo, packages: platform -> variant -> leaf}"
+		pkg := closed(obj{
+			"releaseInfo": closed(obj{"license": str(), "licensePath": str(), "name": str(), "version": str()}, "version"),
+			"packages":    mapOf(mapOf(ref("indexLeaf"))),
+		}, "releaseInfo", "packages")
+		defs["indexLeaf"] = indexLeaf
+		for k, v := range mapOf(mapOf(mapOf(pkg))) {
+			doc[k] = v
+		}
+	case "detect":
+		doc["$id"] = baseID + "feature-detect.json"
+		doc["title"] = "detect: the features of one unpacked archive"
+		doc["$ref"] = "#/$defs/detect"
+	case "detail":
+		doc["$id"] = baseID + "feature-detail.json"
+		doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
+		entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
+		for k, v := range mapOf(mapOf(mapOf(entry))) {
+			doc[k] = v
+		}
+	case "buildredist":
+		doc["$id"] = baseID + "feature-buildredist.json"
+		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
+		for k, v := range mapOf(buildRedistDecl()) {
+			doc[k] = v
+		}
+	case "dependencies":
+		doc["$id"] = baseID + "feature-dependencies.json"
+		doc["title"] = "print-dependencies --json: per package, platform and variant, the sonames needed from other packages and their providers"
+		need := closed(obj{"soname": str(), "providers": nullableStrList()}, "soname", "providers")
+		row := closed(obj{
+			"package": str(), "platform": str(), "variant": str(),
+			"needs":      obj{"type": []any{"array", "null"}, "items": need},
+			"unresolved": nullableStrList(),
+		}, "package", "platform", "variant", "needs", "unresolved")
+		doc["type"] = "array"
+		doc["items"] = row
+	case "finding":
+		doc["$id"] = baseID + "feature-finding.json"
+		doc["title"] = "check-nixpkgs --json: one finding per line, then the summary as the last line"
+		count := obj{"type": "integer", "minimum": 0}
+		finding := closed(obj{
+			"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
+			"kind":     str(),
+			"package":  str(),
+			"platform": str(),
+			"variant":  str(),
+			"version":  str(),
+			"declared": strList(),
+			"needed":   strList(),
+			"message":  str(),
+			"file":     str(),
+			"path":     str(),
+			"files":    strList(),
+			"count":    count,
+		}, "level", "kind", "message")
+		names := []string{"files", "checked", "notChecked", "cases", "archives", "errors", "warnings", "hints", "failures", "refusedManifests"}
+		counts := obj{}
+		for _, n := range names {
+			counts[n] = count
+		}
+		summary := closed(obj{"summary": closed(counts, names...)}, "summary")
+		doc["oneOf"] = []any{finding, summary}
+	case "coverage":
+		doc["$id"] = baseID + "feature-coverage.json"
+		doc["title"] = "coverage --json: what the GPUs of Nixpkgs cudaCapabilities entries get from each archive and library"
+		for k, v := range coverageReport() {
+			doc[k] = v
+		}
+	case "unpacked-hashes":
+		doc["$id"] = baseID + "unpacked-hashes.json"
+		doc["title"] = "unpacked-hashes.json: relative_path -> the archive's sha256 and its unpacked tree's NAR hash (pins the unpack as a fixed-output derivation)"
+		record := closed(obj{
+			"sha256":  pattern(`^[0-9a-f]{64}$`),
+			"narHash": pattern(manifest.NarHashSRI.String()),
+		}, "sha256", "narHash")
+		for k, v := range closed(obj{"archives": mapOf(record)}, "archives") {
+			doc[k] = v
+		}
+		doc["properties"].(obj)["archives"].(obj)["propertyNames"] = pattern(manifest.SafeRelativePath.String())
+	default:
+		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
+	}
+	return doc, nil
+}
+
+// buildRedistDecl is one package's entry of buildRedist.json, which the
+// report's releases carry too.
+func buildRedistDecl() obj {
+	nullableList := nullableStrList()
+	return closed(obj{
+		"outputs":                           nullableList,
+		"outputsByPlatform":                 mapOf(mapOf(strList())),
+		"nixExpression":                     str(),
+		"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
+		"allowFHSReferences":                obj{"type": "boolean"},
+		"fhsReferences":                     nullableList,
+	}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
+}

@@ -1,0 +1,358 @@
+package nixdriver
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+)
+
+// Build is what a run builds.
+type Build int
+
+const (
+	// BuildFeatures builds each manifest's aggregate (and the merged
+	// index when asked for): process-manifests.
+	BuildFeatures Build = iota
+	// BuildDetections builds every entry's detection and no aggregate:
+	// check-nixpkgs.
+	BuildDetections
+	// BuildNothing lists the manifests' entries and builds nothing (no
+	// derivation is even written): check-nixpkgs --eval-only.
+	BuildNothing
+	// BuildUnpacks builds the unpacks that no recorded NAR hash pins:
+	// process-manifests records their hashes before it detects, so that
+	// its detections already read the pinned trees (PinUnpacked).
+	BuildUnpacks
+)
+
+// ProcessOptions are the choices of one run.
+type ProcessOptions struct {
+	// Build is what the run builds.
+	Build Build
+	// IndexName, when set, also builds the merged index of the manifests
+	// under this redist name (with BuildFeatures).
+	IndexName string
+	// Cleanup remembers what the store held before the build, so that
+	// Outcome.Cleanup can delete what the run added.
+	Cleanup bool
+	Log     *slog.Logger
+}
+
+// Refused is a manifest the Go parser refused, and why.
+type Refused struct {
+	Path string
+	Err  error
+}
+
+// Outcome is what a run's build left: per manifest its entries, whether
+// their detections and its aggregate built.
+type Outcome struct {
+	// Refused are the manifests the Go parser refused; they were not built.
+	Refused []Refused
+	// Manifests are the manifests that were built (or tried).
+	Manifests []ManifestOutcome
+	// Index is the merged index's derivation (nil unless asked for);
+	// IndexBuilt says whether its output exists.
+	Index      *Derivation
+	IndexBuilt bool
+	// BuildErr is Nix's failure, if any: some derivation did not build.
+	BuildErr error
+
+	runner  *Runner
+	roots   *rootDir
+	closure []string
+	before  map[string]bool
+}
+
+// ManifestOutcome is one manifest's result.
+type ManifestOutcome struct {
+	PlannedManifest
+	// Parsed is the manifest as the Go parser validated it, for its
+	// release data (package versions); its archives are the entries, as
+	// the Nix walker lists them.
+	Parsed *manifest.Manifest
+	// Built: the aggregate's output exists; its files can be copied out.
+	Built bool
+	// BuiltEntries and FailedEntries split the entries by whether their
+	// detection exists (what a manifest whose aggregate failed reports;
+	// both empty with BuildNothing).
+	BuiltEntries  []Entry
+	FailedEntries []Entry
+}
+
+// Validated are the manifests of a run as the Go parser found them.
+type Validated struct {
+	// Good are the manifests it read; Refused the others.
+	Good    []Manifest
+	Refused []Refused
+	parsed  map[string]*manifest.Manifest // by path
+}
+
+// Validate reads each manifest with the Go parser (manifest.ReadFile:
+// duplicate and unknown keys, unsafe paths, ...). A manifest it refuses
+// is left out, and the others go on; none left is an error. What the
+// parser gives is kept for the manifests' release data only: their
+// archives are the ones nix/cli.nix lists.
+func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
+	v := &Validated{parsed: map[string]*manifest.Manifest{}}
+	for _, m := range ms {
+		mf, err := manifest.ReadFile(m.Path)
+		if err != nil {
+			// The error itself is reported once, by the command.
+			log.Warn("manifest refused; the others go on", "manifest", m.Path)
+			v.Refused = append(v.Refused, Refused{Path: m.Path, Err: err})
+			continue
+		}
+		v.parsed[m.Path] = mf
+		v.Good = append(v.Good, m)
+	}
+	if len(v.Good) == 0 {
+		msgs := make([]string, len(v.Refused))
+		for i, r := range v.Refused {
+			msgs[i] = r.Err.Error()
+		}
+		return nil, fmt.Errorf("no manifest could be processed: %s", strings.Join(msgs, "; "))
+	}
+	return v, nil
+}
+
+// Process runs the Nix work of process-manifests and check-nixpkgs over
+// the manifests Validate read: it instantiates the pipeline once
+// (nix/cli.nix, which lists their entries: the archives as the Nix
+// walker reads them, each with its derivations by stage), tells
+// SetRoles each derivation's stage, adds local archives to the store,
+// builds what opts.Build asks for with one Nix command, and finds out
+// what built. The outputs are held by GC roots until Close.
+func (r *Runner) Process(ctx context.Context, v *Validated, opts ProcessOptions) (*Outcome, error) {
+	RemoveStaleRoots(opts.Log)
+	o := &Outcome{runner: r, Refused: v.Refused}
+	index := ""
+	if opts.Build == BuildFeatures {
+		index = opts.IndexName
+	}
+	plan, err := r.instantiate(ctx, v.Good, index, opts.Build == BuildNothing)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Build == BuildNothing {
+		for _, m := range plan.Manifests {
+			o.Manifests = append(o.Manifests, ManifestOutcome{PlannedManifest: m, Parsed: v.parsed[m.Path]})
+		}
+		return o, nil
+	}
+	if r.SetRoles != nil {
+		r.SetRoles(plan.Roles())
+	}
+	if err := o.build(ctx, plan, plan.targets(opts.Build), opts); err != nil {
+		return nil, err
+	}
+	if err := o.collect(ctx, plan, v.parsed); err != nil {
+		o.Close()
+		return nil, err
+	}
+	return o, nil
+}
+
+// build adds local archives to the store and realises the targets,
+// rooted in a directory of GC roots until Close. A failed build is
+// o.BuildErr; an interruption fails it.
+func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts ProcessOptions) error {
+	r := o.runner
+	opts.Log.Info("building", "manifests", len(plan.Manifests), "entries", len(plan.Entries()), "derivations", len(targets))
+	r.warnSettings(ctx, opts.Log)
+	if opts.Cleanup {
+		if err := o.rememberStore(ctx, targets); err != nil {
+			return err
+		}
+	}
+	if err := r.addLocalArchives(ctx, plan, opts.Log); err != nil {
+		return err
+	}
+	var err error
+	if o.roots, err = newRootDir(); err != nil {
+		return err
+	}
+	r.RootDir = o.roots.path
+	o.BuildErr = r.Realise(ctx, targets)
+	if ctx.Err() != nil {
+		// Interrupted: nothing of the run is copied out.
+		o.Close()
+		return context.Cause(ctx)
+	}
+	if o.BuildErr != nil {
+		opts.Log.Warn("some builds failed", "error", o.BuildErr)
+	}
+	return nil
+}
+
+// targets are the derivations a run builds: the aggregates and the
+// index, or the detections of the entries check-nixpkgs checks.
+func (p *Plan) targets(b Build) []string {
+	var targets []string
+	for _, m := range p.Manifests {
+		if b == BuildUnpacks {
+			targets = append(targets, unpinnedUnpacks(m.Entries)...)
+			continue
+		}
+		if b == BuildDetections {
+			for _, e := range m.Entries {
+				// check-nixpkgs reads no archive of a platform it does
+				// not check (Windows): none is fetched for it.
+				if nixpkgscheck.Checked(e.Platform) {
+					targets = append(targets, e.Detect.Drv)
+				}
+			}
+			continue
+		}
+		targets = append(targets, m.Aggregate.Drv)
+	}
+	if p.Index != nil && b == BuildFeatures {
+		targets = append(targets, p.Index.Drv)
+	}
+	return targets
+}
+
+// collect asks the build's store which outputs exist.
+func (o *Outcome) collect(ctx context.Context, plan *Plan, parsed map[string]*manifest.Manifest) error {
+	var outs []string
+	for _, m := range plan.Manifests {
+		outs = append(outs, m.Aggregate.Out)
+		for _, e := range m.Entries {
+			outs = append(outs, e.Detect.Out)
+		}
+	}
+	if plan.Index != nil {
+		outs = append(outs, plan.Index.Out)
+	}
+	valid, err := o.runner.Valid(ctx, outs)
+	if err != nil {
+		return err
+	}
+	for _, m := range plan.Manifests {
+		mo := ManifestOutcome{PlannedManifest: m, Parsed: parsed[m.Path], Built: valid[m.Aggregate.Out]}
+		for _, e := range m.Entries {
+			if valid[e.Detect.Out] {
+				mo.BuiltEntries = append(mo.BuiltEntries, e)
+			} else {
+				mo.FailedEntries = append(mo.FailedEntries, e)
+			}
+		}
+		o.Manifests = append(o.Manifests, mo)
+	}
+	o.Index = plan.Index
+	o.IndexBuilt = plan.Index != nil && valid[plan.Index.Out]
+	return nil
+}
+
+// FeatureFile is the store path of the manifest's feature_<version>.json.
+func (m ManifestOutcome) FeatureFile() string {
+	return m.Aggregate.Out + "/feature_" + m.Version + ".json"
+}
+
+// ReadFile reads a result file from the build's store.
+func (o *Outcome) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	return o.runner.ReadFile(ctx, path)
+}
+
+// PartialFeatures encodes the feature_<version>.json of the entries that
+// did build, with the aggregate builder's code.
+func (o *Outcome) PartialFeatures(ctx context.Context, m ManifestOutcome) ([]byte, error) {
+	var detected []aggregate.Detected
+	for _, e := range m.BuiltEntries {
+		f, err := o.ReadFeatures(ctx, e)
+		if err != nil {
+			return nil, err
+		}
+		detected = append(detected, aggregate.Detected{Archive: e.archive(), Features: f})
+	}
+	return aggregate.EncodeLegacy(detected)
+}
+
+// ReadFeatures reads an entry's detection from the build's store: local,
+// or the remote one with --store.
+func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features, error) {
+	if e.Detect.Out == "" {
+		return nil, fmt.Errorf("entry %s: no detection in this run", e.ID())
+	}
+	f, err := o.readDetection(ctx, e.Detect.Out)
+	if err == nil {
+		// The detector records facts; the rules' results, as the aggregate has them.
+		err = aggregate.Complete(f, manifest.VariantOfKey(e.Variant))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
+	}
+	return f, nil
+}
+
+// UnpackedNarHash is the NAR hash of an entry's unpacked tree, as its
+// detection recorded it.
+func (o *Outcome) UnpackedNarHash(ctx context.Context, e Entry) (string, error) {
+	f, err := o.readDetection(ctx, e.Detect.Out)
+	if err != nil {
+		return "", fmt.Errorf("entry %s: %w", e.ID(), err)
+	}
+	return f.NarHash, nil
+}
+
+// readDetection reads a detection file from the build's store.
+func (o *Outcome) readDetection(ctx context.Context, path string) (*features.Features, error) {
+	if o.runner.Store == "" {
+		return features.ReadFeatures(path)
+	}
+	data, err := o.runner.ReadFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	return features.DecodeFeatures(path, data)
+}
+
+// archive is the entry as the aggregate's code takes an archive.
+func (e Entry) archive() manifest.Archive {
+	return manifest.Archive{Package: e.Package, Platform: e.Platform, Variant: manifest.VariantOfKey(e.Variant), RelativePath: e.RelativePath, SHA256: e.SHA256}
+}
+
+// rememberStore notes which paths of the build's closure the store holds
+// before the build.
+func (o *Outcome) rememberStore(ctx context.Context, targets []string) error {
+	closure, err := Closure(ctx, targets)
+	if err != nil {
+		return err
+	}
+	o.closure = closure
+	o.before, err = o.runner.Valid(ctx, closure)
+	return err
+}
+
+// Close drops the run's GC roots.
+func (o *Outcome) Close() error {
+	if o.roots == nil {
+		return nil
+	}
+	err := o.roots.remove()
+	o.roots = nil
+	o.runner.RootDir = ""
+	return err
+}
+
+// Cleanup drops the GC roots (they would keep everything) and deletes
+// what the run added to the store, as far as nothing else holds it. It
+// returns how many paths were added and how many deleted.
+func (o *Outcome) Cleanup(ctx context.Context) (added, deleted int, err error) {
+	if err := o.Close(); err != nil {
+		return 0, 0, err
+	}
+	var paths []string
+	for _, path := range o.closure {
+		if !o.before[path] {
+			paths = append(paths, path)
+		}
+	}
+	return len(paths), Delete(ctx, paths), nil
+}

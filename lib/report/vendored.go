@@ -1,0 +1,71 @@
+package report
+
+import (
+	"sync"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
+)
+
+// VendoredLib is a vendored library of an archive (docs/vendored.md).
+type VendoredLib struct {
+	Name     string `json:"name"`
+	Upstream string `json:"upstream"`
+	Path     string `json:"path"`
+	// Provider is what ships it in a free distribution (the first match
+	// of the default soname index).
+	Provider string `json:"provider"`
+}
+
+// defaultIndex is the embedded soname index, read once per process.
+var defaultIndex = sync.OnceValue(sonameindex.Default)
+
+// vendoredOf classifies the libraries of a release's archives with the
+// default index, the release's own lib/ sonames being NVIDIA's; keyed by
+// package, platform and variant.
+func vendoredOf(detail features.Detail) map[[3]string][]VendoredLib {
+	archives := vendored.FromDetail(detail)
+	nvidia := vendored.NVIDIASonames(archives)
+	out := map[[3]string][]VendoredLib{}
+	for _, a := range archives {
+		for _, v := range vendored.CheckArchive(a, nvidia, defaultIndex()).Vendored {
+			k := [3]string{a.Package, a.Platform, a.Variant}
+			out[k] = append(out[k], VendoredLib{Name: v.Name, Upstream: v.Upstream, Path: v.Path, Provider: v.Index[0].Provider})
+		}
+	}
+	return out
+}
+
+// vendoredNames are the names of an archive's vendored libraries, once
+// each (a copy may sit in two folders), in path order.
+func vendoredNames(libs []VendoredLib) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range libs {
+		if !seen[l.Name] {
+			seen[l.Name] = true
+			out = append(out, l.Name)
+		}
+	}
+	return out
+}
+
+// vendoredRow is a line of the report's vendored-library table.
+type vendoredRow struct {
+	Package, Platform, Variant string
+	Libs                       []VendoredLib
+}
+
+// vendoredRows lists the archives of a release with vendored libraries.
+func vendoredRows(rel Release) []vendoredRow {
+	var out []vendoredRow
+	for _, p := range rel.Packages {
+		for _, a := range p.Archives {
+			if len(a.Vendored) > 0 {
+				out = append(out, vendoredRow{Package: p.Name, Platform: a.Platform, Variant: a.Variant, Libs: a.Vendored})
+			}
+		}
+	}
+	return out
+}
