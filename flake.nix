@@ -111,6 +111,8 @@
         default = {
           type = "app";
           program = "${self.packages.${system}.default}/bin/cuda-redist-find-features";
+          # nix flake check (2.26 and later) warns of an app without it.
+          meta.description = "Find the features of NVIDIA's CUDA redistributables for Nixpkgs";
         };
       });
 

@@ -149,10 +149,34 @@ let
         builtins.pathExists p
       else
         refuse "look outside the package files and lib/ (builtins.pathExists ${canonical p})";
+    # Restricted mode on Nix 2.26 and 2.34 (not 2.8) lets readDir list a parent of
+    # an allowed path (the entries on the way to the allowed paths):
+    # names of this machine's directories, refused here as on Nix 2.8.
+    readDir =
+      p:
+      if isAllowed p then
+        builtins.readDir p
+      else
+        refuse "look outside the package files and lib/ (builtins.readDir ${canonical p})";
     findFile = _: name: refuse "look up <${name}> (only the files given are read)";
     import = guardedImport;
     scopedImport = attrs: builtins.scopedImport (scope // attrs);
-  };
+  }
+  // (
+    # Nix 2.14 and later: like readDir, it answers for a parent of an
+    # allowed path.
+    if builtins ? readFileType then
+      {
+        readFileType =
+          p:
+          if isAllowed p then
+            builtins.readFileType p
+          else
+            refuse "look outside the package files and lib/ (builtins.readFileType ${canonical p})";
+      }
+    else
+      { }
+  );
   # The names Nix also binds outside builtins (__getEnv, fetchTarball,
   # import, and __findFile, which <name> calls).
   scope = {
@@ -172,6 +196,7 @@ let
     __exec = guardedBuiltins.exec;
     __storePath = guardedBuiltins.storePath;
     __pathExists = guardedBuiltins.pathExists;
+    __readDir = guardedBuiltins.readDir;
     __findFile = guardedBuiltins.findFile;
   };
   guardedImport = builtins.scopedImport scope;

@@ -131,9 +131,11 @@ func (p *nixProgress) finished(b nixlog.Build) {
 		return
 	}
 	if b.Failed {
-		if prev, seen := p.failedDrv[b.Drv]; seen && prev.Failed {
-			// Built again by the run's second build (process-manifests
-			// first builds the unpacks no record pins): one failure.
+		if before, ok := p.failedDrv[b.Drv]; ok && before.Failed {
+			// Failed again in a later nix-store --realise of the run
+			// (process-manifests builds the unpacks first, then the
+			// detections, which need them; Nix retries a failed build
+			// each time it is asked for it): one failure, said once.
 			return
 		}
 		p.failures = append(p.failures, b)

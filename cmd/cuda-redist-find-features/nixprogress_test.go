@@ -201,23 +201,30 @@ func TestStderrGone(t *testing.T) {
 	}
 }
 
-// TestFailureBuiltTwiceCountsOnce: process-manifests builds the unpacks
-// no record pins first, then everything; an unpack that failed in the
-// first build fails again in the second, and is one failure, shown and
-// counted once.
-func TestFailureBuiltTwiceCountsOnce(t *testing.T) {
+// TestNixProgressFailureOnce: a derivation that fails in one
+// nix-store --realise of a run and again in the next (process-manifests
+// builds the unpacks, then the detections that need them, and Nix tries
+// a failed build again each time it is asked for it) is one failure,
+// said once and counted once.
+func TestNixProgressFailureOnce(t *testing.T) {
+	const h = "0123456789abcdfghijklmnpqrsvwxyz"
+	fail := func(id int) string {
+		return fmt.Sprintf(`@nix {"action":"start","fields":["/nix/store/`+h+`-x.drv","",1,1],"id":%d,"level":3,"text":"building","type":105}`, id) + "\n" +
+			fmt.Sprintf(`@nix {"action":"result","fields":["error: unpack x.tar.xz: corrupt or truncated archive"],"id":%d,"type":101}`, id) + "\n" +
+			`@nix {"action":"msg","level":0,"msg":"error: builder for '/nix/store/` + h + `-x.drv' failed with exit code 1"}` + "\n" +
+			fmt.Sprintf(`@nix {"action":"stop","id":%d}`, id) + "\n"
+	}
 	var out bytes.Buffer
 	p := newNixEventLines(&out)
-	b := nixlog.Build{Drv: "/nix/store/0123456789abcdfghijklmnpqrsvwxyz-y.drv", Stage: nixlog.Unpack, Subject: "y", Failed: true,
-		Cause: "unpack y.tar.xz: corrupt or truncated archive"}
-	p.finished(b)
-	p.finished(b)
+	p.setRoles(progressRoles(h))
+	p.Write([]byte(fail(1)))
+	p.Write([]byte(fail(2)))
 	p.finish()
 	got := out.String()
-	if n := strings.Count(got, "failed y (unpack)"); n != 1 {
-		t.Errorf("the failure is shown %d times, want once:\n%s", n, got)
+	if n := strings.Count(got, "failed x (unpack): error: unpack x.tar.xz: corrupt or truncated archive\n"); n != 1 {
+		t.Errorf("the failure said %d times, want once:\n%s", n, got)
 	}
-	if !strings.Contains(got, "1 unpack failed: ") {
-		t.Errorf("the summary does not count one unpack:\n%s", got)
+	if !strings.HasSuffix(got, "\n1 unpack failed: error: unpack …: corrupt or truncated archive\n  x\n") {
+		t.Errorf("no summary of one failure:\n%s", got)
 	}
 }

@@ -582,10 +582,13 @@ func TestCheckFetchFailure(t *testing.T) {
 	})
 	pkgs := packagesDir(t, withFiles(realShapes, nil))
 	code, lines, stderr := runCheck(t, archives, "--hints=false", pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
-	// The line names the archive and the fetch's own cause, whose words
-	// are curl's and differ between Nix versions.
-	want := "FAILED cuda_cccl linux-sbsa None 12.8.0: the archive could not be checked: fetch failed: error: unable to download 'file://"
-	if code != 3 || len(lines) != 1 || !strings.HasPrefix(lines[0], want) || !strings.Contains(lines[0], "cuda_cccl-linux-sbsa-12.8.55-archive.tar.xz") {
-		t.Fatalf("exit %d (want 3), lines:\n%s\nstderr:\n%s", code, strings.Join(lines, "\n"), stderr)
+	// The cause is the fetch's own: curl's "read a file:// file (37)"
+	// (the fetcher may not read the test's directory), worded
+	// "Couldn't read" by Nix 2.8's curl, "Could not read ... Couldn't
+	// open file PATH" by 2.26's and later.
+	want := "FAILED cuda_cccl linux-sbsa None 12.8.0: the archive could not be checked: fetch failed: error: unable to download 'file://" +
+		filepath.Join(archives, "cuda_cccl", "linux-sbsa", "cuda_cccl-linux-sbsa-12.8.55-archive.tar.xz") + "': "
+	if code != 3 || len(lines) != 1 || !strings.HasPrefix(lines[0], want) || !strings.Contains(lines[0], " read a file:// file (37)") {
+		t.Fatalf("exit %d (want 3), lines (want one: %s...read a file:// file (37)...):\n%s\nstderr:\n%s", code, want, strings.Join(lines, "\n"), stderr)
 	}
 }

@@ -11,8 +11,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestFailuresNameTheirCause: with whichever Nix runs the suite, a run
@@ -173,6 +176,14 @@ func TestEvalErrorsKeepTheirCause(t *testing.T) {
 		}
 		if traced := strings.Contains(strings.Join(lines, "\n"), "… while evaluating"); traced && !verbose {
 			t.Errorf("trace lines without -v:\n%s", strings.Join(lines, "\n"))
+		}
+		// Nix 2.13 and later print trace lines (2.8 none): with -v each
+		// follows the ERROR on a line of its own.
+		if verbose && testenv.NixAtLeast(t, 2, 13) {
+			i := slices.Index(lines, want[1])
+			if i < 0 || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "  … while evaluating ") {
+				t.Errorf("-v: no trace line after %q:\n%s", want[1], strings.Join(lines, "\n"))
+			}
 		}
 	}
 }

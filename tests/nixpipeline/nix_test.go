@@ -332,8 +332,6 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	requireNix(t)
 	buildSample(t, "index")
-	// The derivations buildSample built: with the detector as the unpack
-	// and detect builder.
 	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "program", programBinary(t),
 		"--arg", "detectorProgram", detectorBinary(t), "-A", "features.sample.index")
 	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))

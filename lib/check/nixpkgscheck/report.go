@@ -107,8 +107,28 @@ func (n Counts) Outcome() (int, error) {
 
 // Text is the one-line form of a finding: a control character of a
 // name or message (a newline in a package key, say) is escaped
-// (safetext.Escape), so a finding is always one line of its own.
-func (f Finding) Text() string { return safetext.Escape(f.text()) }
+// (safetext.Escape), so a finding is always one line of its own. A
+// package file's evaluation error with -v's trace ("\n  … while
+// evaluating ...", pkgeval.NixMessageWithTrace) is the exception: each
+// trace line follows on a line of its own, indented, escaped alike.
+func (f Finding) Text() string {
+	if f.Package != "" || f.File == "" {
+		return safetext.Escape(f.text())
+	}
+	msg, trace := f.Message, ""
+	if i := strings.Index(msg, "\n  … "); i >= 0 {
+		msg, trace = msg[:i], msg[i+1:]
+	}
+	g := f
+	g.Message = msg
+	out := safetext.Escape(g.text())
+	if trace != "" {
+		for _, l := range strings.Split(trace, "\n") {
+			out += "\n  " + safetext.Escape(strings.TrimPrefix(l, "  "))
+		}
+	}
+	return out
+}
 
 func (f Finding) text() string {
 	lvl := map[string]string{LevelError: "ERROR", LevelWarning: "WARN ", LevelHint: "HINT ", LevelFailure: "FAILED"}[f.Level]

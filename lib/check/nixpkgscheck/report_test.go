@@ -110,6 +110,11 @@ func TestText(t *testing.T) {
 		want string
 	}{
 		{Finding{Level: LevelError, Kind: "evalError", File: "a.nix", Message: "does not evaluate: x"}, "ERROR a.nix: does not evaluate: x"},
+		// -v: the trace lines of an evaluation error each on a line of
+		// their own; any other newline stays escaped.
+		{Finding{Level: LevelError, Kind: "evalError", File: "a.nix", Message: "does not evaluate: error: x at a.nix:1:2\n  … while evaluating y at /s.nix:3:4\n  … while z\u001b[31m at /s.nix:5:6"},
+			"ERROR a.nix: does not evaluate: error: x at a.nix:1:2\n  … while evaluating y at /s.nix:3:4\n  … while z\\u001b[31m at /s.nix:5:6"},
+		{Finding{Level: LevelError, Kind: "evalError", File: "a\n.nix", Message: "does not evaluate: x\ny"}, "ERROR a\\u000a.nix: does not evaluate: x\\u000ay"},
 		{Finding{Level: LevelHint, Kind: "noManifest", File: "n.nix", Message: "m"}, "HINT  n.nix: m"},
 		{Finding{Level: LevelWarning, Kind: "droppedOutput", File: "s.nix", Message: "m"}, "WARN  s.nix: m"},
 		{Finding{Level: LevelFailure, Kind: "manifestRefused", File: "/m/redistrib_1.json", Message: "m"}, "FAILED /m/redistrib_1.json: m"},

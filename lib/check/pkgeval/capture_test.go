@@ -26,6 +26,9 @@ buildRedist { redistName = "cuda"; pname = "assertion"; }
 	"throw": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "throw";
   outputs = throw "this package needs CUDA 13"; }
 `,
+	"typeerr": `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "typeerr";
+  outputs = [ "out" ] ++ "lib"; }
+`,
 	"recursion": `{ buildRedist }: let x = x + 1; in buildRedist { redistName = "cuda"; pname = "recursion";
   outputs = [ x ]; }
 `,

@@ -47,3 +47,28 @@ func TestNixMessageWithTrace(t *testing.T) {
 		t.Errorf("NixMessageWithTrace = %q, want %q", got, want)
 	}
 }
+
+// TestTracePosition: Nix 2.34's type error has no position of its own,
+// and its default output shows only the stand-in's frames; with
+// --show-trace (testdata/nixerrors/2.34/typeerr-show-trace.txt) the
+// innermost frame in the package file is the operand of ++.
+func TestTracePosition(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "nixerrors", "2.34", "typeerr-show-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos, call := tracePosition(string(data), "/pkgs/typeerr.nix"); pos != "/pkgs/typeerr.nix:2:23" || call != "" {
+		t.Errorf("tracePosition = %q, %q, want /pkgs/typeerr.nix:2:23, no builtin", pos, call)
+	}
+	if pos, _ := tracePosition(string(data), "/pkgs/other.nix"); pos != "" {
+		t.Errorf("tracePosition of a file the trace does not name = %q, want none", pos)
+	}
+	// A throw's innermost frame is its call: its message stays as it is.
+	data, err = os.ReadFile(filepath.Join("testdata", "nixerrors", "2.34", "throw-show-trace.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos, call := tracePosition(string(data), "/pkgs/throw.nix"); pos != "/pkgs/throw.nix:2:13" || call != "throw" {
+		t.Errorf("tracePosition of a throw = %q, %q, want /pkgs/throw.nix:2:13, throw", pos, call)
+	}
+}

@@ -138,6 +138,8 @@ type request struct {
 type evalError struct {
 	message string
 	bound   bool
+	// stderr is what Nix printed (for an error Nix gave, not a bound's).
+	stderr string
 }
 
 func (e *evalError) Error() string { return e.message }
@@ -355,9 +357,13 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("evaluate package files: %w", err)
 	}
-	stdout, stderr, err := e.nixInstantiate(ctx, dir, allowed, "--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name())
+	args := []string{"--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name()}
+	stdout, stderr, err := e.nixInstantiate(ctx, dir, allowed, args...)
 	var ee *evalError
 	if errors.As(err, &ee) {
+		if len(files) == 1 && !ee.bound {
+			e.addPosition(ctx, dir, files[0], allowed, args, ee)
+		}
 		return nil, err
 	}
 	if err != nil {
@@ -389,6 +395,68 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 		}
 	}
 	return out, nil
+}
+
+// addPosition gives ee, the error of file, the position in file that
+// its cause lacks, when Nix names one with --show-trace. Nix 2.13 and
+// later print the innermost frames of a trace only with --show-trace
+// (Nix 2.34's type error "expected a list but found a string" has no
+// position of its own, and the frames it prints are the stand-in's), and
+// Nix 2.8 prints a throw's frames only then. The rerun costs one more
+// nix-instantiate, for a file that fails, only when the position is
+// missing. A throw's or an abort's message is the file's own words and
+// stays as it is on every version (Nix 2.8 gives no position for it; later
+// versions' innermost frame is the call of throw). Should the rerun fail
+// otherwise, ee is left as it is.
+func (e *Evaluator) addPosition(ctx context.Context, dir, file string, allowed, args []string, ee *evalError) {
+	first, rest, _ := strings.Cut(ee.message, "\n")
+	if strings.Contains(first, " at "+file+":") || !strings.Contains(ee.stderr, "stack trace truncated") {
+		return
+	}
+	_, _, err := e.nixInstantiate(ctx, dir, allowed, append(args, "--show-trace")...)
+	var traced *evalError
+	if !errors.As(err, &traced) || traced.bound {
+		return
+	}
+	pos, call := tracePosition(traced.stderr, filepath.Join(dir, filepath.FromSlash(file)))
+	if pos == "" || call == "throw" || call == "abort" || NixMessage(traced.stderr, dir) != NixMessage(ee.stderr, dir) {
+		return
+	}
+	rel, err := filepath.Rel(dir, pos)
+	if err != nil {
+		return
+	}
+	ee.message = first + " at " + filepath.ToSlash(rel)
+	if rest != "" {
+		ee.message += "\n" + rest
+	}
+}
+
+// tracePosition is the innermost position in path that a --show-trace
+// error output of Nix 2.13 or later names ("at PATH:L:C", the last one
+// before the cause), "" if none, and the builtin its frame calls
+// ("… while calling the 'throw' builtin"), if any.
+func tracePosition(stderr, path string) (pos, builtin string) {
+	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
+	frame := ""
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if rest, ok := strings.CutPrefix(l, "error:"); ok && strings.TrimSpace(rest) != "" {
+			break
+		}
+		if strings.HasPrefix(l, "…") {
+			frame = l
+			continue
+		}
+		if at, ok := strings.CutPrefix(l, "at "+path+":"); ok {
+			pos = path + ":" + strings.TrimSuffix(at, ":")
+			builtin = ""
+			if b, ok := strings.CutPrefix(frame, "… while calling the '"); ok {
+				builtin, _, _ = strings.Cut(b, "'")
+			}
+		}
+	}
+	return pos, builtin
 }
 
 var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")

@@ -155,7 +155,7 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 		if strings.Contains(errOut.String(), "out of memory") || strings.Contains(errOut.String(), "std::bad_alloc") {
 			return nil, nil, boundError(fmt.Sprintf("%s (memory bound %s)", msg, humanBytes(maxMemory)))
 		}
-		return nil, nil, &evalError{message: msg}
+		return nil, nil, &evalError{message: msg, stderr: errOut.String()}
 	case err != nil:
 		return nil, nil, fmt.Errorf("nix-instantiate: %w", err)
 	}
