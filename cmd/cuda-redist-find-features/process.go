@@ -250,15 +250,10 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	detector, err := findBeside(*nf.detectorProgram, "--detector-program", detectorName, program)
-	if err != nil {
+	r := &nixdriver.Runner{NixLib: lib, Program: program, Stderr: e.stderr}
+	if err := nf.builders(r); err != nil {
 		return nil, err
 	}
-	aggregator, err := findBeside(*nf.aggregateProgram, "--aggregate-program", aggregateName, program)
-	if err != nil {
-		return nil, err
-	}
-	r := &nixdriver.Runner{NixLib: lib, Program: program, DetectorProgram: detector, AggregateProgram: aggregator, Stderr: e.stderr}
 	attachProgress(r, e)
 	if r.Options, err = nf.nixOptions(sandbox); err != nil {
 		return nil, err
@@ -272,6 +267,17 @@ const (
 	detectorName  = "cuda-redist-detector"
 	aggregateName = "cuda-redist-aggregate"
 )
+
+// builders sets r's detector and aggregate builder: their flags, else
+// beside r.Program, else none (r.Program builds their derivations).
+func (nf *nixFlags) builders(r *nixdriver.Runner) error {
+	var err error
+	if r.DetectorProgram, err = findBeside(*nf.detectorProgram, "--detector-program", detectorName, r.Program); err != nil {
+		return err
+	}
+	r.AggregateProgram, err = findBeside(*nf.aggregateProgram, "--aggregate-program", aggregateName, r.Program)
+	return err
+}
 
 // findBeside is the builder program name of some derivations: flag's
 // value when given (it must be static), else the program name installed
