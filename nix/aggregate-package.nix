@@ -52,7 +52,7 @@ buildGoModule {
   # Its tests need the whole repository; CI runs them outside this build.
   doCheck = false;
   meta = {
-    description = "Aggregate the facts of NVIDIA CUDA redistributables into per-manifest feature documents";
+    description = "Aggregate the facts of NVIDIA CUDA redistributables into feature documents";
     mainProgram = "cuda-redist-aggregate";
   };
 }
