@@ -15,6 +15,11 @@
     bin/: the builder of the unpack and detect derivations (default
     `null`: `program`).
 
+  `aggregateProgram`
+  : The static cuda-redist-aggregate (a path), or a derivation with it in
+    bin/: the builder of the aggregate and merged-index derivations
+    (default `null`: `program`).
+
   `system`
   : The system to build on (default: `builtins.currentSystem`).
 
@@ -22,7 +27,8 @@
 
   ```
   default :: {
-    program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+    program :: path | derivation; detectorProgram :: path | derivation | null;
+    aggregateProgram :: path | derivation | null; system :: string;
   } -> {
     lib :: AttrSet; features :: AttrSet; pipeline :: AttrSet;
   }
@@ -35,6 +41,7 @@
   ```
   nix-build default.nix --arg program /path/to/cuda-redist-find-features \
     --arg detectorProgram /path/to/cuda-redist-detector \
+    --arg aggregateProgram /path/to/cuda-redist-aggregate \
     -A features.sample.'"1.0.0"'
   ```
 
@@ -49,6 +56,7 @@
   # The old name of program, still taken (with a warning).
   detector ? null,
   detectorProgram ? null,
+  aggregateProgram ? null,
   system ? builtins.currentSystem,
 }:
 let
@@ -56,6 +64,20 @@ let
 in
 {
   inherit lib;
-  features = lib.bundled { inherit program detectorProgram system; };
-  pipeline = lib.pipeline { inherit program detectorProgram system; };
+  features = lib.bundled {
+    inherit
+      program
+      detectorProgram
+      aggregateProgram
+      system
+      ;
+  };
+  pipeline = lib.pipeline {
+    inherit
+      program
+      detectorProgram
+      aggregateProgram
+      system
+      ;
+  };
 }

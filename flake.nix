@@ -83,6 +83,7 @@
         nixLib.bundled {
           program = programFor system;
           detectorProgram = self.packages.${system}.detector;
+          aggregateProgram = self.packages.${system}.aggregate;
           inherit system;
         };
     in
@@ -97,12 +98,17 @@
         detector = (pkgsFor system).callPackage ./nix/detector-package.nix {
           src = import ./nix/detector-source.nix ./.;
         };
+        # The builder of the aggregate and merged-index derivations, from
+        # its own sources alone (nix/aggregate-source.nix).
+        aggregate = (pkgsFor system).callPackage ./nix/aggregate-package.nix {
+          src = import ./nix/aggregate-source.nix ./.;
+        };
         # The binary with its Nix library in share/cuda-redist-find-features:
         # `nix run .# -- process-manifests ...` works from any directory.
         default = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
           nixLib = import ./nix/nixlib-source.nix ./.;
-          inherit (self.packages.${system}) detector;
+          inherit (self.packages.${system}) detector aggregate;
           inherit version;
         };
       });

@@ -14,6 +14,7 @@
   {
     "program": "/abs/path/of/the/static/binary",
     "detectorProgram": "/abs/path/of/cuda-redist-detector" | null,   (null: program)
+    "aggregateProgram": "/abs/path/of/cuda-redist-aggregate" | null, (null: program)
     "system": "x86_64-linux" | null,            (null: builtins.currentSystem)
     "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl",
                      "unpackedHashes": "/abs/path/unpacked-hashes.json" | null } ],
@@ -97,6 +98,8 @@ let
     program = /. + args.program;
     detectorProgram =
       if args.detectorProgram or null == null then null else /. + args.detectorProgram;
+    aggregateProgram =
+      if args.aggregateProgram or null == null then null else /. + args.aggregateProgram;
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 

@@ -8,9 +8,7 @@
   An edit to any other file (the CLI, reports, checks, the aggregate,
   the buildRedist rules, the Nix files, another vendored module) leaves
   this source, the detector built from it, and so every unpack and
-  detect derivation, as they are. A filter over `builtins.path` rather
-  than nixpkgs' `lib.fileset`: the same exact set of files, and usable
-  from default.nix without nixpkgs.
+  detect derivation, as they are (nix/listed-source.nix).
 
   # Inputs
 
@@ -34,41 +32,4 @@
 
   :::
 */
-root:
-let
-  listed = builtins.filter (l: builtins.isString l && l != "") (
-    builtins.split "\n" (builtins.readFile (root + "/cmd/cuda-redist-detector/sources.txt"))
-  );
-  files = builtins.listToAttrs (
-    map (f: {
-      name = f;
-      value = true;
-    }) listed
-  );
-  # Every directory on the way to a listed file.
-  dirsOf =
-    f:
-    let
-      parts = builtins.filter builtins.isString (builtins.split "/" f);
-      n = builtins.length parts;
-    in
-    builtins.genList (
-      i: builtins.concatStringsSep "/" (builtins.genList (j: builtins.elemAt parts j) (i + 1))
-    ) (n - 1);
-  dirs = builtins.listToAttrs (
-    map (d: {
-      name = d;
-      value = true;
-    }) (builtins.concatMap dirsOf listed)
-  );
-in
-builtins.path {
-  path = root;
-  name = "cuda-redist-detector-source";
-  filter =
-    path: type:
-    let
-      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
-    in
-    if type == "directory" then dirs ? ${rel} else files ? ${rel};
-}
+import ./listed-source.nix "cuda-redist-detector"

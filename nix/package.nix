@@ -37,6 +37,10 @@
     beside the binary, where process-manifests and check-nixpkgs find it,
     or `null` (the default).
 
+  `aggregate`
+  : The cuda-redist-aggregate package (nix/aggregate-package.nix) to
+    install beside the binary, or `null` (the default).
+
   `nixLib`
   : The Nix library's source (nix/nixlib-source.nix) to install beside the
     binary, or `null` (the default) for the binary alone.
@@ -51,6 +55,7 @@
     version :: String;
     nixLib :: Path | Null;
     detector :: Derivation | Null;
+    aggregate :: Derivation | Null;
   } -> Derivation
   ```
 
@@ -75,6 +80,7 @@
   version,
   nixLib ? null,
   detector ? null,
+  aggregate ? null,
 }:
 buildGoModule {
   pname = "cuda-redist-find-features";
@@ -98,6 +104,9 @@ buildGoModule {
   postInstall =
     lib.optionalString (detector != null) ''
       ln -s ${detector}/bin/cuda-redist-detector $out/bin/cuda-redist-detector
+    ''
+    + lib.optionalString (aggregate != null) ''
+      ln -s ${aggregate}/bin/cuda-redist-aggregate $out/bin/cuda-redist-aggregate
     ''
     + lib.optionalString (nixLib != null) ''
     share=$out/share/cuda-redist-find-features

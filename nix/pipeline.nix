@@ -4,8 +4,9 @@
   merge of aggregates into one index.
 
   No stdenv, no shell, no nixpkgs: fetches use Nix's `builtin:fetchurl`,
-  and every other derivation has the static binary as `builder`,
-  so the closure of a detection is the archive plus one binary.
+  and every other derivation has a static binary as `builder` (the
+  detector, the aggregate builder or the CLI), so the closure of a
+  detection is the archive plus one binary.
 
   # Inputs
 
@@ -23,6 +24,14 @@
     sources alone (nix/detector-source.nix), it keeps every per-archive
     derivation when only the CLI or the rules change.
 
+  `aggregateProgram`
+  : Path of the static cuda-redist-aggregate binary, or a derivation with
+    it in bin/: the builder of the aggregate and merged-index derivations
+    (default `null`: `program`, which has the same commands). Built from
+    its own sources alone (nix/aggregate-source.nix), it keeps every
+    aggregate when only the CLI (reports, checks, --fix, printing)
+    changes.
+
   `system`
   : The system the derivations build on (archives of any platform are
     detected on it: nothing executes their code).
@@ -31,7 +40,8 @@
 
   ```
   pipeline :: {
-    program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+    program :: path | derivation; detectorProgram :: path | derivation | null;
+    aggregateProgram :: path | derivation | null; system :: string;
   } -> {
     fetch, unpack, detect, entryDerivations, manifestFeatures, report, mergeIndex
   }
@@ -62,6 +72,7 @@
   # The old name of program, still taken (with a warning).
   detector ? null,
   detectorProgram ? null,
+  aggregateProgram ? null,
   system,
 }:
 let
@@ -90,6 +101,15 @@ let
       "${detectorProgram}/bin/cuda-redist-detector"
     else
       "${detectorProgram}";
+
+  # The builder of the per-manifest derivations (aggregate, merged index).
+  aggregateBuilder =
+    if aggregateProgram == null then
+      builder
+    else if isAttrs aggregateProgram then
+      "${aggregateProgram}/bin/cuda-redist-aggregate"
+    else
+      "${aggregateProgram}";
 
   /**
     `s` as a store path name: store path names allow [A-Za-z0-9+._?=-];
@@ -620,7 +640,8 @@ rec {
       }) entries;
       aggregate = derivation {
         name = sanitize "${redistName}-${version}-features";
-        inherit system builder;
+        inherit system;
+        builder = aggregateBuilder;
         args = [ "aggregate" ];
         __structuredAttrs = true;
         # Tiny and cheap: not worth shipping to a remote builder.
@@ -742,7 +763,8 @@ rec {
     { name, features }:
     derivation {
       name = sanitize "${name}-index";
-      inherit system builder;
+      inherit system;
+      builder = aggregateBuilder;
       args = [ "merge-index" ];
       __structuredAttrs = true;
       preferLocalBuild = true;

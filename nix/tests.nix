@@ -313,13 +313,14 @@ in
   {
     # A recorded NAR hash pins the unpack (fixed-output, recursive) for
     # the archive of the same sha256 only; the detector builds unpack and
-    # detect, the CLI the aggregate.
+    # detect, the aggregate builder the merged index (and the aggregate).
     name = "unpacks pinned by recorded NAR hash, built by the detector";
     expr =
       let
         p = import ./pipeline.nix {
           program = "/no-program";
           detectorProgram = "/no-detector";
+          aggregateProgram = "/no-aggregate";
           system = "x86_64-linux";
         };
         nar = "sha256-" + builtins.concatStringsSep "" (builtins.genList (_: "A") 43) + "=";
@@ -352,6 +353,11 @@ in
             unpacked = "/unpacked";
             entry = entry sha;
           }).drvAttrs.builder;
+        mergeIndexBuilder =
+          (p.mergeIndex {
+            name = "x";
+            features = [ ];
+          }).drvAttrs.builder;
       };
     expected = {
       pinned = {
@@ -361,6 +367,7 @@ in
       };
       replacedArchive = false;
       detectBuilder = "/no-detector";
+      mergeIndexBuilder = "/no-aggregate";
     };
   }
   {

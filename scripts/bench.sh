@@ -39,6 +39,9 @@ CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-fi
 # and nix/detector-package.nix build it.
 det="$cache/cuda-redist-detector"
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
+# The builder of the aggregate and index derivations (the eval row).
+agg="$cache/cuda-redist-aggregate"
+CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -buildid=" -o "$agg" ./cmd/cuda-redist-aggregate
 libs="$real/root/usr/lib/x86_64-linux-gnu"
 
 for lib in curand cufft; do
@@ -169,7 +172,7 @@ measure detect_lt "$det" detect "$ltdir"
 measure lelf_lt "$real/cuda-13/root/nvidia/cu13/bin/cuobjdump" --list-elf "$ltdir/lib/libcublasLt.so.13"
 
 # Evaluation over the bundled manifests.
-evalexpr='(import ./default.nix { program = '"$bin"'; detectorProgram = '"$det"'; system = "x86_64-linux"; }).features.index.drvPath'
+evalexpr='(import ./default.nix { program = '"$bin"'; detectorProgram = '"$det"'; aggregateProgram = '"$agg"'; system = "x86_64-linux"; }).features.index.drvPath'
 baseexpr='(import ./scripts/bench/eval-baseline.nix { program = '"$bin"'; }).drvPath'
 nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1"; }
 export -f nixeval

@@ -149,9 +149,9 @@ func mustAbs(p string) string {
 
 // nixFlags are the options of the commands that drive the Nix pipeline.
 type nixFlags struct {
-	program, nixLib, detectorProgram *string
-	options                          multiFlag
-	offline                          *bool
+	program, nixLib, detectorProgram, aggregateProgram *string
+	options                                            multiFlag
+	offline                                            *bool
 	// detector is --program's old name, hidden; runner warns when it is
 	// used, and refuses it beside --program.
 	detector, programFlag *flag.Flag
@@ -159,9 +159,10 @@ type nixFlags struct {
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
-		program:         fs.String("program", "", "the static binary the derivations run (default: this executable)"),
-		detectorProgram: fs.String("detector-program", "", "the static cuda-redist-detector, builder of the unpack and detect derivations (default: the one installed beside --program or this executable, else --program itself)"),
-		nixLib:          fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
+		program:          fs.String("program", "", "the static binary the derivations run (default: this executable)"),
+		detectorProgram:  fs.String("detector-program", "", "the static cuda-redist-detector, builder of the unpack and detect derivations (default: the one installed beside --program or this executable, else --program itself)"),
+		aggregateProgram: fs.String("aggregate-program", "", "the static cuda-redist-aggregate, builder of the aggregate and merged-index derivations (default: the one installed beside --program or this executable, else --program itself)"),
+		nixLib:           fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
 	// --detector was the flag's name while the binary was called the
 	// detector; it still works, with a warning.
@@ -249,11 +250,10 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	detector, err := findDetector(*nf.detectorProgram, program)
-	if err != nil {
+	r := &nixdriver.Runner{NixLib: lib, Program: program, Stderr: e.stderr}
+	if err := nf.builders(r); err != nil {
 		return nil, err
 	}
-	r := &nixdriver.Runner{NixLib: lib, Program: program, DetectorProgram: detector, Stderr: e.stderr}
 	attachProgress(r, e)
 	if r.Options, err = nf.nixOptions(sandbox); err != nil {
 		return nil, err
@@ -261,21 +261,37 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	return r, nil
 }
 
-// detectorName is the detector's executable, installed beside the CLI.
-const detectorName = "cuda-redist-detector"
+// detectorName and aggregateName are the builder programs' executables,
+// installed beside the CLI.
+const (
+	detectorName  = "cuda-redist-detector"
+	aggregateName = "cuda-redist-aggregate"
+)
 
-// findDetector is the builder of the per-archive derivations: flag when
-// given (it must be static), else the detector installed beside program,
-// else "" (program, which has the same commands, builds them).
-func findDetector(flag, program string) (string, error) {
+// builders sets r's detector and aggregate builder: their flags, else
+// beside r.Program, else none (r.Program builds their derivations).
+func (nf *nixFlags) builders(r *nixdriver.Runner) error {
+	var err error
+	if r.DetectorProgram, err = findBeside(*nf.detectorProgram, "--detector-program", detectorName, r.Program); err != nil {
+		return err
+	}
+	r.AggregateProgram, err = findBeside(*nf.aggregateProgram, "--aggregate-program", aggregateName, r.Program)
+	return err
+}
+
+// findBeside is the builder program name of some derivations: flag's
+// value when given (it must be static), else the program name installed
+// beside program, else "" (program, which has the same commands, builds
+// them).
+func findBeside(flag, flagName, name, program string) (string, error) {
 	if flag != "" {
 		p, err := filepath.EvalSymlinks(mustAbs(flag))
 		if err != nil {
-			return "", fmt.Errorf("--detector-program: %w", err)
+			return "", fmt.Errorf("%s: %w", flagName, err)
 		}
 		return p, nixdriver.CheckStatic(p)
 	}
-	beside := filepath.Join(filepath.Dir(program), detectorName)
+	beside := filepath.Join(filepath.Dir(program), name)
 	if st, err := os.Stat(beside); err != nil || !st.Mode().IsRegular() {
 		return "", nil
 	}
@@ -287,7 +303,7 @@ func findDetector(flag, program string) (string, error) {
 		return "", err
 	}
 	if err := nixdriver.CheckStatic(beside); err != nil {
-		return "", fmt.Errorf("%s beside %s: %w (pass --detector-program)", detectorName, program, err)
+		return "", fmt.Errorf("%s beside %s: %w (pass %s)", name, program, err, flagName)
 	}
 	return beside, nil
 }

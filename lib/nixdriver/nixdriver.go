@@ -28,6 +28,10 @@ type Runner struct {
 	// DetectorProgram, when set, is the static cuda-redist-detector: the
 	// builder of the unpack and detect derivations instead of Program.
 	DetectorProgram string
+	// AggregateProgram, when set, is the static cuda-redist-aggregate: the
+	// builder of the aggregate and merged-index derivations instead of
+	// Program.
+	AggregateProgram string
 	// System is the system the derivations build on ("": the local one).
 	System string
 	// Options are passed to every Nix command as --option NAME VALUE.
@@ -240,14 +244,34 @@ func (r *Runner) optionArgs() []string {
 
 // cliArgs is the JSON nix/cli.nix reads.
 type cliArgs struct {
-	Program         string     `json:"program"`
-	DetectorProgram *string    `json:"detectorProgram"`
-	System          *string    `json:"system"`
-	Manifests       []Manifest `json:"manifests"`
-	Index           *string    `json:"index"`
-	ArchivesOnly    bool       `json:"archivesOnly"`
+	Program          string     `json:"program"`
+	DetectorProgram  *string    `json:"detectorProgram"`
+	AggregateProgram *string    `json:"aggregateProgram"`
+	System           *string    `json:"system"`
+	Manifests        []Manifest `json:"manifests"`
+	Index            *string    `json:"index"`
+	ArchivesOnly     bool       `json:"archivesOnly"`
 	// Unpinned asks for each pinned unpack without its pin too.
 	Unpinned bool `json:"unpinned,omitempty"`
+}
+
+// cliArgs is the JSON for nix/cli.nix over ms with r's programs and
+// system.
+func (r *Runner) cliArgs(ms []Manifest) cliArgs {
+	a := cliArgs{Program: r.Program, Manifests: ms}
+	if a.Manifests == nil {
+		a.Manifests = []Manifest{}
+	}
+	if r.DetectorProgram != "" {
+		a.DetectorProgram = &r.DetectorProgram
+	}
+	if r.AggregateProgram != "" {
+		a.AggregateProgram = &r.AggregateProgram
+	}
+	if r.System != "" {
+		a.System = &r.System
+	}
+	return a
 }
 
 // cliResult is what nix/cli.nix evaluates to.
@@ -267,16 +291,8 @@ type cliResult struct {
 // no derivation is evaluated or written. Evaluation errors fail here,
 // before anything is built.
 func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, archivesOnly bool) (*Plan, error) {
-	a := cliArgs{Program: r.Program, Manifests: ms, ArchivesOnly: archivesOnly}
-	if r.DetectorProgram != "" {
-		a.DetectorProgram = &r.DetectorProgram
-	}
-	if a.Manifests == nil {
-		a.Manifests = []Manifest{}
-	}
-	if r.System != "" {
-		a.System = &r.System
-	}
+	a := r.cliArgs(ms)
+	a.ArchivesOnly = archivesOnly
 	if index != "" {
 		a.Index = &index
 	}

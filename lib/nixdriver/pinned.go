@@ -142,13 +142,8 @@ func kindOr(k string) string {
 // returns them by relative path: one more derivation per archive, so
 // only when a pin failed.
 func (r *Runner) unpinnedUnpacks(ctx context.Context, m Manifest) (map[string]Derivation, error) {
-	a := cliArgs{Program: r.Program, Manifests: []Manifest{m}, Unpinned: true}
-	if r.DetectorProgram != "" {
-		a.DetectorProgram = &r.DetectorProgram
-	}
-	if r.System != "" {
-		a.System = &r.System
-	}
+	a := r.cliArgs([]Manifest{m})
+	a.Unpinned = true
 	data, err := json.Marshal(a)
 	if err != nil {
 		return nil, err

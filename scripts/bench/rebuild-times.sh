@@ -3,8 +3,9 @@
 # CLI code changed (docs/performance.md, "What a change rebuilds"): the
 # run with one binary as every builder (the design before the detector
 # was a program of its own: every unpack, detect and aggregate again)
-# against the run with the detector as builder of unpack and detect (the
-# aggregates again), then the same run warm (nothing to build). Each on a
+# against the run with the builder programs (the detector builds unpack
+# and detect, cuda-redist-aggregate the aggregates and the index: nothing
+# again), then the same run warm (nothing to build). Each on a
 # fresh copy of sample/ with its unpacked-hashes.json (not read by the
 # one-binary run, as before); wall and CPU
 # seconds (user+sys, children included) from /usr/bin/time.
@@ -26,8 +27,10 @@ mkdir -p "$work/one" "$work/two" "$work/cold"
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -overlay "$work/overlay.json" -o "$work/one/cuda-redist-find-features" ./cmd/cuda-redist-find-features
 cp "$work/one/cuda-redist-find-features" "$work/two/"
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o "$work/two/cuda-redist-detector" ./cmd/cuda-redist-detector
+CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o "$work/two/cuda-redist-aggregate" ./cmd/cuda-redist-aggregate
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -overlay "$work/overlay-cold.json" -o "$work/cold/cuda-redist-find-features" ./cmd/cuda-redist-find-features
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -overlay "$work/overlay-cold.json" -o "$work/cold/cuda-redist-detector" ./cmd/cuda-redist-detector
+cp "$work/two/cuda-redist-aggregate" "$work/cold/"
 run() { # label bindir flag...
   local label=$1 bin=$2
   shift 2
@@ -40,7 +43,7 @@ run() { # label bindir flag...
 # Before: no pins either.
 run "one binary, after a CLI edit (everything rebuilt)" "$work/one" --pin-unpacked=false
 run "one binary, warm (the same again)" "$work/one" --pin-unpacked=false
-run "detector, cold (new detector and CLI, no pins: everything built)" "$work/cold" --pin-unpacked=false
-run "detector, warm (the same again)" "$work/cold" --pin-unpacked=false
-run "detector, after a CLI edit (the aggregates rebuilt)" "$work/two"
-run "detector, warm (nothing rebuilt)" "$work/two"
+run "three programs, cold (new detector and CLI, no pins: everything built)" "$work/cold" --pin-unpacked=false
+run "three programs, warm (the same again)" "$work/cold" --pin-unpacked=false
+run "three programs, after a CLI edit (nothing rebuilt)" "$work/two"
+run "three programs, warm (nothing rebuilt)" "$work/two"

@@ -15,10 +15,28 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-const (
-	detector   = "./cmd/cuda-redist-detector"
-	sourceList = "cmd/cuda-redist-detector/sources.txt"
+// builderProgram is one of the two programs the pipeline's derivations
+// run besides the CLI, each built from its own sources alone.
+type builderProgram struct {
+	pkg, sourceList string
+	// notIn are the packages it must not import.
+	notIn []string
+	// what it holds, for the messages.
+	holds string
+}
+
+var (
+	detector  = builderProgram{"./cmd/cuda-redist-detector", "cmd/cuda-redist-detector/sources.txt", notInDetector, "unpack and the per-archive facts"}
+	aggregate = builderProgram{"./cmd/cuda-redist-aggregate", "cmd/cuda-redist-aggregate/sources.txt", notInAggregate, "the aggregate and the merged index"}
 )
+
+// notInAggregate are the packages the aggregate builder must not import:
+// what runs outside the sandbox (report, check and --fix, the Nix driver
+// and runner, the CLI) and the detector's code. A change to any of them
+// must leave its bytes, and so every aggregate derivation, as they are.
+var notInAggregate = []string{
+	"lib/report", "lib/check", "lib/nixdriver", "lib/nixexec", "detector", "cmd/cuda-redist-find-features", "cmd/cuda-redist-detector",
+}
 
 // notInDetector are the packages the detector must not import: what runs
 // outside the sandbox (report, check and --fix, the Nix driver and its
@@ -48,25 +66,31 @@ func goList(t *testing.T, env []string, args ...string) string {
 
 // TestDetectorImportClosure: the detector's import closure holds none of
 // notInDetector.
-func TestDetectorImportClosure(t *testing.T) {
-	for _, p := range strings.Fields(goList(t, nil, "-deps", detector)) {
+func TestDetectorImportClosure(t *testing.T) { checkImportClosure(t, detector) }
+
+// TestAggregateImportClosure: the aggregate builder's import closure holds
+// none of notInAggregate.
+func TestAggregateImportClosure(t *testing.T) { checkImportClosure(t, aggregate) }
+
+func checkImportClosure(t *testing.T, prog builderProgram) {
+	for _, p := range strings.Fields(goList(t, nil, "-deps", prog.pkg)) {
 		rel, ok := strings.CutPrefix(p, module+"/")
 		if !ok {
 			continue
 		}
-		for _, bad := range notInDetector {
+		for _, bad := range prog.notIn {
 			if rel == bad || strings.HasPrefix(rel, bad+"/") {
-				t.Errorf("cmd/cuda-redist-detector imports %s: the detector holds unpack and the per-archive facts only (docs/design.md)", rel)
+				t.Errorf("%s imports %s: it holds %s only (docs/design.md)", prog.pkg, rel, prog.holds)
 			}
 		}
 	}
 }
 
-// detectorSources lists the files the detector compiles from the
+// programSources lists the files prog compiles from the
 // repository (its packages' and their vendored dependencies' Go,
 // assembly and embedded files, on every platform of detectorPlatforms)
 // and the module files the build reads.
-func detectorSources(t *testing.T) []string {
+func programSources(t *testing.T, prog builderProgram) []string {
 	t.Helper()
 	root := testenv.RepoRoot()
 	set := map[string]bool{"go.mod": true, "go.sum": true, "vendor/modules.txt": true}
@@ -74,7 +98,7 @@ func detectorSources(t *testing.T) []string {
 	for _, pl := range detectorPlatforms {
 		goos, goarch, _ := strings.Cut(pl, "/")
 		env := []string{"GOOS=" + goos, "GOARCH=" + goarch, "CGO_ENABLED=0", "GOFLAGS=-mod=vendor"}
-		for _, f := range strings.Fields(goList(t, env, "-deps", "-f", tmpl, detector)) {
+		for _, f := range strings.Fields(goList(t, env, "-deps", "-f", tmpl, prog.pkg)) {
 			rel, err := filepath.Rel(root, f)
 			if err != nil || strings.HasPrefix(rel, "..") {
 				t.Fatalf("%s is outside the repository", f)
@@ -93,8 +117,15 @@ func detectorSources(t *testing.T) []string {
 // TestDetectorSourceList: sources.txt, from which nix/detector-source.nix
 // builds the detector, lists exactly what it compiles (UPDATE_GOLDEN=1
 // rewrites it).
-func TestDetectorSourceList(t *testing.T) {
-	want := detectorSources(t)
+func TestDetectorSourceList(t *testing.T) { checkSourceList(t, detector) }
+
+// TestAggregateSourceList: the same for the aggregate builder and
+// nix/aggregate-source.nix.
+func TestAggregateSourceList(t *testing.T) { checkSourceList(t, aggregate) }
+
+func checkSourceList(t *testing.T, prog builderProgram) {
+	sourceList := prog.sourceList
+	want := programSources(t, prog)
 	path := filepath.Join(testenv.RepoRoot(), sourceList)
 	if os.Getenv("UPDATE_GOLDEN") != "" {
 		if err := os.WriteFile(path, []byte(strings.Join(want, "\n")+"\n"), 0o644); err != nil {
@@ -107,7 +138,7 @@ func TestDetectorSourceList(t *testing.T) {
 	}
 	got := strings.Fields(string(data))
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%s is not what the detector compiles (-want +got; UPDATE_GOLDEN=1 rewrites it):\n%s", sourceList, diff)
+		t.Errorf("%s is not what %s compiles (-want +got; UPDATE_GOLDEN=1 rewrites it):\n%s", sourceList, prog.pkg, diff)
 	}
 }
 
@@ -116,9 +147,27 @@ func TestDetectorSourceList(t *testing.T) {
 // each as scripts/sample.sh and the flake do: the list is enough to
 // build it, and the same source gives the same bytes wherever it sits.
 func TestDetectorReproducible(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the detector twice")
+	files := checkReproducible(t, detector)
+	if slices.Contains(files, "lib/buildredist/analyze.go") {
+		t.Errorf("the detector's sources hold the buildRedist rules")
 	}
+}
+
+// TestAggregateReproducible: the same for the aggregate builder.
+func TestAggregateReproducible(t *testing.T) {
+	files := checkReproducible(t, aggregate)
+	if slices.Contains(files, "lib/report/model.go") {
+		t.Errorf("the aggregate builder's sources hold the report")
+	}
+}
+
+// checkReproducible builds prog twice from the files of its source list
+// alone and returns the list.
+func checkReproducible(t *testing.T, prog builderProgram) []string {
+	if testing.Short() {
+		t.Skip("builds the program twice")
+	}
+	sourceList := prog.sourceList
 	root := testenv.RepoRoot()
 	data, err := os.ReadFile(filepath.Join(root, sourceList))
 	if err != nil {
@@ -131,8 +180,8 @@ func TestDetectorReproducible(t *testing.T) {
 		for _, f := range files {
 			copyFile(t, filepath.Join(root, f), filepath.Join(dir, f))
 		}
-		bin := filepath.Join(t.TempDir(), "cuda-redist-detector")
-		cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, detector)
+		bin := filepath.Join(t.TempDir(), filepath.Base(prog.pkg))
+		cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, prog.pkg)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -145,11 +194,9 @@ func TestDetectorReproducible(t *testing.T) {
 		bins = append(bins, b)
 	}
 	if !bytes.Equal(bins[0], bins[1]) {
-		t.Errorf("two builds of the same source differ (%d and %d bytes)", len(bins[0]), len(bins[1]))
+		t.Errorf("%s: two builds of the same source differ (%d and %d bytes)", prog.pkg, len(bins[0]), len(bins[1]))
 	}
-	if slices.Contains(files, "lib/buildredist/analyze.go") {
-		t.Errorf("the detector's sources hold the buildRedist rules")
-	}
+	return files
 }
 
 func copyFile(t *testing.T, src, dst string) {

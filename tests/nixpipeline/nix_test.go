@@ -41,17 +41,25 @@ var (
 	buildErr  error
 )
 
+// builtProgram is a builder program (cmd/<name>) built once for all
+// tests, as scripts/sample.sh builds it (reproducibly).
+type builtProgram struct {
+	name string
+	once sync.Once
+	path string
+	err  error
+}
+
 var (
-	detectorOnce sync.Once
-	detectorPath string
-	detectorErr  error
+	detectorProgram  = &builtProgram{name: "cuda-redist-detector"}
+	aggregateProgram = &builtProgram{name: "cuda-redist-aggregate"}
 )
 
-// TestMain removes the binaries programBinary and detectorBinary built
-// once the tests are done.
+// TestMain removes the binaries programBinary, detectorBinary and
+// aggregateBinary built once the tests are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, p := range []string{binPath, detectorPath} {
+	for _, p := range []string{binPath, detectorProgram.path, aggregateProgram.path} {
 		if p != "" {
 			os.RemoveAll(filepath.Dir(p))
 		}
@@ -59,28 +67,32 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// detectorBinary builds cuda-redist-detector once for all tests, as
-// scripts/sample.sh does (reproducibly).
-func detectorBinary(t *testing.T) string {
+// detectorBinary is cuda-redist-detector, built once.
+func detectorBinary(t *testing.T) string { return detectorProgram.binary(t) }
+
+// aggregateBinary is cuda-redist-aggregate, built once.
+func aggregateBinary(t *testing.T) string { return aggregateProgram.binary(t) }
+
+func (b *builtProgram) binary(t *testing.T) string {
 	t.Helper()
-	detectorOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "crff-detector-")
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "crff-"+b.name+"-")
 		if err != nil {
-			detectorErr = err
+			b.err = err
 			return
 		}
-		detectorPath = filepath.Join(dir, "cuda-redist-detector")
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", detectorPath, "./cmd/cuda-redist-detector")
+		b.path = filepath.Join(dir, b.name)
+		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", b.path, "./cmd/"+b.name)
 		cmd.Dir = repoRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			detectorErr = fmt.Errorf("%w\n%s", err, out)
+			b.err = fmt.Errorf("%w\n%s", err, out)
 		}
 	})
-	if detectorErr != nil {
-		t.Fatalf("build detector: %v", detectorErr)
+	if b.err != nil {
+		t.Fatalf("build %s: %v", b.name, b.err)
 	}
-	return detectorPath
+	return b.path
 }
 
 // programBinary builds the static binary once for all tests.
@@ -138,7 +150,7 @@ func mustNix(t *testing.T, args ...string) string {
 // buildSample builds an attribute of default.nix's features.sample.
 func buildSample(t *testing.T, attr string) string {
 	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "program", programBinary(t),
-		"--arg", "detectorProgram", detectorBinary(t), "-A", "features.sample."+attr)
+		"--arg", "detectorProgram", detectorBinary(t), "--arg", "aggregateProgram", aggregateBinary(t), "-A", "features.sample."+attr)
 }
 
 // runProgram runs the built binary from the repository root (where it

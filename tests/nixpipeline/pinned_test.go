@@ -21,7 +21,7 @@ func TestUnpackedHashesRecordedAndPinned(t *testing.T) {
 	if err := os.Remove(file); err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
-	det := []string{"--detector-program", detectorBinary(t)}
+	det := []string{"--detector-program", detectorBinary(t), "--aggregate-program", aggregateBinary(t)}
 	if code, _, stderr := process(t, dir, det...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
