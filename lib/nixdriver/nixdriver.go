@@ -62,7 +62,7 @@ type Manifest struct {
 	Path       string `json:"manifest"`
 	BaseURL    string `json:"baseUrl"`
 	// UnpackedHashes is the unpacked-hashes.json whose recorded NAR hashes
-	// pin the manifest's unpacks (lib: lib/manifest/unpackedhashes), or "".
+	// pin the manifest's unpacks (read and written by lib/manifest/unpackedhashes.go), or "".
 	UnpackedHashes string `json:"unpackedHashes,omitempty"`
 }
 
