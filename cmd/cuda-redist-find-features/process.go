@@ -159,7 +159,7 @@ type nixFlags struct {
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
-		program:         fs.String("program", "", "the static CLI, builder of the aggregate and index derivations (and of unpack and detect without a detector) (default: this executable)"),
+		program:         fs.String("program", "", "the static binary the derivations run (default: this executable)"),
 		detectorProgram: fs.String("detector-program", "", "the static cuda-redist-detector, builder of the unpack and detect derivations (default: the one installed beside --program or this executable, else --program itself)"),
 		nixLib:          fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
