@@ -23,8 +23,8 @@ type Runner struct {
 	// NixLib is the directory holding cli.nix and pipeline.nix (the
 	// repository's nix/, or the package's share/cuda-redist-find-features/nix).
 	NixLib string
-	// Program is the static CLI: the builder of the aggregate and index
-	// derivations, and of unpack and detect when DetectorProgram is empty.
+	// Program is the static CLI: the builder of every derivation of the
+	// pipeline no program of its own is given for (DetectorProgram).
 	Program string
 	// DetectorProgram, when set, is the static cuda-redist-detector: the
 	// builder of the unpack and detect derivations instead of Program.
