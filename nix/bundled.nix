@@ -11,7 +11,7 @@
   # Inputs
 
   `pipeline`
-  : An instantiated nix/pipeline.nix (`import ./pipeline.nix { program, system }`).
+  : An instantiated nix/pipeline.nix (`import ./pipeline.nix { program, detectorProgram, system }`).
 
   # Type
 

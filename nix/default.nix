@@ -2,9 +2,9 @@
   The Nix library of cuda-redist-find-features. It needs no nixpkgs.
 
   - `manifest.entries`: the archives of a manifest (pure evaluation).
-  - `pipeline { program, system }`: the fetch, unpack, detect, aggregate
+  - `pipeline { program, detectorProgram ? null, system }`: the fetch, unpack, detect, aggregate
     and index derivations.
-  - `bundled { program, system }`: feature attributes of the bundled
+  - `bundled { program, detectorProgram ? null, system }`: feature attributes of the bundled
     manifests and the sample.
 
   # Type
@@ -12,8 +12,12 @@
   ```
   lib :: {
     manifest :: { keys :: AttrSet; entries :: AttrSet -> [ Entry ]; };
-    pipeline :: { program :: path | derivation; system :: string; } -> AttrSet;
-    bundled :: { program :: path | derivation; system :: string; } -> AttrSet;
+    pipeline :: {
+      program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+    } -> AttrSet;
+    bundled :: {
+      program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+    } -> AttrSet;
   }
   ```
 
@@ -37,12 +41,14 @@
     # Inputs
 
     `args`
-    : The pipeline's inputs: `{ program, system }`.
+    : The pipeline's inputs: `{ program, detectorProgram ? null, system }`.
 
     # Type
 
     ```
-    bundled :: { program :: path | derivation; system :: string; } -> AttrSet
+    bundled :: {
+      program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+    } -> AttrSet
     ```
   */
   bundled = args: import ./bundled.nix { pipeline = import ./pipeline.nix args; };

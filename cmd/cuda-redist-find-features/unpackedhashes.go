@@ -23,7 +23,7 @@ func pinUnpacks(pin bool, ms []nixdriver.Manifest) (map[string]*manifest.Unpacke
 	}
 	files := map[string]*manifest.UnpackedHashes{}
 	for i := range ms {
-		path := filepath.Join(filepath.Dir(ms[i].Path), manifest.UnpackedHashesFile)
+		path := hashesFileOf(ms[i].Path)
 		h, ok := files[path]
 		if !ok {
 			var err error
@@ -46,7 +46,7 @@ func pinUnpacks(pin bool, ms []nixdriver.Manifest) (map[string]*manifest.Unpacke
 func (p *processRun) recordUnpackedHashes(ctx context.Context, out *nixdriver.Outcome) error {
 	changed := map[string]bool{}
 	for _, m := range out.Manifests {
-		path := filepath.Join(filepath.Dir(m.Path), manifest.UnpackedHashesFile)
+		path := hashesFileOf(m.Path)
 		h := p.hashes[path]
 		if h == nil {
 			continue
@@ -57,6 +57,12 @@ func (p *processRun) recordUnpackedHashes(ctx context.Context, out *nixdriver.Ou
 		}
 		changed[path] = changed[path] || c
 	}
+	return p.writeChanged(changed)
+}
+
+// writeChanged writes each unpacked-hashes.json whose records changed
+// (changed[path]) and says so.
+func (p *processRun) writeChanged(changed map[string]bool) error {
 	for path, c := range changed {
 		if !c {
 			continue
@@ -64,9 +70,14 @@ func (p *processRun) recordUnpackedHashes(ctx context.Context, out *nixdriver.Ou
 		if err := p.hashes[path].Write(path); err != nil {
 			return err
 		}
-		p.e.log.Info("recorded unpacked NAR hashes: later runs unpack these archives as fixed-output derivations", "file", path)
+		p.e.log.Info("recorded unpacked NAR hashes: these archives are unpacked as fixed-output derivations from now on", "file", path)
 	}
 	return nil
+}
+
+// hashesFileOf is the unpacked-hashes.json of a manifest: the one beside it.
+func hashesFileOf(manifestPath string) string {
+	return filepath.Join(filepath.Dir(manifestPath), manifest.UnpackedHashesFile)
 }
 
 // recordManifest records in h the trees of m's entries that were unpacked
@@ -153,7 +164,7 @@ func (p *processRun) pinFirst(ctx context.Context, v *nixdriver.Validated) error
 		return err
 	}
 	for i := range v.Good {
-		path := filepath.Join(filepath.Dir(v.Good[i].Path), manifest.UnpackedHashesFile)
+		path := hashesFileOf(v.Good[i].Path)
 		if h := p.hashes[path]; h != nil && len(h.Archives) > 0 {
 			v.Good[i].UnpackedHashes = path
 		}
@@ -165,29 +176,20 @@ func (p *processRun) pinFirst(ctx context.Context, v *nixdriver.Validated) error
 func (p *processRun) recordTrees(trees []nixdriver.Unpacked) error {
 	changed := map[string]bool{}
 	for _, u := range trees {
-		path := filepath.Join(filepath.Dir(u.ManifestPath), manifest.UnpackedHashesFile)
+		path := hashesFileOf(u.ManifestPath)
 		c, err := p.hashes[path].Record(u.Entry.RelativePath, u.Entry.SHA256, u.NarHash)
 		if err != nil {
 			return fmt.Errorf("%s: %w", u.ManifestPath, err)
 		}
 		changed[path] = changed[path] || c
 	}
-	for path, c := range changed {
-		if !c {
-			continue
-		}
-		if err := p.hashes[path].Write(path); err != nil {
-			return err
-		}
-		p.e.log.Info("recorded unpacked NAR hashes: these archives are unpacked as fixed-output derivations from now on", "file", path)
-	}
-	return nil
+	return p.writeChanged(changed)
 }
 
 // allPinned says whether every archive of the manifests has a record.
 func (p *processRun) allPinned(v *nixdriver.Validated) bool {
 	for _, m := range v.Good {
-		h := p.hashes[filepath.Join(filepath.Dir(m.Path), manifest.UnpackedHashesFile)]
+		h := p.hashes[hashesFileOf(m.Path)]
 		mf, err := manifest.ReadFile(m.Path)
 		if err != nil || h == nil {
 			return false

@@ -1,4 +1,4 @@
-// Package builderattrs is what the binary needs to run as a Nix builder with
+// Package builderattrs is what a program needs to run as a Nix builder with
 // __structuredAttrs: finding and decoding the attributes file, and the
 // output paths in it.
 package builderattrs

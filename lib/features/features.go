@@ -66,7 +66,7 @@ type Library struct {
 	// yet can be read later without detecting again.
 	FatbinEntries []FatbinEntry `json:"fatbinEntries"`
 	// FatbinEntriesOmitted counts the entries of the groups past the
-	// first 256 (detect.MaxFatbinGroups), which are not listed.
+	// first 256 (facts.MaxFatbinGroups), which are not listed.
 	FatbinEntriesOmitted int `json:"fatbinEntriesOmitted,omitempty"`
 	// FatbinWarnings name what in the fatbin entries detect does
 	// not understand (an entry kind, a flag bit, a header size), with the

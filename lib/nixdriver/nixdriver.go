@@ -23,7 +23,8 @@ type Runner struct {
 	// NixLib is the directory holding cli.nix and pipeline.nix (the
 	// repository's nix/, or the package's share/cuda-redist-find-features/nix).
 	NixLib string
-	// Program is the static binary the derivations use as builder.
+	// Program is the static CLI: the builder of every derivation of the
+	// pipeline no program of its own is given for (DetectorProgram).
 	Program string
 	// DetectorProgram, when set, is the static cuda-redist-detector: the
 	// builder of the unpack and detect derivations instead of Program.
@@ -65,7 +66,7 @@ type Manifest struct {
 	Path       string `json:"manifest"`
 	BaseURL    string `json:"baseUrl"`
 	// UnpackedHashes is the unpacked-hashes.json whose recorded NAR hashes
-	// pin the manifest's unpacks (lib: lib/manifest/unpackedhashes), or "".
+	// pin the manifest's unpacks (read and written by lib/manifest/unpackedhashes.go), or "".
 	UnpackedHashes string `json:"unpackedHashes,omitempty"`
 }
 

@@ -280,10 +280,10 @@ func TestLimitedBuffer(t *testing.T) {
 
 // TestMemoryBound: the command runs under the address-space bound.
 func TestMemoryBound(t *testing.T) {
-	// The bound is set by /bin/sh's ulimit, which a Nix build's sandbox
-	// (the flake's go-unit-tests) does not have.
 	if _, err := os.Stat("/bin/sh"); err != nil {
-		testenv.Unavailable(t, "no /bin/sh, which sets the bound (a Nix build sandbox has none)")
+		// The bound is set by /bin/sh's ulimit, which the flake's
+		// go-unit-tests sandbox does not have.
+		testenv.Unavailable(t, "no /bin/sh: "+err.Error())
 	}
 	cmd := Command("sh", "-c", "ulimit -v")
 	cmd.MaxMemory = 1 << 30

@@ -7,12 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestInstalledBinaryOutsideTheCheckout is issue 32's "done when": a
-// fresh copy of the repository's tracked files (what a clone has),
+// fresh copy of the repository's files (checkoutCopy: what a clone has),
 // `CGO_ENABLED=0 go install ./cmd/...` there, then, from a directory laid
 // out like a Nixpkgs checkout and far from any nix/, `cuda-redist-find-features
 // check-nixpkgs --nixpkgs .` with the binary found on PATH: no --nix-lib,
@@ -20,7 +18,7 @@ import (
 // writes the Nix library it carries to ~/.cache once and checks the files.
 func TestInstalledBinaryOutsideTheCheckout(t *testing.T) {
 	requireNix(t)
-	clone := trackedCopy(t)
+	clone := checkoutCopy(t, repoRoot())
 	gobin, home := t.TempDir(), t.TempDir()
 	install := exec.Command("go", "install", "-trimpath", "./cmd/...")
 	install.Dir = clone
@@ -62,36 +60,6 @@ func TestInstalledBinaryOutsideTheCheckout(t *testing.T) {
 	if len(libs) != 1 {
 		t.Errorf("Nix library in ~/.cache: %v, want one", libs)
 	}
-}
-
-// trackedCopy copies the files git tracks (as they are in the working
-// tree) to a new directory: what a fresh clone of this tree holds.
-func trackedCopy(t *testing.T) string {
-	t.Helper()
-	out, err := exec.Command("git", "-C", repoRoot(), "ls-files", "-z").Output()
-	if err != nil {
-		testenv.Unavailable(t, "git ls-files: "+err.Error())
-	}
-	dst := t.TempDir()
-	for _, rel := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
-		src := filepath.Join(repoRoot(), rel)
-		st, err := os.Lstat(src)
-		if err != nil || !st.Mode().IsRegular() {
-			continue // deleted in the working tree, or a link
-		}
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dst, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, st.Mode().Perm()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dst
 }
 
 // nixpkgsLike lays out the walkthrough's /tmp/nixpkgs-like: a lib/, the

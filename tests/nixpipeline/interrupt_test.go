@@ -14,6 +14,22 @@ import (
 	"time"
 )
 
+// markerDir makes the directory the blocker writes its pid into, removed
+// when t ends: outside t.TempDir, which is not open to the build users the
+// builder runs as, and writable by all of them.
+func markerDir(t *testing.T) string {
+	t.Helper()
+	markers, err := os.MkdirTemp("", "crff-markers-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(markers) })
+	if err := os.Chmod(markers, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	return markers
+}
+
 // blockerBinary builds testdata/blocker, writing its pid into markerDir
 // when Nix runs it as a builder.
 func blockerBinary(t *testing.T, markerDir string) string {
@@ -59,15 +75,7 @@ func TestProcessManifestsInterrupted(t *testing.T) {
 }
 
 func interrupted(t *testing.T, tc interruptCase) {
-	markers, err := os.MkdirTemp("", "crff-markers-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(markers)
-	// The builder runs as one of Nix's build users.
-	if err := os.Chmod(markers, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	markers := markerDir(t)
 	blocker := blockerBinary(t, markers)
 	dir := copySample(t)
 	before := listDir(t, dir)
@@ -111,7 +119,7 @@ func interrupted(t *testing.T, tc interruptCase) {
 		t.Fatal(err)
 	}
 	signalled := time.Now()
-	err = <-exited
+	err := <-exited
 	t.Logf("the run ended %v after the signal; its stderr:\n%s", time.Since(signalled).Round(time.Millisecond), stderr.String())
 	code := -1
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -454,32 +454,36 @@ func TestStandInEnforcesBuildGoModuleContract(t *testing.T) {
 	}
 }
 
-// checkoutCopy copies the files git tracks (or, outside a checkout, the
-// tree without caches) to a temp dir, as a clean clone would have them.
+// checkoutCopy copies the files of root's checkout to a new directory, as
+// they are in the working tree: those git tracks and the untracked ones it
+// does not ignore (what a clone of the change would hold). Files deleted
+// in the working tree, and links, are left out.
 func checkoutCopy(t *testing.T, root string) string {
 	t.Helper()
-	dst := t.TempDir()
-	var files []string
-	if out, err := exec.Command("git", "-C", root, "ls-files", "-co", "--exclude-standard").Output(); err == nil {
-		files = strings.Fields(string(out))
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "-co", "--exclude-standard").Output()
+	if err != nil {
+		testenv.Unavailable(t, "git ls-files: "+err.Error())
 	}
-	if len(files) == 0 {
+	files := strings.Split(strings.TrimRight(string(out), "\x00"), "\x00")
+	if len(files) == 0 || files[0] == "" {
 		t.Fatal("no git-tracked files to copy")
 	}
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(root, f))
+	dst := t.TempDir()
+	for _, rel := range files {
+		src := filepath.Join(root, rel)
+		st, err := os.Lstat(src)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // deleted in the working tree, or a link
+		}
+		data, err := os.ReadFile(src)
 		if err != nil {
-			if os.IsNotExist(err) {
-				continue // deleted in the work tree
-			}
 			t.Fatal(err)
 		}
-		fi, _ := os.Stat(filepath.Join(root, f))
-		p := filepath.Join(dst, f)
+		p := filepath.Join(dst, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(p, data, fi.Mode().Perm()); err != nil {
+		if err := os.WriteFile(p, data, st.Mode().Perm()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -172,14 +172,7 @@ func TestSIGTERMWhileDownloading(t *testing.T) {
 // the roots stayed.
 func TestKilledRunLeavesNothing(t *testing.T) {
 	requireNix(t)
-	markers, err := os.MkdirTemp("", "crff-markers-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(markers)
-	if err := os.Chmod(markers, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	markers := markerDir(t)
 	blocker := blockerBinary(t, markers)
 	dir := copySample(t)
 	tmp := t.TempDir()
