@@ -149,8 +149,15 @@ func mustNix(t *testing.T, args ...string) string {
 
 // buildSample builds an attribute of default.nix's features.sample.
 func buildSample(t *testing.T, attr string) string {
-	return mustNix(t, "nix-build", "default.nix", "--no-out-link", "--arg", "program", programBinary(t),
-		"--arg", "detectorProgram", detectorBinary(t), "--arg", "aggregateProgram", aggregateBinary(t), "-A", "features.sample."+attr)
+	return mustNix(t, append([]string{"nix-build", "--no-out-link"}, sampleArgs(t, attr)...)...)
+}
+
+// sampleArgs are default.nix's arguments for the sample's attr, with the
+// three programs the tests build: what buildSample builds, and what a
+// test instantiates to find the same derivations.
+func sampleArgs(t *testing.T, attr string) []string {
+	return []string{"default.nix", "--arg", "program", programBinary(t), "--arg", "detectorProgram", detectorBinary(t),
+		"--arg", "aggregateProgram", aggregateBinary(t), "-A", "features.sample." + attr}
 }
 
 // runProgram runs the built binary from the repository root (where it
@@ -344,8 +351,7 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	requireNix(t)
 	buildSample(t, "index")
-	drv := mustNix(t, "nix-instantiate", "default.nix", "--arg", "program", programBinary(t),
-		"--arg", "detectorProgram", detectorBinary(t), "-A", "features.sample.index")
+	drv := mustNix(t, append([]string{"nix-instantiate"}, sampleArgs(t, "index")...)...)
 	closure := strings.Fields(mustNix(t, "nix-store", "-qR", drv))
 	checked := 0
 	for _, d := range closure {
