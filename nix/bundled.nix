@@ -212,7 +212,10 @@ let
       };
     };
 
-  baseUrls = removeAttrs (fromJSON (readFile ../lib/manifest/base-urls.json)) [ "comment" ];
+  # Plain data, without the installed package's string context (manifest.nix).
+  baseUrls = removeAttrs (fromJSON (
+    builtins.unsafeDiscardStringContext (readFile ../lib/manifest/base-urls.json)
+  )) [ "comment" ];
 
   nvidia = mapAttrs (
     redistName: baseUrl:

@@ -48,7 +48,10 @@ let
     typeOf
     ;
 
-  keys = fromJSON (readFile ../lib/manifest/keys.json);
+  # Plain data: the string context an installed library's file carries
+  # (the package's references, e.g. the programs linked beside the CLI)
+  # would make fromJSON refuse it.
+  keys = fromJSON (builtins.unsafeDiscardStringContext (readFile ../lib/manifest/keys.json));
 
   /**
     `names` as a set (`{ <name> = true; }`). The known keys are made sets
