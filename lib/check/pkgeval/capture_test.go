@@ -1,3 +1,8 @@
+//go:build capture
+
+// The capture of Nix's error texts is a tool, not a test: it is built
+// only with -tags capture (lib/nixdriver/nixlog/testdata/capture.sh).
+
 package pkgeval
 
 import (
@@ -38,11 +43,11 @@ buildRedist { redistName = "cuda"; pname = "assertion"; }
 // nix-instantiate of each of brokenFiles to $CRFF_CAPTURE_NIXERRORS/NAME.txt,
 // its package directory written as /pkgs and the repository as /repo (the fixtures the tests of
 // NixMessage read; lib/nixdriver/nixlog/testdata/capture.sh runs it with
-// each Nix version). It only runs when that is set.
+// each Nix version, built with -tags capture).
 func TestCaptureNixErrors(t *testing.T) {
 	out := os.Getenv("CRFF_CAPTURE_NIXERRORS")
 	if out == "" {
-		t.Skip("CRFF_CAPTURE_NIXERRORS not set: nothing to capture")
+		t.Fatal("CRFF_CAPTURE_NIXERRORS not set: nothing to capture")
 	}
 	requireNix(t)
 	for name, body := range brokenFiles {

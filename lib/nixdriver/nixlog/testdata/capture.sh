@@ -43,5 +43,5 @@ run "cd $dir && nix-store --realise --keep-going -j 4 --option sandbox false --o
 	\$(nix-instantiate failures.nix --argstr salt $version) 2>$dir/build-$version.log >/dev/null || true"
 # Evaluation errors, as the check's evaluator gets them from Nix: its
 # test binary (static) writes them with CRFF_CAPTURE_NIXERRORS set.
-(cd "$repo" && CGO_ENABLED=0 go test -c -o "$tmp/pkgeval.test" ./lib/check/pkgeval)
+(cd "$repo" && CGO_ENABLED=0 go test -tags capture -c -o "$tmp/pkgeval.test" ./lib/check/pkgeval)
 run "cd $repo/lib/check/pkgeval && CRFF_CAPTURE_NIXERRORS=$errs/$version $tmp/pkgeval.test -test.run TestCaptureNixErrors -test.count=1"
