@@ -61,7 +61,7 @@ as_user() {
   setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- \
     env HOME="$home" PATH="$PATH" NIX_CONF_DIR="$NIX_CONF_DIR" TMPDIR="$work/tmp-$user" \
     NIX_DAEMON_SOCKET_PATH="$NIX_DAEMON_SOCKET_PATH" \
-    GOCACHE="$home/.cache/go-build" GOFLAGS=-mod=vendor GOTOOLCHAIN=local \
+    GOCACHE="$home/.cache/go-build" GOFLAGS="-mod=vendor -buildvcs=false" GOTOOLCHAIN=local \
     CRFF_REQUIRE_ALL=1 CRFF_REQUIRE_NIX=1 "$@"
 }
 install -d -o "$user" "$work/tmp-$user"
