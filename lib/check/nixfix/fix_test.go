@@ -81,485 +81,68 @@ func evaluate(t *testing.T, text string, targets []target) []Case {
 	return cases
 }
 
+// fixCase is one file of testdata/fix: a package file, the archives it
+// is evaluated for, and what Fix makes of it.
+type fixCase struct {
+	name    string   // the file's first line
+	targets []target // one "target: PLATFORM CUDA-VERSION TREE" line each
+	in      string   // after "-- in --"
+	want    string   // after "-- want --"; "" when the file is already right
+	refusal string   // "refusal: ...": a part of the refusal's reason
+}
+
+// trees names the archives testdata/fix's target lines refer to.
+var trees = map[string]features.Tree{"rtX86": rtX86, "rtSbsa": rtSbsa, "tool": tool, "hdrs": hdrs,
+	"stubsTwoPlaces": {Files: []string{"LICENSE", "stubs/libx.so", "lib/stubs/liby.so"}}}
+
+// readFixCase parses one file of testdata/fix.
+func readFixCase(t *testing.T, path string) fixCase {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, ok := strings.Cut(string(data), "-- in --\n")
+	if !ok {
+		t.Fatalf("%s: no -- in -- section", path)
+	}
+	tc := fixCase{}
+	tc.in, tc.want, _ = strings.Cut(body, "-- want --\n")
+	for i, line := range strings.Split(strings.TrimSuffix(head, "\n"), "\n") {
+		key, value, _ := strings.Cut(line, ": ")
+		switch {
+		case i == 0:
+			tc.name = line
+		case key == "target":
+			f := strings.Fields(value)
+			tree, known := trees[f[len(f)-1]]
+			if len(f) != 3 || !known {
+				t.Fatalf("%s: bad target line %q", path, line)
+			}
+			tc.targets = append(tc.targets, target{f[0], f[1], tree})
+		case key == "refusal":
+			tc.refusal = value
+		default:
+			t.Fatalf("%s: unknown line %q", path, line)
+		}
+	}
+	if len(tc.targets) == 0 {
+		t.Fatalf("%s: no target", path)
+	}
+	return tc
+}
+
+// TestFix runs each case of testdata/fix: the fixed file is the one
+// wanted, evaluates without errors, and fixing it again changes nothing.
 func TestFix(t *testing.T) {
 	requireNix(t)
-	tests := []struct {
-		name    string
-		targets []target
-		in      string
-		want    string // "" when the file is already right
-		refusal string // a part of the refusal's reason
-	}{
-		{
-			name:    "already right: untouched",
-			targets: []target{x86, sbsa},
-			in: `{
-  backendStdenv,
-  buildRedist,
-  lib,
-}:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "stubs"
-  ]
-  ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
-}
-`,
-		},
-		{
-			name:    "a list with a comment inside is not rewritten",
-			targets: []target{x86, sbsa},
-			in: `# A comment before the arguments stays.
-{
-  buildRedist,
-  lib,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "bin" # no bin/ in these archives
-    "include"
-    "lib"
-    "stubs"
-  ]
-  ++ lib.optionals (lib.versionOlder finalAttrs.version "13") [ "doc" ];
-
-  meta.description = "runtime";
-})
-`,
-			refusal: "has a comment inside",
-		},
-		{
-			name:    "outputs empty everywhere: removed from the list, and a branch left empty goes with its comment",
-			targets: []target{{"linux-x86_64", "12.8", rtSbsa}, sbsa},
-			in: `{
-  buildRedist,
-  lib,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "bin"
-    "include"
-    "lib"
-    "static"
-    "stubs"
-  ]
-  # only before 13
-  ++ lib.optionals (lib.versionOlder finalAttrs.version "13") [ "doc" ];
-
-  meta.description = "runtime";
-})
-`,
-			want: `{
-  buildRedist,
-  lib,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "stubs"
-  ];
-
-  meta.description = "runtime";
-})
-`,
-		},
-		{
-			name:    "the platform branch that applies loses its output",
-			targets: []target{{"linux-x86_64", "12.8", rtSbsa}, sbsa},
-			in: `{
-  backendStdenv,
-  buildRedist,
-  lib,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "doc"
-    "include"
-    "lib"
-    "stubs"
-  ]
-  ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
-})
-`,
-			want: `{
-  backendStdenv,
-  buildRedist,
-  lib,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "stubs"
-  ];
-})
-`,
-		},
-		{
-			name:    "a version branch: only the branch of the version that lacks the output is edited",
-			targets: []target{x86, x86v13},
-			in: `{
-  buildRedist,
-  cudaAtLeast,
-  cudaOlder,
-  lib,
-}:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-  ]
-  ++ lib.optionals (cudaOlder "13.0") [
-    "static"
-    "stubs"
-  ]
-  ++ lib.optionals (cudaAtLeast "13.0") [
-    "static"
-    "stubs"
-  ];
-}
-`,
-			want: `{
-  buildRedist,
-  cudaAtLeast,
-  cudaOlder,
-  lib,
-}:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-  ]
-  ++ lib.optionals (cudaOlder "13.0") [
-    "static"
-    "stubs"
-  ]
-  ++ lib.optionals (cudaAtLeast "13.0") [ "stubs" ];
-}
-`,
-		},
-		{
-			name:    "an output one platform lacks moves from the unconditional list to a platform branch; the arguments it needs are added",
-			targets: []target{x86, sbsa},
-			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
-`,
-			want: `{ backendStdenv, buildRedist, lib }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ]; }
-`,
-		},
-		{
-			name:    "the same in nixfmt's layout, with finalAttrs",
-			targets: []target{x86, sbsa},
-			in: `{
-  _cuda,
-  buildRedist,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "static"
-    "stubs"
-  ];
-
-  meta.license = _cuda.lib.licenses.cuda;
-})
-`,
-			want: `{
-  _cuda,
-  backendStdenv,
-  buildRedist,
-  lib,
-}:
-buildRedist (finalAttrs: {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "stubs"
-  ]
-  ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
-
-  meta.license = _cuda.lib.licenses.cuda;
-})
-`,
-		},
-		{
-			name:    "an output a newer CUDA version lacks moves to a branch on cudaOlder",
-			targets: []target{x86, x86v13},
-			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
-`,
-			want: `{ buildRedist, cudaOlder, lib }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (cudaOlder "13.0") [ "static" ]; }
-`,
-		},
-		{
-			name:    "an output only a newer CUDA version fills moves to a branch on cudaAtLeast",
-			targets: []target{{"linux-x86_64", "12.8", rtSbsa}, {"linux-x86_64", "13.0", rtX86}, {"linux-sbsa", "13.0", rtX86}},
-			in: `{
-  buildRedist,
-  lib,
-}:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "static"
-    "stubs"
-  ];
-}
-`,
-			want: `{
-  buildRedist,
-  cudaAtLeast,
-  lib,
-}:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = [
-    "out"
-    "include"
-    "lib"
-    "stubs"
-  ]
-  ++ lib.optionals (cudaAtLeast "13.0") [ "static" ];
-}
-`,
-		},
-		{
-			name:    "neither platform nor CUDA version tells the cases apart: refused, saying why",
-			targets: []target{x86, sbsa, x86v13, {"linux-sbsa", "13.0", rtX86}},
-			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" "include" "lib" "static" "stubs" ]; }
-`,
-			refusal: "output static ends up empty for linux-sbsa 12.8; linux-x86_64 13.0 but not for linux-x86_64 12.8; linux-sbsa 13.0, and both take it from the list [ \"out\" \"include\" \"lib\" \"static\" \"stubs\" ], and neither the platform nor the CUDA version tells them apart",
-		},
-		{
-			name:    "allowFHSReferences added after outputs, in the file's layout",
-			targets: []target{{"linux-x86_64", "12.8", tool}},
-			in: `{ buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [ "out" ];
-
-  meta.mainProgram = "tool";
-}
-`,
-			want: `{ buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-
-  outputs = [ "out" ];
-
-  allowFHSReferences = true;
-
-  meta.mainProgram = "tool";
-}
-`,
-		},
-		{
-			name:    "allowFHSReferences = false becomes true, the comment above stays",
-			targets: []target{{"linux-x86_64", "12.8", tool}},
-			in: `{ buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = [
-    "out"
-    "bin"
-  ];
-  # The script has /usr/bin/env in its shebang.
-  allowFHSReferences = false;
-}
-`,
-			want: `{ buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = [
-    "out"
-    "bin"
-  ];
-  # The script has /usr/bin/env in its shebang.
-  allowFHSReferences = true;
-}
-`,
-		},
-		{
-			name:    "one line: the stubs hook turned on",
-			targets: []target{x86},
-			in: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" ]; }
-`,
-			want: `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_rt"; outputs = [ "out" ]; includeRemoveStubsFromRunpathHook = true; }
-`,
-		},
-		{
-			name:    "hook false although stubs are declared: flipped",
-			targets: []target{x86, sbsa},
-			in: `{ backendStdenv, buildRedist, lib }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
-  includeRemoveStubsFromRunpathHook = false;
-}
-`,
-			want: `{ backendStdenv, buildRedist, lib }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = [ "out" "include" "lib" "stubs" ] ++ lib.optionals (backendStdenv.hostRedistSystem == "linux-x86_64") [ "static" ];
-  includeRemoveStubsFromRunpathHook = true;
-}
-`,
-		},
-		{
-			name:    "stubs in lib while the hook goes to out: the stubs output is added (finalAttrs with let)",
-			targets: []target{{"linux-x86_64", "12.8", rtSbsa}, sbsa},
-			in: `{
-  backendStdenv,
-  buildRedist,
-  lib,
-}:
-buildRedist (
-  finalAttrs:
-  let
-    isJetson = backendStdenv.hostRedistSystem == "linux-aarch64";
-  in
-  {
-    redistName = "cuda";
-    pname = "cuda_rt";
-
-    outputs = [
-      "out"
-      "include"
-      "lib"
-    ];
-
-    includeRemoveStubsFromRunpathHook = !isJetson;
-  }
-)
-`,
-			want: `{
-  backendStdenv,
-  buildRedist,
-  lib,
-}:
-buildRedist (
-  finalAttrs:
-  let
-    isJetson = backendStdenv.hostRedistSystem == "linux-aarch64";
-  in
-  {
-    redistName = "cuda";
-    pname = "cuda_rt";
-
-    outputs = [
-      "out"
-      "include"
-      "lib"
-      "stubs"
-    ];
-
-    includeRemoveStubsFromRunpathHook = !isJetson;
-  }
-)
-`,
-		},
-		{
-			name:    "outputs computed by if-then-else: refused",
-			targets: []target{x86, sbsa},
-			in: `{ backendStdenv, buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  outputs = if backendStdenv.hostRedistSystem == "linux-sbsa" then [ "out" "static" ] else [ "out" ];
-}
-`,
-			refusal: "outputs is computed in a way the fixer does not follow (if backendStdenv",
-		},
-		{
-			name:    "outputs inherited from a let: refused",
-			targets: []target{{"linux-x86_64", "12.8", hdrs}},
-			in: `{ buildRedist }:
-let
-  outputs = [
-    "out"
-    "doc"
-  ];
-in
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  inherit outputs;
-}
-`,
-			refusal: "outputs is computed in a way the fixer does not follow (inherit)",
-		},
-		{
-			name:    "no outputs binding: the hook's literal flipped rather than outputs added",
-			targets: []target{{"linux-x86_64", "12.8", features.Tree{Files: []string{"LICENSE", "stubs/libx.so", "lib/stubs/liby.so"}}}},
-			in: `{ buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  includeRemoveStubsFromRunpathHook = false;
-}
-`,
-			want: `{ buildRedist }:
-buildRedist {
-  redistName = "cuda";
-  pname = "cuda_rt";
-  includeRemoveStubsFromRunpathHook = true;
-}
-`,
-		},
+	paths, err := filepath.Glob("testdata/fix/*.txt")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases in testdata/fix: %v", err)
+	}
+	var tests []fixCase
+	for _, p := range paths {
+		tests = append(tests, readFixCase(t, p))
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
