@@ -25,24 +25,14 @@
 
   :::
 */
-root:
-builtins.path {
-  path = root;
+import ./filtered-source.nix {
   name = "cuda-redist-find-features-nix-lib";
-  /**
-    Whether to keep `path` (of `type`, as `builtins.path` gives it).
-
-    # Type
-
-    ```
-    filter :: path -> string -> bool
-    ```
-  */
-  filter =
-    path: type:
-    let
-      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
-    in
+  keep =
+    {
+      rel,
+      type,
+      ...
+    }:
     if type == "directory" then
       builtins.elem rel [
         "nix"

@@ -27,24 +27,15 @@
 
   :::
 */
-root:
-builtins.path {
-  path = root;
+import ./filtered-source.nix {
   name = "cuda-redist-find-features-source";
-  /**
-    Whether to keep `path` (of `type`, as `builtins.path` gives it).
-
-    # Type
-
-    ```
-    filter :: path -> string -> bool
-    ```
-  */
-  filter =
-    path: type:
+  keep =
+    {
+      rel,
+      base,
+      type,
+    }:
     let
-      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
-      base = baseNameOf path;
       topDir = builtins.head (builtins.split "/" rel);
       isTest = builtins.match ".*_test\\.go" base != null;
     in

@@ -30,24 +30,10 @@
 
   :::
 */
-root:
-builtins.path {
-  path = root;
+import ./filtered-source.nix {
   name = "cuda-redist-find-features-test-source";
-  /**
-    Whether to keep `path` (of `type`, as `builtins.path` gives it).
-
-    # Type
-
-    ```
-    filter :: path -> string -> bool
-    ```
-  */
-  filter =
-    path: type:
-    let
-      base = baseNameOf path;
-    in
+  keep =
+    { base, ... }:
     !(builtins.elem base [
       ".git"
       ".cache"
