@@ -184,6 +184,56 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 	}
 }
 
+// TestProcessManifestsUnevaluableManifestFailsAlone: beside the two good
+// manifests, one the Go parser refuses and one it accepts but Nix's
+// fromJSON cannot read (a lone UTF-16 surrogate in a package's name,
+// refused by Nix 2.8 and later alike) each fail alone, named, with Go's
+// and Nix's message; the good manifests are built and their feature files
+// written; the exit status is 1. (Without the one-by-one evaluation the
+// second took the whole run down: nothing was built.)
+func TestProcessManifestsUnevaluableManifestFailsAlone(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	good, err := os.ReadFile(filepath.Join(dir, "redistrib_2.0.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreadable := strings.Replace(string(good), `"name": "Demo sources"`, `"name": "Demo \ud800sources"`, 1)
+	if unreadable == string(good) {
+		t.Fatal("the sample's demo_src has no name to spoil")
+	}
+	for name, body := range map[string]string{
+		"redistrib_3.0.0.json": `{"p": {"version": "1", "linux-riscv64": {}}}`,
+		"redistrib_3.0.1.json": unreadable,
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := process(t, dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`redistrib_3\.0\.0\.json: package p: unknown key "linux-riscv64"`),
+		regexp.MustCompile(`redistrib_3\.0\.1\.json: does not evaluate: error: .*surrogate`),
+	} {
+		if n := len(want.FindAllString(stderr, -1)); n != 1 {
+			t.Errorf("stderr has %q %d times, want once:\n%s", want, n, stderr)
+		}
+	}
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		if _, err := os.Stat(filepath.Join(dir, "feature_"+v+".json")); err != nil || !strings.Contains(stdout, "feature_"+v+".json") {
+			t.Errorf("good manifest %s not processed (%v); stdout:\n%s\nstderr:\n%s", v, err, stdout, stderr)
+		}
+	}
+	for _, v := range []string{"3.0.0", "3.0.1"} {
+		if _, err := os.Stat(filepath.Join(dir, "feature_"+v+".json")); err == nil {
+			t.Errorf("bad manifest %s got a feature file", v)
+		}
+	}
+}
+
 // TestProcessManifestsDirectoryNameIsData: the manifest directory reaches
 // Nix as data, never as source: a name holding Nix's interpolation syntax
 // is not evaluated.
