@@ -45,6 +45,7 @@ let
     listToAttrs
     match
     readFile
+    removeAttrs
     stringLength
     ;
 
@@ -214,30 +215,12 @@ let
         inherit version;
       };
       /**
-        The entry of an archive of `platform`.
-
-        # Type
-
-        ```
-        entry :: string -> string | null -> AttrSet -> Entry
-        ```
-      */
-      entry = platform: variant: leaf: {
-        inherit
-          package
-          platform
-          variant
-          version
-          releaseInfo
-          ;
-        relativePath = leaf.relative_path;
-        inherit (leaf) sha256;
-      };
-      /**
         The entries of one platform of the release: the value itself when
         it is an archive (v2, `source`; cuDNN 9.27's windows-arm64 beside
         variants), and each of its keys named like a variant whose value
-        is an archive (v3).
+        is an archive (v3). A closure per release rather than a function
+        of more arguments: fewer calls per archive, most of what walking
+        thousands of them costs.
 
         # Type
 
@@ -249,15 +232,39 @@ let
         platform:
         let
           value = release.${platform};
+          /**
+            The entry of an archive of this platform.
+
+            # Type
+
+            ```
+            entry :: string | null -> AttrSet -> Entry
+            ```
+          */
+          entry = variant: leaf: {
+            inherit
+              package
+              platform
+              variant
+              version
+              releaseInfo
+              ;
+            relativePath = leaf.relative_path;
+            inherit (leaf) sha256;
+          };
+          flat = if isArchive value then [ (entry null value) ] else [ ];
         in
         if !(isAttrs value) then
           [ ]
+        # The usual archive, no variant beside it: one primop says so.
+        else if removeAttrs value keys.leaf == { } then
+          flat
         else
-          (if isArchive value then [ (entry platform null value) ] else [ ])
+          flat
           ++ concatMap (
             variant:
             if isVariantName variant && isArchive value.${variant} then
-              [ (entry platform variant value.${variant}) ]
+              [ (entry variant value.${variant}) ]
             else
               [ ]
           ) (attrNames value);
