@@ -148,7 +148,9 @@ func (g manifestGen) manifest() map[string]any {
 				variants = []string{"cuda13.1"} // cuda_compat from CUDA 13.1
 			}
 		}
-		m[g.pick("cuda_cudart", "libcublas", "a.b", "p-1", "x_y").(string)] = g.release(variants)
+		// Package keys are any string to Go: Nix syntax and a path in one
+		// must stay data, never reach a name or URL.
+		m[g.pick("cuda_cudart", "libcublas", "a.b", "p-1", "x_y", `${builtins.abort "key"}`, "../a b/c", strings.Repeat("k", 300)).(string)] = g.release(variants)
 	}
 	if g.chance(0.02) {
 		m["release_notes"] = "x"
