@@ -1,23 +1,29 @@
 /**
-  Walking NVIDIA redistributable manifests in Nix.
+  Listing the archives of NVIDIA redistributable manifests in Nix.
 
-  The known keys come from `lib/manifest/keys.json`, the file the Go side
-  (`lib/manifest`) embeds: both sides accept exactly the same manifests.
-  An unknown key, a value of the wrong type, an unsafe `relative_path`
-  (absolute, `..`, characters a store path name cannot hold) or a bad
-  sha256 is an evaluation error (`throw`, so `tryEval` sees it) that names
-  the manifest, package and key, as the Go parser's errors do.
+  This walker lists; it does not validate. The Go parser (`lib/manifest`)
+  is the one validator of a manifest: the CLI runs it before it evaluates
+  anything, and the aggregate derivation's builder runs it on the
+  manifest it is given, so a manifest Go refuses fails that manifest's
+  aggregate with Go's message (what and where), whichever way it is built.
 
-  This walker is the one place a manifest's archives are listed: the
-  pipeline's derivations and the aggregate's structured attributes (each
-  archive, and each package's `releaseInfo`) come from its entries.
+  The walker goes packages → platforms → variants → archives and lists
+  each value that has the shape of an archive: an object whose
+  `relative_path` is a string that lib/manifest's SafeRelativePath
+  accepts, with a file name of at most 180 characters, and whose `sha256`
+  is 64 lowercase hex digits. Anything else (an unknown key, a value of
+  the wrong type, an unsafe path, a bad hash) is left out, never an
+  evaluation error: every derivation made from a listed entry
+  instantiates (its names are store-safe and short enough, its URL stays
+  under the base URL, its hash is a hash), also for a manifest Go
+  refuses. For every manifest Go accepts, the walker lists exactly the
+  archives Go lists (tests/nixpipeline, TestNixWalkerListsWhatGoAccepts).
 
-  Duplicate keys cannot be seen here: `builtins.fromJSON` keeps the last.
-  The Go side refuses them (`manifest.CheckJSON`): the CLI validates every
-  manifest with it before evaluating, and the aggregate derivation's
-  builder validates the manifest with it (without listing its archives
-  again), so `nix build` of a manifest with duplicates fails there,
-  naming the key.
+  The known platforms come from `lib/manifest/keys.json`, the file the Go
+  side embeds. A string Nix's `builtins.fromJSON` cannot hold (a lone
+  UTF-16 surrogate; a NUL, from Nix 2.20 on) fails the manifest's
+  evaluation, not the walker: the CLI then evaluates the manifests one
+  by one and fails that one alone (lib/nixdriver).
 
   # Type
 
@@ -27,9 +33,7 @@
 */
 let
   inherit (builtins)
-    all
     attrNames
-    attrValues
     concatMap
     elem
     filter
@@ -37,15 +41,12 @@ let
     hasAttr
     intersectAttrs
     isAttrs
-    isList
     isString
     listToAttrs
     match
     readFile
     removeAttrs
     stringLength
-    throw
-    typeOf
     ;
 
   # Plain data: the string context an installed library's file carries
@@ -54,10 +55,8 @@ let
   keys = fromJSON (builtins.unsafeDiscardStringContext (readFile ../lib/manifest/keys.json));
 
   /**
-    `names` as a set (`{ <name> = true; }`). The known keys are made sets
-    once: per-entry checks are then primop calls (removeAttrs, hasAttr,
-    intersectAttrs) rather than a Nix function call per key, which is most
-    of what walking thousands of entries costs.
+    `names` as a set (`{ <name> = true; }`), for primop lookups
+    (hasAttr, intersectAttrs) instead of a list search per key.
 
     # Inputs
 
@@ -83,14 +82,7 @@ let
   */
   setOf = names: listToAttrs (map (name: { inherit name; value = true; }) names);
   platformSet = setOf keys.platforms;
-  releaseStringSet = setOf releaseStrings;
-  leafSet = setOf keys.leaf;
-  releaseStrings = [
-    "name"
-    "license"
-    "license_path"
-    "version"
-  ];
+  metadataSet = setOf keys.metadata;
 
   /**
     Whether `name` is a CUDA variant key: cuda12, and from CUDA 13.1's
@@ -133,177 +125,102 @@ let
   */
   isSafeRelativePath =
     p: match "[A-Za-z0-9+_-][A-Za-z0-9+._-]*(/[A-Za-z0-9+_-][A-Za-z0-9+._-]*)*" p != null;
+
+  # lib/manifest's MaxArchiveNameLength: the store path names derived
+  # from the file name (<stem>-features.json) stay under Nix's 211.
   maxArchiveNameLength = 180;
 
   /**
-    Whether `s` is a sha256 as manifests write it: 64 lowercase hex digits.
+    Whether `v` has the shape of an archive: an object with a safe
+    relative_path (a string; a file name of at most maxArchiveNameLength
+    characters) and a sha256 of 64 lowercase hex digits. What the
+    derivations of an entry read of it, and nothing more: other fields
+    are the Go parser's to judge.
+
+    # Inputs
+
+    `v`
+    : A value of the manifest.
 
     # Type
 
     ```
-    isSha256 :: string -> bool
+    isArchive :: Any -> bool
     ```
+
+    # Examples
+    :::{.example}
+    ## `isArchive` usage example
+
+    ```nix
+    map isArchive [
+      { relative_path = "p/p.tar.xz"; sha256 = "<64 hex digits>"; }
+      { relative_path = "../p.tar.xz"; sha256 = "<64 hex digits>"; }
+      "p.tar.xz"
+    ]
+    => [ true false false ]
+    ```
+
+    :::
   */
-  isSha256 = s: match "[0-9a-f]{64}" s != null;
+  isArchive =
+    v:
+    isAttrs v
+    && isString (v.relative_path or null)
+    && isString (v.sha256 or null)
+    && isSafeRelativePath v.relative_path
+    && stringLength (baseNameOf v.relative_path) <= maxArchiveNameLength
+    && match "[0-9a-f]{64}" v.sha256 != null;
 
   /**
-    `value` itself when each of its fields in `names` is a string (every
-    field the Go parser reads must be a string there too); otherwise an
-    error naming `where` and the first such field that is not. The fast
-    path checks all of them at once, the slow one (only on error) finds the
-    first bad one in `names`' order.
-
-    # Inputs
-
-    `where`
-    : The place for the error message, e.g. `"manifest m: package p"`.
-
-    `names`
-    : The fields that must be strings where present.
-
-    `nameSet`
-    : `names` as a set (`setOf names`).
-
-    `value`
-    : The object to check.
+    `v` if it is a string, else `""` (as the Go parser reads a field
+    that is absent).
 
     # Type
 
     ```
-    requireStrings :: string -> [ string ] -> attrsOf bool -> AttrSet -> AttrSet
+    stringOr :: Any -> string
     ```
   */
-  requireStrings =
-    where: names: nameSet: value:
-    let
-      bad = filter (k: hasAttr k value && !(isString value.${k})) names;
-    in
-    if all isString (attrValues (intersectAttrs nameSet value)) then
-      value
-    else
-      throw "${where}: ${builtins.head bad} is ${typeOf value.${builtins.head bad}}, not a string";
+  stringOr = v: if isString v then v else "";
 
   /**
-    An archive object (a leaf of the manifest) checked field by field:
-    itself, or an error naming `where` and the first thing wrong (an
-    unknown field, no or an unsafe relative_path, a file name over
-    maxArchiveNameLength, a bad sha256).
+    The entries of one package's release: per platform its archive, and
+    its archives per CUDA variant.
 
     # Inputs
-
-    `where`
-    : The place for the error message.
-
-    `value`
-    : The archive object.
-
-    # Type
-
-    ```
-    leafOf :: string -> AttrSet -> AttrSet
-    ```
-  */
-  leafOf =
-    where: value:
-    let
-      unknown = attrNames (removeAttrs value keys.leaf);
-      checked = requireStrings where keys.leaf leafSet value;
-      path = checked.relative_path or "";
-      sha = checked.sha256 or "";
-    in
-    if unknown != [ ] then
-      throw "${where}: unknown archive field \"${builtins.head unknown}\""
-    else if path == "" then
-      throw "${where}: no relative_path"
-    else if !(isSafeRelativePath path) then
-      throw (
-        "${where}: relative_path \"${path}\" is unsafe: "
-        + "want components of [A-Za-z0-9+._-], none starting with '.'"
-      )
-    else if stringLength (baseNameOf path) > maxArchiveNameLength then
-      throw (
-        "${where}: relative_path \"${path}\": "
-        + "file name longer than ${toString maxArchiveNameLength} characters"
-      )
-    else if !(isSha256 sha) then
-      throw "${where}: sha256 \"${sha}\" is not 64 lowercase hex digits"
-    else
-      checked;
-
-  /**
-    Whether an archive object passes all of leafOf's checks, as one
-    expression of primop calls: the path every good archive takes. Only
-    when it is false does leafOf run the checks one by one, for the message.
-
-    # Inputs
-
-    `value`
-    : The archive object.
-
-    # Type
-
-    ```
-    goodLeaf :: AttrSet -> bool
-    ```
-  */
-  goodLeaf =
-    value:
-    removeAttrs value keys.leaf == { }
-    && all isString (attrValues (intersectAttrs leafSet value))
-    && isSafeRelativePath (value.relative_path or "")
-    && stringLength (baseNameOf value.relative_path) <= maxArchiveNameLength
-    && isSha256 (value.sha256 or "");
-
-  /**
-    The entries of one package's release: per platform its archive, or per
-    CUDA variant its archives, checked as the Go parser checks them.
-
-    # Inputs
-
-    `where`
-    : The manifest's place for error messages, e.g. `"manifest m"`.
 
     `package`
     : The package's key.
 
-    `release0`
+    `release`
     : The package's object in the manifest.
 
     # Type
 
     ```
-    releaseEntries :: string -> string -> AttrSet -> [ Entry ]
+    releaseEntries :: string -> AttrSet -> [ Entry ]
     ```
   */
   releaseEntries =
-    where: package: release0:
+    package: release:
     let
-      at = "${where}: package ${package}";
-      release = requireStrings at releaseStrings releaseStringSet release0;
-      inherit (release) version;
+      version = stringOr (release.version or null);
       # The index format's releaseInfo, one set shared by the release's
       # entries (a missing field is "", as the Go parser reads it).
       releaseInfo = {
-        name = release.name or "";
-        license = release.license or "";
-        licensePath = release.license_path or "";
+        name = stringOr (release.name or null);
+        license = stringOr (release.license or null);
+        licensePath = stringOr (release.license_path or null);
         inherit version;
       };
-      platforms = attrNames (removeAttrs release keys.release);
-      cv = release.cuda_variant or null;
-      variants =
-        if cv == null then
-          null
-        else if !(isList cv) then
-          throw "${at}: cuda_variant is not a list"
-        else if !(all isString cv) then
-          throw "${at}: cuda_variant holds a non-string"
-        else
-          map (x: "cuda${x}") cv;
-
       /**
-        The entries of one platform of the release. A closure per release
-        rather than a function of five arguments: one call per platform.
+        The entries of one platform of the release: the value itself when
+        it is an archive (v2, `source`; cuDNN 9.27's windows-arm64 beside
+        variants), and each of its keys named like a variant whose value
+        is an archive (v3). A closure per release rather than a function
+        of more arguments: fewer calls per archive, most of what walking
+        thousands of them costs.
 
         # Type
 
@@ -315,9 +232,8 @@ let
         platform:
         let
           value = release.${platform};
-          pat = "${at}: platform ${platform}";
           /**
-            The entry of one checked archive object.
+            The entry of an archive of this platform.
 
             # Type
 
@@ -336,62 +252,38 @@ let
             relativePath = leaf.relative_path;
             inherit (leaf) sha256;
           };
-          # Beside relative_path, the keys named like a variant are
-          # variants and the rest the archive without a variant (cuDNN
-          # 9.27's windows-arm64 holds both); without it, all are variants.
-          flat = hasAttr "relative_path" value;
-          variantKeys =
-            if !flat then
-              attrNames value
-            else if removeAttrs value keys.leaf == { } then
-              [ ]
-            else
-              filter isVariantName (attrNames value);
-          leaf = removeAttrs value variantKeys;
+          flat = if isArchive value then [ (entry null value) ] else [ ];
         in
         if !(isAttrs value) then
-          throw "${pat}: not an object"
+          [ ]
+        # The usual archive, no variant beside it: one primop says so.
+        else if removeAttrs value keys.leaf == { } then
+          flat
         else
-          (if flat then [ (entry null (if goodLeaf leaf then leaf else leafOf pat leaf)) ] else [ ])
-          ++ map (
+          flat
+          ++ concatMap (
             variant:
-            let
-              v = value.${variant};
-              vat = "${pat}: variant ${variant}";
-            in
-            if !(isVariantName variant) then
-              throw "${vat}: unknown key (neither an archive field nor a cudaNN variant)"
-            else if variants != null && !(elem variant variants) then
-              throw "${vat}: not listed in cuda_variant"
-            else if !(isAttrs v) then
-              throw "${vat}: is ${typeOf v}, not an object"
+            if isVariantName variant && isArchive value.${variant} then
+              [ (entry variant value.${variant}) ]
             else
-              entry variant (if goodLeaf v then v else leafOf vat v)
-          ) variantKeys;
+              [ ]
+          ) (attrNames value);
     in
-    if (release.version or "") == "" then
-      throw "${at}: no version"
-    else
-      # cuda_variant is checked even when no platform has variants, as Go does.
-      builtins.seq variants concatMap (
-        platform:
-        if hasAttr platform platformSet then
-          platformEntries platform
-        else
-          throw "${at}: unknown key \"${platform}\" (not a known platform or release field)"
-      ) platforms;
+    concatMap platformEntries (attrNames (intersectAttrs platformSet release));
 in
 {
   inherit keys;
 
   /**
     The archives a manifest lists, one entry per package × platform × CUDA
-    variant, in the order of the manifest's sorted keys.
+    variant, in the order of the manifest's sorted keys. Never an error:
+    what is not shaped like an archive is left out (see above).
 
     # Inputs
 
     `name`
-    : The manifest's name for error messages, e.g. `"cuda/redistrib_12.8.0.json"`.
+    : The manifest's name, e.g. `"cuda/redistrib_12.8.0.json"` (unused:
+      the walker reports nothing; the Go parser names what it refuses).
 
     `manifest`
     : The manifest, as `builtins.fromJSON` returns it.
@@ -407,7 +299,7 @@ in
     ```
     entries :: {
       name :: string;
-      manifest :: AttrSet;
+      manifest :: Any;
       platforms :: [ string ] | null;
       packages :: [ string ] | null;
     } -> [ Entry ]
@@ -459,23 +351,17 @@ in
       packages ? null,
     }:
     let
-      all = concatMap (
-        key:
-        let
-          value = manifest.${key};
-        in
-        if elem key keys.metadata then
-          (
-            if isString value then
-              [ ]
-            else
-              throw "manifest ${name}: ${key} is ${typeOf value}, not a string"
-          )
-        else if isAttrs value then
-          releaseEntries "manifest ${name}" key value
+      all =
+        if !(isAttrs manifest) then
+          [ ]
         else
-          throw "manifest ${name}: unknown top-level key \"${key}\""
-      ) (attrNames manifest);
+          concatMap (
+            key:
+            let
+              value = manifest.${key};
+            in
+            if isAttrs value && !(hasAttr key metadataSet) then releaseEntries key value else [ ]
+          ) (attrNames manifest);
     in
     if platforms == null && packages == null then
       all

@@ -179,8 +179,8 @@ let
     sanitize (if m == null then base else builtins.head m);
 
   /**
-    The stem of an archive name manifest.nix has validated. Such a name
-    is already store-safe (SafeRelativePath allows a subset of the
+    The stem of an archive name the walker (manifest.nix) lists. Such a
+    name is already store-safe (SafeRelativePath allows a subset of the
     characters a store path name may hold), so it needs no sanitize; and
     the suffixes nearly every archive has are cut with substring, because
     std::regex's POSIX matching of stemOf's pattern tries every split of
@@ -191,7 +191,7 @@ let
     # Inputs
 
     `base`
-    : The archive's file name (the base name of a validated relative_path).
+    : The archive's file name (the base name of a listed relative_path).
 
     # Type
 
@@ -499,7 +499,9 @@ rec {
     selected archive of the walker (nix/manifest.nix: package, platform,
     variant, relativePath, sha256 and its detection) and each package's
     releaseInfo: it lists no archive itself, and reads the manifest only
-    to validate it with the Go parser (duplicate keys).
+    to validate it with the Go parser, the one validator: a manifest Go
+    refuses fails this derivation, with Go's message naming the manifest
+    and where in it.
 
     The result also carries `entries.<package>.<platform>.<variant>` with
     each entry's walker record `entry` and its `src`, `unpacked` and `features`
@@ -598,7 +600,8 @@ rec {
           "${manifest}";
       /**
         entryDerivations for an entry of `entries`, whose relative_path
-        manifest.nix has checked: its names need no sanitize.
+        the walker lists only when safe (manifest.nix): its names need no
+        sanitize.
 
         # Type
 
@@ -648,9 +651,9 @@ rec {
         preferLocalBuild = true;
         allowSubstitutes = false;
         inherit redistName version;
-        # Validated by the builder with the Go parser (a manifest with
-        # duplicate keys fails here: see manifest.nix), never listed: the
-        # archives and releases below, the walker's, are all it aggregates.
+        # Validated by the builder with the Go parser (a manifest Go
+        # refuses fails here, by name), never listed: the archives and
+        # releases below, the walker's, are all it aggregates.
         manifest = manifestFile;
         # package → the index format's releaseInfo, for the packages of
         # the selected archives.

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
@@ -22,9 +23,9 @@ type Attrs struct {
 	builderattrs.Outputs
 	RedistName string `json:"redistName"`
 	Version    string `json:"version"`
-	// Manifest is validated (lib/manifest.ReadFile: duplicate keys,
-	// which Nix's fromJSON cannot see, known keys, safe paths), never
-	// listed.
+	// Manifest is validated with the Go parser (lib/manifest.Parse:
+	// duplicate keys, which Nix's fromJSON cannot see, known keys, types,
+	// safe paths), never listed.
 	Manifest string `json:"manifest"`
 	// Releases holds the index's releaseInfo of each package of Archives.
 	Releases map[string]features.ReleaseInfo `json:"releases"`
@@ -60,7 +61,7 @@ func Build(a Attrs, log *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	if _, err := manifest.ReadFile(a.Manifest); err != nil {
+	if err := a.validate(); err != nil {
 		return err
 	}
 	entries := make([]Detected, 0, len(a.Archives))
@@ -84,6 +85,33 @@ func Build(a Attrs, log *slog.Logger) error {
 	log.Info("aggregating", "redist", a.RedistName, "version", a.Version, "archives", len(entries))
 	return WriteDocuments(out, a.RedistName, a.Version, a.Releases, entries)
 }
+
+// validate parses the manifest with the Go parser, the one validator
+// (the Nix walker only lists): a manifest it refuses fails the aggregate
+// with its message, naming the manifest as the run knows it
+// (<redistName>/<file name>, not the store path) and where in it.
+func (a Attrs) validate() error {
+	data, err := os.ReadFile(a.Manifest)
+	if err != nil {
+		return fmt.Errorf("read manifest: %w", err)
+	}
+	_, err = manifest.Parse(a.RedistName+"/"+storeFileName(a.Manifest), data)
+	return err
+}
+
+// storeFileName is the file name of path without the hash a store path
+// puts before it (/nix/store/<32 characters>-redistrib_1.0.json gives
+// redistrib_1.0.json); any other path's base name as it is.
+func storeFileName(path string) string {
+	base := filepath.Base(path)
+	if len(base) > 33 && base[32] == '-' && storeHash.MatchString(base[:32]) {
+		return base[33:]
+	}
+	return base
+}
+
+// storeHash is the alphabet of a store path's hash (Nix's base 32).
+var storeHash = regexp.MustCompile(`^[0-9a-df-np-sv-z]{32}$`)
 
 // ReadDetection reads a detect result (the facts the detector recorded)
 // and completes it with what the buildRedist rules derive from them for

@@ -130,6 +130,13 @@ func TestBuildRefuses(t *testing.T) {
 			}
 			write(t, a.Manifest, strings.Replace(string(data), `"license": "L",`, `"license": "L", "license": "M",`, 1))
 		}, `package liba: duplicate key "license"`},
+		{"an unknown key in the manifest", func(t *testing.T, a *aggregate.Attrs) {
+			data, err := os.ReadFile(a.Manifest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			write(t, a.Manifest, strings.Replace(string(data), `"license": "L",`, `"license": "L", "linux-riscv64": {},`, 1))
+		}, `manifest r/redistrib_1.0.json: package liba: unknown key "linux-riscv64"`},
 		{"no out", func(_ *testing.T, a *aggregate.Attrs) { a.Outputs.Outputs = nil }, `no "out" output`},
 		{"a detection that is not one", func(_ *testing.T, a *aggregate.Attrs) { a.Archives[0].Features = a.Manifest }, "archive liba/linux-x86_64"},
 	}
@@ -146,5 +153,21 @@ func TestBuildRefuses(t *testing.T) {
 				t.Error("a refused build wrote its output")
 			}
 		})
+	}
+}
+
+// TestBuildNamesTheManifestNotTheStorePath: a manifest the Go parser
+// refuses is named <redistName>/<file name>, as the run knows it, also
+// when the builder reads it from the store (<hash>-<file name>).
+func TestBuildNamesTheManifestNotTheStorePath(t *testing.T) {
+	dir := t.TempDir()
+	a := builderInputs(t, dir)
+	stored := filepath.Join(dir, "0123456789abcdfghijklmnpqrsvwxyz-redistrib_1.0.json")
+	write(t, stored, `{"liba": {"version": "1.0", "linux-x86_64": 7}}`)
+	a.Manifest = stored
+	err := aggregate.Build(a, quiet())
+	want := "manifest r/redistrib_1.0.json: package liba: platform linux-x86_64 is Number, not an object"
+	if err == nil || err.Error() != want {
+		t.Fatalf("Build: %v, want %q", err, want)
 	}
 }

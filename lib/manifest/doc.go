@@ -4,6 +4,9 @@
 // → archive; v3: platform → cuda variant → archive), and what a CUDA
 // variant (cuda12, cuda13.1) and a CUDA version say of the CUDA major.
 //
-// The set of known keys lives in keys.json, which the Nix side
-// (nix/manifest.nix) reads too, so both agree on what a manifest may hold.
+// This parser is the one validator of a manifest: the CLI runs it before
+// evaluating anything, the aggregate builder on the manifest it
+// aggregates. The Nix walker (nix/manifest.nix) only lists what has the
+// shape of an archive; it reads the known platforms from keys.json, which
+// this package embeds.
 package manifest

@@ -127,8 +127,8 @@ var (
 	// SafeRelativePath is what relative_path may be: components of the
 	// characters a store path name can hold ([A-Za-z0-9+._-]; not '?' and
 	// '=', which a URL would read as a query), none starting with '.'
-	// (so no "." and ".."), no leading '/'. nix/manifest.nix applies the
-	// same expression.
+	// (so no "." and ".."), no leading '/'. nix/manifest.nix lists only the
+	// archives whose path it matches.
 	SafeRelativePath = regexp.MustCompile(`^[A-Za-z0-9+_-][A-Za-z0-9+._-]*(/[A-Za-z0-9+_-][A-Za-z0-9+._-]*)*$`)
 )
 

@@ -304,7 +304,7 @@ func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, a
 	if p, ok := r.plans[string(data)]; ok {
 		return p, nil
 	}
-	out, err := r.evalCLI(ctx, data, !archivesOnly)
+	out, err := r.evalCLI(ctx, data, !archivesOnly, r.Stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -334,8 +334,8 @@ func (r *Runner) instantiate(ctx context.Context, ms []Manifest, index string, a
 // evalCLI evaluates nix/cli.nix with the arguments' JSON (args), in a
 // temporary file, and returns the result's JSON. writeDrvs: the
 // evaluation writes the derivations it names to the store (false when
-// only the archive list is asked for).
-func (r *Runner) evalCLI(ctx context.Context, args []byte, writeDrvs bool) ([]byte, error) {
+// only the archive list is asked for). Nix's messages go to stderr.
+func (r *Runner) evalCLI(ctx context.Context, args []byte, writeDrvs bool, stderr io.Writer) ([]byte, error) {
 	argsFile, err := os.CreateTemp("", "crff-nix-args-*.json")
 	if err != nil {
 		return nil, fmt.Errorf("evaluate the pipeline: %w", err)
@@ -357,7 +357,7 @@ func (r *Runner) evalCLI(ctx context.Context, args []byte, writeDrvs bool) ([]by
 	cmdArgs = append(cmdArgs, filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name())
 	cmdArgs = append(cmdArgs, r.optionArgs()...)
 	cmd := nixexec.Command("nix-instantiate", cmdArgs...)
-	cmd.Stderr = r.Stderr
+	cmd.Stderr = stderr
 	out, err := cmd.Output(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("evaluate the pipeline: nix-instantiate: %w", err)

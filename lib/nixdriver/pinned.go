@@ -148,7 +148,7 @@ func (r *Runner) unpinnedUnpacks(ctx context.Context, m Manifest) (map[string]De
 	if err != nil {
 		return nil, err
 	}
-	out, err := r.evalCLI(ctx, data, true)
+	out, err := r.evalCLI(ctx, data, true, r.Stderr)
 	if err != nil {
 		return nil, err
 	}

@@ -2,14 +2,17 @@ package nixdriver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 )
 
 // Build is what a run builds.
@@ -44,7 +47,8 @@ type ProcessOptions struct {
 	Log     *slog.Logger
 }
 
-// Refused is a manifest the Go parser refused, and why.
+// Refused is a manifest the Go parser refused, or one the pipeline does
+// not evaluate over (Nix's message), and why.
 type Refused struct {
 	Path string
 	Err  error
@@ -53,7 +57,8 @@ type Refused struct {
 // Outcome is what a run's build left: per manifest its entries, whether
 // their detections and its aggregate built.
 type Outcome struct {
-	// Refused are the manifests the Go parser refused; they were not built.
+	// Refused are the manifests the Go parser refused or Nix could not
+	// evaluate; they were not built.
 	Refused []Refused
 	// Manifests are the manifests that were built (or tried).
 	Manifests []ManifestOutcome
@@ -113,11 +118,7 @@ func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
 		v.Good = append(v.Good, m)
 	}
 	if len(v.Good) == 0 {
-		msgs := make([]string, len(v.Refused))
-		for i, r := range v.Refused {
-			msgs[i] = r.Err.Error()
-		}
-		return nil, fmt.Errorf("no manifest could be processed: %s", strings.Join(msgs, "; "))
+		return nil, noneLeft(v.Refused)
 	}
 	return v, nil
 }
@@ -125,21 +126,28 @@ func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
 // Process runs the Nix work of process-manifests and check-nixpkgs over
 // the manifests Validate read: it instantiates the pipeline once
 // (nix/cli.nix, which lists their entries: the archives as the Nix
-// walker reads them, each with its derivations by stage), tells
+// walker reads them, each with its derivations by stage; should that
+// fail, refuseUnevaluable moves the manifests that fail alone to
+// v.Refused and the others are instantiated again), tells
 // SetRoles each derivation's stage, adds local archives to the store,
 // builds what opts.Build asks for with one Nix command, and finds out
 // what built. The outputs are held by GC roots until Close.
 func (r *Runner) Process(ctx context.Context, v *Validated, opts ProcessOptions) (*Outcome, error) {
 	RemoveStaleRoots(opts.Log)
-	o := &Outcome{runner: r, Refused: v.Refused}
 	index := ""
 	if opts.Build == BuildFeatures {
 		index = opts.IndexName
 	}
 	plan, err := r.instantiate(ctx, v.Good, index, opts.Build == BuildNothing)
 	if err != nil {
-		return nil, err
+		if err := r.refuseUnevaluable(ctx, v, opts.Build == BuildNothing, opts.Log, err); err != nil {
+			return nil, err
+		}
+		if plan, err = r.instantiate(ctx, v.Good, index, opts.Build == BuildNothing); err != nil {
+			return nil, err
+		}
 	}
+	o := &Outcome{runner: r, Refused: v.Refused}
 	if opts.Build == BuildNothing {
 		for _, m := range plan.Manifests {
 			o.Manifests = append(o.Manifests, ManifestOutcome{PlannedManifest: m, Parsed: v.parsed[m.Path]})
@@ -157,6 +165,67 @@ func (r *Runner) Process(ctx context.Context, v *Validated, opts ProcessOptions)
 		return nil, err
 	}
 	return o, nil
+}
+
+// refuseUnevaluable is what follows a failed evaluation of the pipeline
+// over all of v's manifests at once (first, its error): each manifest is
+// evaluated alone, and one that does not evaluate alone (a string Nix's
+// fromJSON cannot hold, which the Go parser accepts) is moved to
+// v.Refused with Nix's message, named; the others go on. When every
+// manifest evaluates alone, the failure is not one manifest's: first is
+// returned, as when none is left.
+func (r *Runner) refuseUnevaluable(ctx context.Context, v *Validated, archivesOnly bool, log *slog.Logger, first error) error {
+	if ctx.Err() != nil {
+		return first
+	}
+	log.Warn("the pipeline does not evaluate over all manifests; evaluating them one by one", "manifests", len(v.Good))
+	var good []Manifest
+	for _, m := range v.Good {
+		err := r.evalAlone(ctx, m, archivesOnly)
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		if err != nil {
+			// The error itself is reported once, by the command.
+			log.Warn("manifest does not evaluate; the others go on", "manifest", m.Path)
+			v.Refused = append(v.Refused, Refused{Path: m.Path, Err: err})
+			continue
+		}
+		good = append(good, m)
+	}
+	if len(good) == len(v.Good) {
+		return first
+	}
+	v.Good = good
+	if len(good) == 0 {
+		return noneLeft(v.Refused)
+	}
+	return nil
+}
+
+// noneLeft is the error of a run whose every manifest was refused.
+func noneLeft(refused []Refused) error {
+	msgs := make([]string, len(refused))
+	for i, r := range refused {
+		msgs[i] = r.Err.Error()
+	}
+	return fmt.Errorf("no manifest could be processed: %s", strings.Join(msgs, "; "))
+}
+
+// evalAlone evaluates the pipeline over one manifest; its error names
+// the manifest and holds Nix's message.
+func (r *Runner) evalAlone(ctx context.Context, m Manifest, archivesOnly bool) error {
+	a := r.cliArgs([]Manifest{m})
+	a.ArchivesOnly = archivesOnly
+	data, err := json.Marshal(a)
+	if err != nil {
+		return fmt.Errorf("manifest %s: %w", m.Path, err)
+	}
+	stderr := &nixexec.LimitedBuffer{Max: maxMessage}
+	if _, err := r.evalCLI(ctx, data, !archivesOnly, stderr); err != nil {
+		return fmt.Errorf("manifest %s: does not evaluate: %s", m.Path, pkgeval.NixMessage(stderr.String(), ""))
+	}
+	return nil
 }
 
 // build adds local archives to the store and realises the targets,

@@ -148,7 +148,9 @@ func (g manifestGen) manifest() map[string]any {
 				variants = []string{"cuda13.1"} // cuda_compat from CUDA 13.1
 			}
 		}
-		m[g.pick("cuda_cudart", "libcublas", "a.b", "p-1", "x_y").(string)] = g.release(variants)
+		// Package keys are any string to Go: Nix syntax and a path in one
+		// must stay data, never reach a name or URL.
+		m[g.pick("cuda_cudart", "libcublas", "a.b", "p-1", "x_y", `${builtins.abort "key"}`, "../a b/c", strings.Repeat("k", 300)).(string)] = g.release(variants)
 	}
 	if g.chance(0.02) {
 		m["release_notes"] = "x"
@@ -164,27 +166,40 @@ func archiveKeys(a manifest.Archive, r *manifest.Release) string {
 	return strings.Join([]string{a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, info.Version, info.Name, info.License, info.LicensePath}, "|")
 }
 
-// TestGoAndNixReadManifestsAlike: on a few hundred generated manifests
-// the Go parser and the Nix walker (nix/manifest.nix, all evaluated in
-// one nix-instantiate) accept the same ones and find the same archives
-// and release information.
-func TestGoAndNixReadManifestsAlike(t *testing.T) {
+// TestNixWalkerListsWhatGoAccepts: the Go parser is the one validator,
+// the Nix walker (nix/manifest.nix) only lists. On a few hundred
+// generated manifests, in one nix-instantiate:
+//   - for each manifest Go accepts, the walker lists exactly the archives
+//     and release information Go finds;
+//   - for each manifest Go refuses, the walker does not fail, every
+//     derivation of its pipeline instantiates (hostile paths, hashes and
+//     names are left out, never reach a name or URL), and its aggregate
+//     fails to build with Go's error naming the manifest (built with no
+//     archive selected, so nothing is fetched).
+func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 	requireNix(t)
 	const n = 400
 	g := manifestGen{rand.New(rand.NewSource(20261123))}
 	dir := t.TempDir()
 	want := make([][]string, n) // nil: refused
+	goErr := make([]error, n)
 	accepted := 0
 	for i := 0; i < n; i++ {
-		data, err := json.Marshal(g.manifest())
-		if err != nil {
+		var data []byte
+		var err error
+		if i%100 == 99 {
+			data = []byte([]string{`[1]`, `"x"`, `null`, `7`}[i/100]) // not an object
+		} else if data, err = json.Marshal(g.manifest()); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, strconv.Itoa(i)+".json"), data, 0o644); err != nil {
+		name := fmt.Sprintf("redistrib_%d.json", i)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := manifest.Parse(strconv.Itoa(i), data)
+		// Named as the aggregate builder names it: <redistName>/<file>.
+		m, err := manifest.Parse("gen/"+name, data)
 		if err != nil {
+			goErr[i] = err
 			continue
 		}
 		accepted++
@@ -202,26 +217,49 @@ func TestGoAndNixReadManifestsAlike(t *testing.T) {
 		t.Fatalf("the generator is off balance: %d of %d manifests valid", accepted, n)
 	}
 	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "manifest-entries.nix")
-	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", expr,
-		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
-	var got [][]string
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", expr,
+		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "aggregateProgram", aggregateBinary(t),
+		"--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
+	var got []struct {
+		Entries    []string `json:"entries"`
+		Pipeline   string   `json:"pipeline"`
+		Validation string   `json:"validation"`
+	}
 	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != n {
 		t.Fatalf("nix result: %v (%d results)", err, len(got))
 	}
-	for i := range got {
-		if got[i] != nil {
-			sort.Strings(got[i])
-			if len(got[i]) == 0 {
-				got[i] = []string{}
-			}
+	var validations []string
+	for i, r := range got {
+		if !strings.HasSuffix(r.Pipeline, ".drv") {
+			t.Errorf("manifest %d: its pipeline did not instantiate: %q", i, r.Pipeline)
 		}
-		if (got[i] == nil) != (want[i] == nil) || strings.Join(got[i], "\n") != strings.Join(want[i], "\n") {
-			data, _ := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".json"))
-			_, goErr := manifest.Parse(strconv.Itoa(i), data)
-			t.Errorf("manifest %d read differently:\n%s\nGo:  %q (error: %v)\nNix: %q", i, data, want[i], goErr, got[i])
+		if goErr[i] != nil {
+			validations = append(validations, r.Validation)
+			continue
+		}
+		sort.Strings(r.Entries)
+		if strings.Join(r.Entries, "\n") != strings.Join(want[i], "\n") {
+			data, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("redistrib_%d.json", i)))
+			t.Errorf("manifest %d, which Go accepts, listed differently:\n%s\nGo:  %q\nNix: %q", i, data, want[i], r.Entries)
 		}
 	}
-	t.Logf("%d manifests, %d valid, all read alike", n, accepted)
+	// Each refused manifest's aggregate fails, with Go's message.
+	_, stderr, err := nix(t, append([]string{"nix-store", "--realise", "--keep-going", "--no-gc-warning"}, validations...)...)
+	if err == nil {
+		t.Fatalf("the aggregates of %d manifests Go refuses built", len(validations))
+	}
+	for i, r := range got {
+		if goErr[i] == nil {
+			continue
+		}
+		if !strings.Contains(stderr, goErr[i].Error()) {
+			t.Errorf("the aggregate of manifest %d (%s) did not fail with Go's error %q", i, r.Validation, goErr[i])
+		}
+	}
+	if t.Failed() {
+		t.Logf("nix-store --realise:\n%s", stderr)
+	}
+	t.Logf("%d manifests: %d accepted and listed alike, %d refused by their aggregates", n, accepted, len(validations))
 }
 
 // TestNixWalkerReadsEveryNixpkgsManifest: the Nix walker finds in each of

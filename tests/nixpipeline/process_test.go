@@ -184,6 +184,67 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 	}
 }
 
+// TestProcessManifestsUnevaluableManifestFailsAlone: beside the two good
+// manifests, one the Go parser refuses and one it accepts but Nix's
+// fromJSON cannot read (a lone UTF-16 surrogate in a package's name,
+// refused by Nix 2.8 and later alike; and, where the Nix at hand refuses
+// it, a NUL) each fail alone, named, with Go's and Nix's message; the good manifests are built and their feature files
+// written; the exit status is 1. (Without the one-by-one evaluation the
+// second took the whole run down: nothing was built.)
+func TestProcessManifestsUnevaluableManifestFailsAlone(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	good, err := os.ReadFile(filepath.Join(dir, "redistrib_2.0.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unreadable := strings.Replace(string(good), `"name": "Demo sources"`, `"name": "Demo \ud800sources"`, 1)
+	if unreadable == string(good) {
+		t.Fatal("the sample's demo_src has no name to spoil")
+	}
+	bad := map[string]string{
+		"redistrib_3.0.0.json": `{"p": {"version": "1", "linux-riscv64": {}}}`,
+		"redistrib_3.0.1.json": unreadable,
+	}
+	wants := []*regexp.Regexp{
+		regexp.MustCompile(`redistrib_3\.0\.0\.json: package p: unknown key "linux-riscv64"`),
+		regexp.MustCompile(`redistrib_3\.0\.1\.json: does not evaluate: error: .*surrogate`),
+	}
+	// A NUL in a string: newer Nix refuses it (2.34), Nix 2.8 cuts the
+	// string at it and so reads the manifest. Asked of the Nix at hand.
+	if _, _, err := nix(t, "nix-instantiate", "--eval", "-E", `builtins.fromJSON "\"a\\u0000b\""`); err != nil {
+		bad["redistrib_3.0.2.json"] = strings.Replace(string(good), `"name": "Demo sources"`, `"name": "Demo \u0000sources"`, 1)
+		wants = append(wants, regexp.MustCompile(`redistrib_3\.0\.2\.json: does not evaluate: error: .*null bytes`))
+	} else {
+		t.Log("this Nix reads a NUL in a JSON string: no manifest with one")
+	}
+	for name, body := range bad {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, stderr := process(t, dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range wants {
+		if n := len(want.FindAllString(stderr, -1)); n != 1 {
+			t.Errorf("stderr has %q %d times, want once:\n%s", want, n, stderr)
+		}
+	}
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		if _, err := os.Stat(filepath.Join(dir, "feature_"+v+".json")); err != nil || !strings.Contains(stdout, "feature_"+v+".json") {
+			t.Errorf("good manifest %s not processed (%v); stdout:\n%s\nstderr:\n%s", v, err, stdout, stderr)
+		}
+	}
+	for name := range bad {
+		v := strings.TrimSuffix(strings.TrimPrefix(name, "redistrib_"), ".json")
+		if _, err := os.Stat(filepath.Join(dir, "feature_"+v+".json")); err == nil {
+			t.Errorf("bad manifest %s got a feature file", v)
+		}
+	}
+}
+
 // TestProcessManifestsDirectoryNameIsData: the manifest directory reaches
 // Nix as data, never as source: a name holding Nix's interpolation syntax
 // is not evaluated.

@@ -1,38 +1,58 @@
-# TestManifestParsersAgree: the entries nix/manifest.nix finds in each of
-# the n generated manifests dir/<i>.json, one string per archive, or null
-# where it rejects the manifest.
+# TestNixWalkerListsWhatGoAccepts: for each of the n generated manifests
+# dir/redistrib_<i>.json, what nix/manifest.nix lists (one string per
+# archive), the .drv of its whole pipeline (every derivation made from
+# the walker's entries, all instantiated) and the .drv of its aggregate
+# with no archive selected (the Go parser's validation of the manifest,
+# and nothing to fetch).
 {
   lib,
+  aggregateProgram,
   dir,
   n,
 }:
 let
   inherit (import (/. + lib + "/manifest.nix")) entries;
+  # Only the aggregates are built: the aggregate builder stands in for
+  # the builders of the rest, which are instantiated, never run.
+  pipeline = import (/. + lib + "/pipeline.nix") {
+    program = /. + aggregateProgram;
+    aggregateProgram = /. + aggregateProgram;
+    system = builtins.currentSystem;
+  };
   one =
     i:
     let
-      es = entries {
-        name = toString i;
-        manifest = builtins.fromJSON (builtins.readFile (/. + dir + "/${toString i}.json"));
+      file = /. + dir + "/redistrib_${toString i}.json";
+      args = {
+        redistName = "gen";
+        version = toString i;
+        manifest = file;
+        baseUrl = "file:///nowhere";
       };
-      r = builtins.tryEval (builtins.deepSeq es es);
     in
-    if r.success then
-      map (
-        e:
-        builtins.concatStringsSep "|" [
-          e.package
-          e.platform
-          (if e.variant == null then "None" else e.variant)
-          e.relativePath
-          e.sha256
-          e.version
-          e.releaseInfo.name
-          e.releaseInfo.license
-          e.releaseInfo.licensePath
-        ]
-      ) r.value
-    else
-      null;
+    {
+      entries =
+        map
+          (
+            e:
+            builtins.concatStringsSep "|" [
+              e.package
+              e.platform
+              (if e.variant == null then "None" else e.variant)
+              e.relativePath
+              e.sha256
+              e.version
+              e.releaseInfo.name
+              e.releaseInfo.license
+              e.releaseInfo.licensePath
+            ]
+          )
+          (entries {
+            name = toString i;
+            manifest = builtins.fromJSON (builtins.readFile file);
+          });
+      pipeline = (pipeline.manifestFeatures args).drvPath;
+      validation = (pipeline.manifestFeatures (args // { packages = [ ]; })).drvPath;
+    };
 in
 builtins.genList one (builtins.fromJSON n)
