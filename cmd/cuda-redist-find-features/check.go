@@ -349,7 +349,10 @@ func (c *checkRun) addFailures(out *nixdriver.Outcome, in *nixpkgscheck.Input) {
 	if c.e.buildFailure == nil {
 		return
 	}
-	type key struct{ redist, manifest, pkg, platform, variant string }
+	type key struct {
+		redist, manifest, pkg, platform string
+		variant                         manifest.Variant
+	}
 	why := map[key]string{}
 	for _, m := range out.Manifests {
 		for _, e := range m.Entries {

@@ -59,11 +59,11 @@ type Package struct {
 
 // Archive is one platform and variant of a package.
 type Archive struct {
-	Platform     string `json:"platform"`
-	Variant      string `json:"variant"`
-	RelativePath string `json:"relativePath"`
-	SHA256       string `json:"sha256"`
-	NarHash      string `json:"narHash"`
+	Platform     string           `json:"platform"`
+	Variant      manifest.Variant `json:"variant"`
+	RelativePath string           `json:"relativePath"`
+	SHA256       string           `json:"sha256"`
+	NarHash      string           `json:"narHash"`
 	// Outputs are the outputs buildRedist needs for this archive (the
 	// detection's buildRedist.outputs, in buildRedist's order); empty when
 	// the detection has no buildRedist facts.
@@ -267,7 +267,7 @@ func declarations(d features.Detail) map[string]features.BuildRedistDecl {
 				if f.BuildRedist.Outputs == nil {
 					continue
 				}
-				archives = append(archives, aggregate.ArchiveFacts{Package: pkg, Platform: platform, Variant: manifest.VariantOfKey(variant),
+				archives = append(archives, aggregate.ArchiveFacts{Archive: manifest.Archive{Package: pkg, Platform: platform, Variant: manifest.ParseVariantKey(variant)},
 					Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
 			}
 		}
@@ -278,7 +278,7 @@ func declarations(d features.Detail) map[string]features.BuildRedistDecl {
 func buildArchive(platform, variant string, e features.DetailEntry) Archive {
 	f := e.Features
 	arc := Archive{
-		Platform: platform, Variant: variant,
+		Platform: platform, Variant: manifest.ParseVariantKey(variant),
 		RelativePath: e.RelativePath, SHA256: e.SHA256, NarHash: f.NarHash,
 		Outputs:       append([]string{}, f.BuildRedist.Outputs...),
 		LegacyOutputs: features.TrueOutputs(f.Outputs),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
@@ -30,7 +31,7 @@ func vendoredOf(detail features.Detail) map[[3]string][]VendoredLib {
 	out := map[[3]string][]VendoredLib{}
 	for _, a := range archives {
 		for _, v := range vendored.CheckArchive(a, nvidia, defaultIndex()).Vendored {
-			k := [3]string{a.Package, a.Platform, a.Variant}
+			k := [3]string{a.Package, a.Platform, a.Variant.String()} // detail.json's keys
 			out[k] = append(out[k], VendoredLib{Name: v.Name, Upstream: v.Upstream, Path: v.Path, Provider: v.Index[0].Provider})
 		}
 	}
@@ -53,8 +54,9 @@ func vendoredNames(libs []VendoredLib) []string {
 
 // vendoredRow is a line of the report's vendored-library table.
 type vendoredRow struct {
-	Package, Platform, Variant string
-	Libs                       []VendoredLib
+	Package, Platform string
+	Variant           manifest.Variant
+	Libs              []VendoredLib
 }
 
 // vendoredRows lists the archives of a release with vendored libraries.

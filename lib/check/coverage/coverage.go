@@ -9,6 +9,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // Capability is one entry of Nixpkgs' cudaCapabilities.
@@ -150,9 +151,9 @@ type Library struct {
 
 // Archive is one package, platform and variant.
 type Archive struct {
-	Package  string `json:"package"`
-	Platform string `json:"platform"`
-	Variant  string `json:"variant"`
+	Package  string           `json:"package"`
+	Platform string           `json:"platform"`
+	Variant  manifest.Variant `json:"variant"`
 	// Coverage maps each capability's name to the worst support among
 	// the libraries with device code (the package runs on a GPU only if
 	// each of them does); noDeviceCode when no library has any.
@@ -164,11 +165,11 @@ type Archive struct {
 
 // Gap is a library that nothing of runs on a capability's GPU.
 type Gap struct {
-	Package    string `json:"package"`
-	Platform   string `json:"platform"`
-	Variant    string `json:"variant"`
-	Library    string `json:"library"`
-	Capability string `json:"capability"`
+	Package    string           `json:"package"`
+	Platform   string           `json:"platform"`
+	Variant    manifest.Variant `json:"variant"`
+	Library    string           `json:"library"`
+	Capability string           `json:"capability"`
 	// SASS and PTX are the library's targets, to say what it has instead.
 	SASS []string `json:"sass"`
 	PTX  []string `json:"ptx"`
@@ -184,7 +185,7 @@ type Report struct {
 }
 
 // OfArchive computes one archive's coverage from its detection result.
-func OfArchive(pkg, platform, variant string, f *features.Features, caps []Capability) (Archive, []Gap, error) {
+func OfArchive(pkg, platform string, variant manifest.Variant, f *features.Features, caps []Capability) (Archive, []Gap, error) {
 	a := Archive{Package: pkg, Platform: platform, Variant: variant, Coverage: map[string]Support{}, Libraries: []Library{}}
 	var gaps []Gap
 	for _, c := range caps {
@@ -235,7 +236,7 @@ func OfDetail(d features.Detail, caps []Capability) (*Report, error) {
 				if e.Features == nil {
 					continue
 				}
-				a, gaps, err := OfArchive(pkg, platform, variant, e.Features, caps)
+				a, gaps, err := OfArchive(pkg, platform, manifest.ParseVariantKey(variant), e.Features, caps)
 				if err != nil {
 					return nil, err
 				}
