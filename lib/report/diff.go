@@ -247,7 +247,7 @@ func (c *Changes) escaped() *Changes {
 	}
 	e := &Changes{Old: safetext.Escape(c.Old), New: safetext.Escape(c.New), PackagesAdded: list(c.PackagesAdded), PackagesRemoved: list(c.PackagesRemoved)}
 	for _, a := range c.Archives {
-		a.Package, a.Platform, a.Variant, a.Version = safetext.Escape(a.Package), safetext.Escape(a.Platform), manifest.ParseVariantKey(safetext.Escape(a.Variant.String())), safetext.Escape(a.Version)
+		a.Package, a.Platform, a.Variant, a.Version = safetext.Escape(a.Package), safetext.Escape(a.Platform), manifest.Variant(safetext.Escape(string(a.Variant))), safetext.Escape(a.Version)
 		a.OldNarHash, a.NewNarHash = safetext.Escape(a.OldNarHash), safetext.Escape(a.NewNarHash)
 		a.OutputsGained, a.OutputsLost = list(a.OutputsGained), list(a.OutputsLost)
 		a.SASSGained, a.SASSLost, a.PTXGained, a.PTXLost = list(a.SASSGained), list(a.SASSLost), list(a.PTXGained), list(a.PTXLost)

@@ -239,7 +239,7 @@ func ReleaseOf(a *Aggregate) Release {
 			platforms[platform] = true
 			for _, variant := range sortedKeys(a.Detail[name][platform]) {
 				arc := buildArchive(platform, variant, a.Detail[name][platform][variant])
-				arc.Vendored = vend[[3]string{name, platform, variant}]
+				arc.Vendored = vend[manifest.Archive{Package: name, Platform: platform, Variant: arc.Variant}]
 				for _, s := range append(append([]string{}, arc.SASS...), arc.PTX...) {
 					archs[s] = true
 				}

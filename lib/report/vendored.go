@@ -25,13 +25,13 @@ var defaultIndex = sync.OnceValue(sonameindex.Default)
 // vendoredOf classifies the libraries of a release's archives with the
 // default index, the release's own lib/ sonames being NVIDIA's; keyed by
 // package, platform and variant.
-func vendoredOf(detail features.Detail) map[[3]string][]VendoredLib {
+func vendoredOf(detail features.Detail) map[manifest.Archive][]VendoredLib {
 	archives := vendored.FromDetail(detail)
 	nvidia := vendored.NVIDIASonames(archives)
-	out := map[[3]string][]VendoredLib{}
+	out := map[manifest.Archive][]VendoredLib{}
 	for _, a := range archives {
 		for _, v := range vendored.CheckArchive(a, nvidia, defaultIndex()).Vendored {
-			k := [3]string{a.Package, a.Platform, a.Variant.String()} // detail.json's keys
+			k := manifest.Archive{Package: a.Package, Platform: a.Platform, Variant: a.Variant}
 			out[k] = append(out[k], VendoredLib{Name: v.Name, Upstream: v.Upstream, Path: v.Path, Provider: v.Index[0].Provider})
 		}
 	}
