@@ -32,7 +32,7 @@ func TestCoverageCUDA13(t *testing.T) {
 	for _, c := range dl {
 		isDropped[c.Name] = true
 	}
-	a, _, err := coverage.OfArchive("cu13", "linux-x86_64", manifest.NoVariant, f, caps)
+	a, _, err := coverage.OfArchive(manifest.Archive{Package: "cu13", Platform: "linux-x86_64"}, f, caps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -185,7 +185,8 @@ type Report struct {
 }
 
 // OfArchive computes one archive's coverage from its detection result.
-func OfArchive(pkg, platform string, variant manifest.Variant, f *features.Features, caps []Capability) (Archive, []Gap, error) {
+func OfArchive(arc manifest.Archive, f *features.Features, caps []Capability) (Archive, []Gap, error) {
+	pkg, platform, variant := arc.Package, arc.Platform, arc.Variant
 	a := Archive{Package: pkg, Platform: platform, Variant: variant, Coverage: map[string]Support{}, Libraries: []Library{}}
 	var gaps []Gap
 	for _, c := range caps {
@@ -236,7 +237,8 @@ func OfDetail(d features.Detail, caps []Capability) (*Report, error) {
 				if e.Features == nil {
 					continue
 				}
-				a, gaps, err := OfArchive(pkg, platform, manifest.ParseVariantKey(variant), e.Features, caps)
+				arc := manifest.Archive{Package: pkg, Platform: platform, Variant: manifest.ParseVariantKey(variant)}
+				a, gaps, err := OfArchive(arc, e.Features, caps)
 				if err != nil {
 					return nil, err
 				}

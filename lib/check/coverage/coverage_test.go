@@ -124,7 +124,7 @@ func TestOfArchive(t *testing.T) {
 		{Path: "lib/libhost.so.1", Kind: "shared"},
 		{Path: "lib/stubs/libb.so", Kind: "shared", Stub: true, SASSArchitectures: []string{"sm_52"}},
 	}}
-	a, gaps, err := OfArchive("libx", "linux-x86_64", manifest.NoVariant, f, caps)
+	a, gaps, err := OfArchive(manifest.Archive{Package: "libx", Platform: "linux-x86_64"}, f, caps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,13 +148,13 @@ func TestOfArchive(t *testing.T) {
 	}
 
 	host := &features.Features{Libraries: []features.Library{{Path: "lib/libhost.so.1", Kind: "shared"}}}
-	a, gaps, err = OfArchive("cuda_cudart", "linux-x86_64", manifest.NoVariant, host, caps)
+	a, gaps, err = OfArchive(manifest.Archive{Package: "cuda_cudart", Platform: "linux-x86_64"}, host, caps)
 	if err != nil || len(gaps) != 0 || a.Coverage["9.0a"] != NoDeviceCode || len(a.Libraries) != 0 {
 		t.Errorf("host-only archive: %+v, gaps %v, err %v", a, gaps, err)
 	}
 
 	bad := &features.Features{Libraries: []features.Library{{Path: "lib/libbad.so", SASSArchitectures: []string{"gfx90a"}}}}
-	if _, _, err := OfArchive("libbad", "linux-x86_64", manifest.NoVariant, bad, caps); err == nil || !strings.Contains(err.Error(), "libbad linux-x86_64 None: lib/libbad.so") {
+	if _, _, err := OfArchive(manifest.Archive{Package: "libbad", Platform: "linux-x86_64"}, bad, caps); err == nil || !strings.Contains(err.Error(), "libbad linux-x86_64 None: lib/libbad.so") {
 		t.Errorf("bad target: err = %v, want it to name the archive and library", err)
 	}
 }

@@ -25,7 +25,7 @@ func CoverageFindings(archives []Archive, caps []coverage.Capability, required b
 		if a.Features == nil {
 			continue
 		}
-		_, gaps, err := coverage.OfArchive(a.Package, a.Platform, a.Variant, a.Features, caps)
+		_, gaps, err := coverage.OfArchive(a.Archive, a.Features, caps)
 		if err != nil {
 			return nil, fmt.Errorf("capability coverage of %s %s: %w", a.Redist, a.Manifest, err)
 		}
