@@ -52,14 +52,9 @@ type dependencyRow struct {
 
 func dependencyRows(detail features.Detail) []dependencyRow {
 	var archives []sonames.Archive
-	for pkg, platforms := range detail {
-		for platform, variants := range platforms {
-			for variant, en := range variants {
-				if en.Features == nil {
-					continue
-				}
-				archives = append(archives, sonames.FromFeatures(manifest.Archive{Package: pkg, Platform: platform, Variant: manifest.ParseVariantKey(variant)}, en.Features))
-			}
+	for _, a := range manifest.DetailArchives(detail) {
+		if a.Features != nil {
+			archives = append(archives, sonames.FromFeatures(a.Archive, a.Features))
 		}
 	}
 	sort.Slice(archives, func(i, j int) bool {

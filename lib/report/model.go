@@ -260,17 +260,12 @@ func ReleaseOf(a *Aggregate) Release {
 // buildRedist.json.
 func declarations(d features.Detail) map[string]features.BuildRedistDecl {
 	var archives []aggregate.ArchiveFacts
-	for _, pkg := range sortedKeys(d) {
-		for _, platform := range sortedKeys(d[pkg]) {
-			for _, variant := range sortedKeys(d[pkg][platform]) {
-				f := d[pkg][platform][variant].Features
-				if f.BuildRedist.Outputs == nil {
-					continue
-				}
-				archives = append(archives, aggregate.ArchiveFacts{Archive: manifest.Archive{Package: pkg, Platform: platform, Variant: manifest.ParseVariantKey(variant)},
-					Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
-			}
+	for _, a := range manifest.DetailArchives(d) {
+		f := a.Features
+		if f.BuildRedist.Outputs == nil {
+			continue
 		}
+		archives = append(archives, aggregate.ArchiveFacts{Archive: a.Archive, Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
 	}
 	return aggregate.Declarations(archives)
 }

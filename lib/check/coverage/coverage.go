@@ -2,8 +2,6 @@ package coverage
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
@@ -230,22 +228,16 @@ func nonNil(l []string) []string {
 // (none in a finished aggregate) are left out.
 func OfDetail(d features.Detail, caps []Capability) (*Report, error) {
 	r := &Report{Capabilities: Names(caps), Archives: []Archive{}, None: []Gap{}}
-	for _, pkg := range slices.Sorted(maps.Keys(d)) {
-		for _, platform := range slices.Sorted(maps.Keys(d[pkg])) {
-			for _, variant := range slices.Sorted(maps.Keys(d[pkg][platform])) {
-				e := d[pkg][platform][variant]
-				if e.Features == nil {
-					continue
-				}
-				arc := manifest.Archive{Package: pkg, Platform: platform, Variant: manifest.ParseVariantKey(variant)}
-				a, gaps, err := OfArchive(arc, e.Features, caps)
-				if err != nil {
-					return nil, err
-				}
-				r.Archives = append(r.Archives, a)
-				r.None = append(r.None, gaps...)
-			}
+	for _, da := range manifest.DetailArchives(d) {
+		if da.Features == nil {
+			continue
 		}
+		a, gaps, err := OfArchive(da.Archive, da.Features, caps)
+		if err != nil {
+			return nil, err
+		}
+		r.Archives = append(r.Archives, a)
+		r.None = append(r.None, gaps...)
 	}
 	return r, nil
 }

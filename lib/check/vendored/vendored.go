@@ -22,14 +22,9 @@ type Archive struct {
 // platform and variant.
 func FromDetail(detail features.Detail) []Archive {
 	var out []Archive
-	for pkg, platforms := range detail {
-		for platform, variants := range platforms {
-			for variant, en := range variants {
-				if en.Features != nil {
-					a := manifest.Archive{Package: pkg, Platform: platform, Variant: manifest.ParseVariantKey(variant)}
-					out = append(out, Archive{Archive: a, Features: en.Features})
-				}
-			}
+	for _, a := range manifest.DetailArchives(detail) {
+		if a.Features != nil {
+			out = append(out, Archive{Archive: a.Archive, Features: a.Features})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
