@@ -349,18 +349,21 @@ func (c *checkRun) addFailures(out *nixdriver.Outcome, in *nixpkgscheck.Input) {
 	if c.e.buildFailure == nil {
 		return
 	}
-	type key struct{ redist, manifest, pkg, platform, variant string }
+	type key struct {
+		redist, version string
+		archive         manifest.Archive
+	}
 	why := map[key]string{}
 	for _, m := range out.Manifests {
 		for _, e := range m.Entries {
 			if f := entryFailure(e, c.e.buildFailure); f != "" {
-				why[key{e.Redist, e.Manifest, e.Package, e.Platform, e.Variant}] = f
+				why[key{e.Redist, e.Manifest, e.Archive}] = f
 			}
 		}
 	}
 	for i, a := range in.Archives {
 		if a.Features == nil {
-			in.Archives[i].Failure = why[key{a.Redist, a.Manifest, a.Package, a.Platform, a.Variant}]
+			in.Archives[i].Failure = why[key{a.Redist, a.Manifest, a.Archive}]
 		}
 	}
 }

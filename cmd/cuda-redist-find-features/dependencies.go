@@ -11,6 +11,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/sonames"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
@@ -41,29 +42,24 @@ func printDependenciesCommand() command {
 
 // dependencyRow is one archive's needs.
 type dependencyRow struct {
-	Package  string         `json:"package"`
-	Platform string         `json:"platform"`
-	Variant  string         `json:"variant"`
-	Needs    []sonames.Need `json:"needs"`
+	Package  string           `json:"package"`
+	Platform string           `json:"platform"`
+	Variant  manifest.Variant `json:"variant"`
+	Needs    []sonames.Need   `json:"needs"`
 	// Unresolved are the needed sonames no package of the release provides.
 	Unresolved []string `json:"unresolved"`
 }
 
 func dependencyRows(detail features.Detail) []dependencyRow {
 	var archives []sonames.Archive
-	for pkg, platforms := range detail {
-		for platform, variants := range platforms {
-			for variant, en := range variants {
-				if en.Features == nil {
-					continue
-				}
-				archives = append(archives, sonames.FromFeatures(pkg, platform, variant, en.Features))
-			}
+	for _, a := range manifest.DetailArchives(detail) {
+		if a.Features != nil {
+			archives = append(archives, sonames.FromFeatures(a.Archive, a.Features))
 		}
 	}
 	sort.Slice(archives, func(i, j int) bool {
 		a, b := archives[i], archives[j]
-		return a.Package+"\x00"+a.Platform+"\x00"+a.Variant < b.Package+"\x00"+b.Platform+"\x00"+b.Variant
+		return a.Package+"\x00"+a.Platform+"\x00"+a.Variant.String() < b.Package+"\x00"+b.Platform+"\x00"+b.Variant.String()
 	})
 	ix := sonames.NewIndex(archives)
 	rows := []dependencyRow{}

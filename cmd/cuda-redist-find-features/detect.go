@@ -108,7 +108,7 @@ func cudaMajorOf(e *env, variant, cudaMajor string) (string, error) {
 	if variant == "" {
 		return "", nil
 	}
-	major, ok := manifest.VariantCudaMajor(variant)
+	major, ok := manifest.VariantCudaMajor(manifest.Variant(variant))
 	if !ok {
 		return "", usageErrorf("--variant %q is not a CUDA variant (cuda12, cuda13.1)", variant)
 	}

@@ -111,7 +111,7 @@ func (p *processRun) pinProblems(ctx context.Context, out *nixdriver.Outcome, m 
 	}
 	detail := previousDetail(aggregateLink(p.linkDir, m.Path, m.Version))
 	before := func(e nixdriver.Entry) *features.Tree {
-		d, ok := detail[e.Package][e.Platform][e.Variant]
+		d, ok := detail[e.Package][e.Platform][e.Variant.String()]
 		if !ok || d.Features == nil || d.SHA256 != e.SHA256 || d.Features.NarHash != e.PinnedNarHash {
 			return nil
 		}

@@ -92,7 +92,7 @@ func writeVendoredTable(w io.Writer, results []vendored.Result) {
 		for _, v := range r.Vendored {
 			var pkg, platform, variant string // on the archive's first row only
 			if first {
-				pkg, platform, variant, first = r.Package, r.Platform, r.Variant, false
+				pkg, platform, variant, first = r.Package, r.Platform, r.Variant.String(), false
 			}
 			// safetext: a newline or tab in a name must not forge a row.
 			safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", pkg, platform, variant, v.Path, v.Upstream, indexSummary(v.Index), neededSummary(v.NeededBy))

@@ -78,7 +78,7 @@ func BuildIndex(redistName, version string, releases map[string]features.Release
 		if p.Packages[a.Platform] == nil {
 			p.Packages[a.Platform] = map[string]features.IndexLeaf{}
 		}
-		p.Packages[a.Platform][a.VariantKey()] = leaf
+		p.Packages[a.Platform][a.Variant.String()] = leaf
 	}
 	return features.Index{redistName: {version: pkgs}}, nil
 }
@@ -123,7 +123,7 @@ func BuildDetail(entries []Detected) features.Detail {
 		if d[a.Package][a.Platform] == nil {
 			d[a.Package][a.Platform] = map[string]features.DetailEntry{}
 		}
-		d[a.Package][a.Platform][a.VariantKey()] = features.DetailEntry{SHA256: a.SHA256, RelativePath: a.RelativePath, Features: e.Features}
+		d[a.Package][a.Platform][a.Variant.String()] = features.DetailEntry{SHA256: a.SHA256, RelativePath: a.RelativePath, Features: e.Features}
 	}
 	return d
 }
@@ -138,8 +138,7 @@ func SortDetected(entries []Detected) {
 func BuildRedistDecls(entries []Detected) map[string]features.BuildRedistDecl {
 	archives := make([]ArchiveFacts, len(entries))
 	for i, e := range entries {
-		archives[i] = ArchiveFacts{Package: e.Archive.Package, Platform: e.Archive.Platform, Variant: e.Archive.Variant,
-			Facts: e.Features.BuildRedist, ByCudaMajor: e.Features.BuildRedistByCudaMajor}
+		archives[i] = ArchiveFacts{Archive: e.Archive, Facts: e.Features.BuildRedist, ByCudaMajor: e.Features.BuildRedistByCudaMajor}
 	}
 	return Declarations(archives)
 }

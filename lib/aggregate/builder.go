@@ -32,22 +32,18 @@ type Attrs struct {
 	Archives []ArchiveAttrs                  `json:"archives"`
 }
 
-// ArchiveAttrs is one archive of the aggregate derivation: where it sits
-// in the manifest, and the detect derivation's result file.
+// ArchiveAttrs is one archive of the aggregate derivation: the manifest's
+// archive, as nix/pipeline.nix passes it, and the detect derivation's
+// result file.
 type ArchiveAttrs struct {
-	Package  string `json:"package"`
-	Platform string `json:"platform"`
-	// Variant is the CUDA variant ("cuda12", "cuda13.1") or "None".
-	Variant      string `json:"variant"`
-	RelativePath string `json:"relativePath"`
-	SHA256       string `json:"sha256"`
-	Features     string `json:"features"`
+	manifest.Archive
+	Features string `json:"features"`
 }
 
 // archive is the manifest archive the attributes describe.
 func (in ArchiveAttrs) archive() (manifest.Archive, error) {
-	a := manifest.Archive{Package: in.Package, Platform: in.Platform, Variant: manifest.VariantOfKey(in.Variant), RelativePath: in.RelativePath, SHA256: in.SHA256}
-	if a.Variant != "" && !manifest.IsVariant(a.Variant) {
+	a := in.Archive
+	if a.Variant != manifest.NoVariant && !manifest.IsVariant(a.Variant) {
 		return a, fmt.Errorf("archive %s/%s: variant %q is neither a CUDA variant nor None", in.Package, in.Platform, in.Variant)
 	}
 	return a, nil
@@ -115,9 +111,9 @@ var storeHash = regexp.MustCompile(`^[0-9a-df-np-sv-z]{32}$`)
 
 // ReadDetection reads a detect result (the facts the detector recorded)
 // and completes it with what the buildRedist rules derive from them for
-// an archive of variant ("" for none): the rules run here, per manifest,
-// so that a change of them rebuilds no per-archive derivation.
-func ReadDetection(path, variant string) (*features.Features, error) {
+// an archive of variant: the rules run here, per manifest, so that a
+// change of them rebuilds no per-archive derivation.
+func ReadDetection(path string, variant manifest.Variant) (*features.Features, error) {
 	f, err := features.ReadFeatures(path)
 	if err != nil {
 		return nil, err
@@ -126,10 +122,10 @@ func ReadDetection(path, variant string) (*features.Features, error) {
 }
 
 // Complete adds the buildRedist rules' results to the facts of an archive
-// of variant ("" for none).
-func Complete(f *features.Features, variant string) error {
+// of variant.
+func Complete(f *features.Features, variant manifest.Variant) error {
 	major := ""
-	if variant != "" {
+	if variant != manifest.NoVariant {
 		m, ok := manifest.VariantCudaMajor(variant)
 		if !ok {
 			return fmt.Errorf("variant %q is not a CUDA variant", variant)

@@ -12,6 +12,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // builderInputs writes a two-archive manifest and a detection per archive
@@ -19,14 +20,14 @@ import (
 func builderInputs(t *testing.T, dir string) aggregate.Attrs {
 	t.Helper()
 	h := strings.Repeat("b", 64)
-	manifest := filepath.Join(dir, "redistrib_1.0.json")
-	write(t, manifest, `{"release_date": "2024-01-01",
+	manifestPath := filepath.Join(dir, "redistrib_1.0.json")
+	write(t, manifestPath, `{"release_date": "2024-01-01",
 	  "liba": {"name": "A", "license": "L", "version": "1.0",
 	    "linux-x86_64": {"relative_path": "liba/liba-linux-x86_64-1.0-archive.tar.xz", "sha256": "`+h+`"},
 	    "linux-sbsa": {"relative_path": "liba/liba-linux-sbsa-1.0-archive.tar.xz", "sha256": "`+h+`"}}}`)
 	a := aggregate.Attrs{
 		Outputs:    builderattrs.Outputs{Outputs: map[string]string{"out": filepath.Join(dir, "out")}},
-		RedistName: "r", Version: "1.0", Manifest: manifest,
+		RedistName: "r", Version: "1.0", Manifest: manifestPath,
 		Releases: map[string]features.ReleaseInfo{"liba": {Name: "A", License: "L", Version: "1.0"}},
 	}
 	for _, platform := range []string{"linux-x86_64", "linux-sbsa"} {
@@ -37,8 +38,8 @@ func builderInputs(t *testing.T, dir string) aggregate.Attrs {
 		}
 		path := filepath.Join(dir, platform+".json")
 		write(t, path, string(data))
-		a.Archives = append(a.Archives, aggregate.ArchiveAttrs{Package: "liba", Platform: platform, Variant: "None",
-			RelativePath: "liba/liba-" + platform + "-1.0-archive.tar.xz", SHA256: h, Features: path})
+		a.Archives = append(a.Archives, aggregate.ArchiveAttrs{Archive: manifest.Archive{Package: "liba", Platform: platform,
+			RelativePath: "liba/liba-" + platform + "-1.0-archive.tar.xz", SHA256: h}, Features: path})
 	}
 	return a
 }

@@ -11,23 +11,27 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixstring"
 )
 
-type declKey struct{ platform, variant string }
+type declKey struct {
+	platform string
+	variant  manifest.Variant
+}
 
-func (k declKey) String() string { return k.platform + "/" + k.variant }
+// String is the key as buildRedist.json's fhsReferences name it and its
+// outputsByPlatform nests it: "linux-x86_64/None".
+func (k declKey) String() string { return k.platform + "/" + k.variant.String() }
 
 // cudaVersion is the CUDA version the key's variant names ("12", "13.1"),
-// "" for none ("None").
+// "" for none.
 func (k declKey) cudaVersion() string {
 	v, _ := manifest.VariantCudaVersion(k.variant)
 	return v
 }
 
-// ArchiveFacts are the buildRedist facts of one archive of a manifest.
+// ArchiveFacts are the buildRedist facts of one archive of a manifest
+// (of which Declarations reads the package, platform and variant).
 type ArchiveFacts struct {
-	Package, Platform string
-	// Variant is the manifest's CUDA variant ("cuda12"), empty for none.
-	Variant string
-	Facts   features.BuildRedistFacts
+	manifest.Archive
+	Facts features.BuildRedistFacts
 	// ByCudaMajor holds the facts per CUDA major for an archive without a
 	// variant that has lib/<major> directories.
 	ByCudaMajor map[string]features.BuildRedistFacts
@@ -46,13 +50,13 @@ func Declarations(archives []ArchiveFacts) map[string]features.BuildRedistDecl {
 		if facts[a.Package] == nil {
 			facts[a.Package] = map[declKey]features.BuildRedistFacts{}
 		}
-		if a.Variant == "" && len(a.ByCudaMajor) > 0 {
+		if a.Variant == manifest.NoVariant && len(a.ByCudaMajor) > 0 {
 			for major, f := range a.ByCudaMajor {
 				facts[a.Package][declKey{a.Platform, manifest.VariantName(major)}] = f
 			}
 			continue
 		}
-		facts[a.Package][declKey{a.Platform, manifest.VariantKeyOf(a.Variant)}] = a.Facts
+		facts[a.Package][declKey{a.Platform, a.Variant}] = a.Facts
 	}
 	decls := map[string]features.BuildRedistDecl{}
 	for pkg, byKey := range facts {
@@ -65,7 +69,7 @@ func Declarations(archives []ArchiveFacts) map[string]features.BuildRedistDecl {
 			if d.OutputsByPlatform[k.platform] == nil {
 				d.OutputsByPlatform[k.platform] = map[string][]string{}
 			}
-			d.OutputsByPlatform[k.platform][k.variant] = f.Outputs
+			d.OutputsByPlatform[k.platform][k.variant.String()] = f.Outputs
 			d.IncludeRemoveStubsFromRunpathHook = d.IncludeRemoveStubsFromRunpathHook || f.HasStubs
 			d.AllowFHSReferences = d.AllowFHSReferences || f.FHSReferences.Count > 0
 			for _, p := range f.FHSReferences.Paths {

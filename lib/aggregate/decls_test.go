@@ -6,10 +6,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func TestOutputsExpression(t *testing.T) {
-	k := func(p, v string) declKey { return declKey{p, v} }
+	k := func(p, v string) declKey { return declKey{p, manifest.ParseVariantKey(v)} }
 	tests := []struct {
 		name  string
 		lists map[declKey][]string
@@ -81,12 +82,12 @@ func TestDeclarations(t *testing.T) {
 		"11": {Outputs: []string{"out", "lib"}}, "12": {Outputs: []string{"out", "lib", "static"}},
 	}
 	archives := []ArchiveFacts{
-		{Package: "a", Platform: "linux-x86_64", Facts: facts([]string{"out", "lib", "stubs"}, true)},
-		{Package: "a", Platform: "linux-sbsa", Facts: facts([]string{"out", "lib", "stubs"}, true, "bin/x")},
-		{Package: "a", Platform: "windows-x86_64", Facts: facts([]string{"out", "bin"}, false)},
-		{Package: "b", Platform: "linux-x86_64", ByCudaMajor: byMajor},
-		{Package: "c", Platform: "linux-x86_64", Variant: "cuda12", Facts: facts([]string{"out", "lib"}, false)},
-		{Package: "c", Platform: "linux-x86_64", Variant: "cuda13", Facts: facts([]string{"out", "lib", "static"}, false)},
+		{Archive: manifest.Archive{Package: "a", Platform: "linux-x86_64"}, Facts: facts([]string{"out", "lib", "stubs"}, true)},
+		{Archive: manifest.Archive{Package: "a", Platform: "linux-sbsa"}, Facts: facts([]string{"out", "lib", "stubs"}, true, "bin/x")},
+		{Archive: manifest.Archive{Package: "a", Platform: "windows-x86_64"}, Facts: facts([]string{"out", "bin"}, false)},
+		{Archive: manifest.Archive{Package: "b", Platform: "linux-x86_64"}, ByCudaMajor: byMajor},
+		{Archive: manifest.Archive{Package: "c", Platform: "linux-x86_64", Variant: "cuda12"}, Facts: facts([]string{"out", "lib"}, false)},
+		{Archive: manifest.Archive{Package: "c", Platform: "linux-x86_64", Variant: "cuda13"}, Facts: facts([]string{"out", "lib", "static"}, false)},
 	}
 	decls := Declarations(archives)
 	a := decls["a"]

@@ -9,4 +9,9 @@
 // aggregates. The Nix walker (nix/manifest.nix) only lists what has the
 // shape of an archive; it reads the known platforms from keys.json, which
 // this package embeds.
+//
+// Archive is the one Go type of an archive, and Variant's zero value,
+// NoVariant, the one Go spelling of "no variant": the index format, the
+// Nix pipeline and the reports spell it "None", and only Variant's
+// encoders and decoders convert.
 package manifest

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -65,7 +66,7 @@ type Release struct {
 	License     string
 	LicensePath string
 	Version     string
-	Variants    []string // cuda_variant, "" entries for v2
+	Variants    []Variant // cuda_variant, nil for v2
 	Archives    []Archive
 }
 
@@ -76,45 +77,25 @@ func (r *Release) Info() features.ReleaseInfo {
 }
 
 // Archive is one downloadable archive: package × platform × variant.
+// It is the one type of an archive: the Nix walker's entries
+// (lib/nixdriver.Entry), the aggregate builder's attributes and facts
+// (lib/aggregate) and the checks (lib/check/nixpkgscheck) embed it. Its
+// JSON names are the pipeline's (nix/cli.nix, nix/pipeline.nix).
 type Archive struct {
-	Package      string
-	Platform     string
-	Variant      string // "cuda12", or "" when the release has no variants
-	RelativePath string
-	SHA256       string
-	MD5          string
-	Size         string
-}
-
-// NoVariant is the index format's (and the pipeline's) name for an
-// archive without a CUDA variant.
-const NoVariant = "None"
-
-// VariantKey is the index format's name for a variant: NoVariant for none.
-func (a Archive) VariantKey() string { return VariantKeyOf(a.Variant) }
-
-// VariantKeyOf is the index format's name for a variant ("" is none):
-// NoVariant for none.
-func VariantKeyOf(variant string) string {
-	if variant == "" {
-		return NoVariant
-	}
-	return variant
-}
-
-// VariantOfKey is VariantKeyOf's inverse: "" for NoVariant.
-func VariantOfKey(key string) string {
-	if key == NoVariant {
-		return ""
-	}
-	return key
+	Package      string  `json:"package"`
+	Platform     string  `json:"platform"`
+	Variant      Variant `json:"variant"`
+	RelativePath string  `json:"relativePath"`
+	SHA256       string  `json:"sha256"`
+	MD5          string  `json:"md5,omitempty"`
+	Size         string  `json:"size,omitempty"`
 }
 
 // ID names the archive in messages: "pkg/platform[/variant]".
 func (a Archive) ID() string {
 	s := a.Package + "/" + a.Platform
-	if a.Variant != "" {
-		s += "/" + a.Variant
+	if a.Variant != NoVariant {
+		s += "/" + string(a.Variant)
 	}
 	return s
 }
@@ -206,7 +187,7 @@ func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
 		if !cv.IsArray() {
 			return nil, fmt.Errorf("%s: cuda_variant is not a list", where)
 		}
-		r.Variants = []string{} // present, even if empty: variants must be listed
+		r.Variants = []Variant{} // present, even if empty: variants must be listed
 		for _, x := range cv.Array() {
 			if x.Type != gjson.String {
 				return nil, fmt.Errorf("%s: cuda_variant holds %s, not a string", where, x.Type)
@@ -245,7 +226,7 @@ func parseRelease(source, pkg string, v gjson.Result) (*Release, error) {
 // Beside relative_path, the keys named like a variant are variants and
 // the others the archive's fields (parseLeaf refuses unknown ones); the
 // archive has no variant.
-func parsePlatform(where, pkg, platform string, v gjson.Result, variants []string) ([]Archive, error) {
+func parsePlatform(where, pkg, platform string, v gjson.Result, variants []Variant) ([]Archive, error) {
 	var out []Archive
 	var err error
 	if v.Get("relative_path").Exists() {
@@ -258,16 +239,16 @@ func parsePlatform(where, pkg, platform string, v gjson.Result, variants []strin
 		out = append(out, a)
 	}
 	v.ForEach(func(key, value gjson.Result) bool {
-		variant := key.String()
-		if out != nil && !variantName.MatchString(variant) {
+		variant := Variant(key.String())
+		if out != nil && !IsVariant(variant) {
 			return true // a field of the archive above
 		}
 		at := fmt.Sprintf("%s: platform %s: variant %s", where, platform, variant)
-		if !variantName.MatchString(variant) {
+		if !IsVariant(variant) {
 			err = fmt.Errorf("%s: unknown key (neither an archive field nor a cudaNN variant)", at)
 			return false
 		}
-		if variants != nil && !isOneOf(variant, variants) {
+		if variants != nil && !slices.Contains(variants, variant) {
 			err = fmt.Errorf("%s: not listed in cuda_variant %v", at, variants)
 			return false
 		}
@@ -357,15 +338,14 @@ func (m *Manifest) Archives() []Archive {
 	return out
 }
 
-// Archive finds the archive of package × platform × variant key ("None"
-// for no variant, as the index format and the Nix pipeline name it).
-func (m *Manifest) Archive(pkg, platform, variantKey string) (Archive, bool) {
+// Archive finds the archive of package × platform × variant.
+func (m *Manifest) Archive(pkg, platform string, variant Variant) (Archive, bool) {
 	r, ok := m.Releases[pkg]
 	if !ok {
 		return Archive{}, false
 	}
 	for _, a := range r.Archives {
-		if a.Platform == platform && a.VariantKey() == variantKey {
+		if a.Platform == platform && a.Variant == variant {
 			return a, true
 		}
 	}
@@ -386,14 +366,14 @@ func (m *Manifest) Packages() []string {
 // <pkg>/<platform>/<pkg>-<platform>-<version>[_<variant>]-archive.tar.xz
 // (.zip on Windows). The index format records relativePath only when an
 // archive's path differs from it.
-func ConventionalPath(pkg, platform, version, variant string) string {
+func ConventionalPath(pkg, platform, version string, variant Variant) string {
 	ext := "tar.xz"
 	if strings.HasPrefix(platform, "windows") {
 		ext = "zip"
 	}
 	v := version
-	if variant != "" {
-		v += "_" + variant
+	if variant != NoVariant {
+		v += "_" + string(variant)
 	}
 	return fmt.Sprintf("%s/%s/%s-%s-%s-archive.%s", pkg, platform, pkg, platform, v, ext)
 }

@@ -48,7 +48,7 @@ func TestParseLayouts(t *testing.T) {
 	}
 	var ids []string
 	for _, a := range m.Archives() {
-		ids = append(ids, a.ID()+"="+a.VariantKey())
+		ids = append(ids, a.ID()+"="+a.Variant.String())
 	}
 	if got, want := strings.Join(ids, " "), "libx/linux-x86_64/cuda11=cuda11 libx/linux-x86_64/cuda12=cuda12 src/source=None"; got != want {
 		t.Errorf("archives = %s, want %s", got, want)
@@ -208,7 +208,7 @@ func TestEveryNixpkgsManifest(t *testing.T) {
 		}
 		var got []string
 		for _, a := range m.Archives() {
-			got = append(got, fmt.Sprintf("%s/%s/%s %s %s", a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256))
+			got = append(got, fmt.Sprintf("%s/%s/%s %s %s", a.Package, a.Platform, a.Variant.String(), a.RelativePath, a.SHA256))
 		}
 		sort.Strings(got)
 		want := independentArchives(t, data)
@@ -301,7 +301,7 @@ func TestFormatDrift(t *testing.T) {
 			if got, want := archiveIDs(m, "cuda_compat"), "cuda_compat/linux-sbsa/"+v+" cuda_compat/linux-x86_64/"+v; got != want {
 				t.Errorf("%s: cuda_compat archives %q, want %q", rel, got, want)
 			}
-			if got := m.Releases["cuda_compat"].Variants; len(got) != 1 || got[0] != v {
+			if got := m.Releases["cuda_compat"].Variants; len(got) != 1 || string(got[0]) != v {
 				t.Errorf("%s: cuda_variant %v, want [%s]", rel, got, v)
 			}
 		}
@@ -318,13 +318,13 @@ func TestFormatDrift(t *testing.T) {
 				t.Errorf("%s: no windows-arm64 archive", rel)
 			}
 		}
-		if _, ok := read("cuda/redistrib_13.4.2.json").Archive("cccl", "windows-arm64", "None"); !ok {
+		if _, ok := read("cuda/redistrib_13.4.2.json").Archive("cccl", "windows-arm64", manifest.NoVariant); !ok {
 			t.Error("cuda 13.4.2: no cccl/windows-arm64")
 		}
 	})
 	t.Run("an archive and a variant side by side (cuDNN 9.27 windows-arm64)", func(t *testing.T) {
 		m := read("cudnn/redistrib_9.27.0.json")
-		plain, ok1 := m.Archive("cudnn", "windows-arm64", "None")
+		plain, ok1 := m.Archive("cudnn", "windows-arm64", manifest.NoVariant)
 		v13, ok2 := m.Archive("cudnn", "windows-arm64", "cuda13")
 		if !ok1 || !ok2 || !strings.HasSuffix(plain.RelativePath, "_cuda13.4-archive.zip") || !strings.HasSuffix(v13.RelativePath, "_cuda13-archive.zip") || plain.SHA256 == v13.SHA256 {
 			t.Errorf("windows-arm64: %+v (%v), %+v (%v)", plain, ok1, v13, ok2)

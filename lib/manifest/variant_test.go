@@ -1,6 +1,8 @@
 package manifest_test
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -10,8 +12,9 @@ import (
 
 func TestVariantCudaVersionAndMajor(t *testing.T) {
 	tests := []struct {
-		variant, version, major string
-		ok                      bool
+		variant        manifest.Variant
+		version, major string
+		ok             bool
 	}{
 		{"cuda11", "11", "11", true},
 		{"cuda12", "12", "12", true},
@@ -67,7 +70,7 @@ func TestCudaCompatVariantOfARealManifest(t *testing.T) {
 	}
 	seen := 0
 	for _, a := range r.Archives {
-		if a.Variant == "" {
+		if a.Variant == manifest.NoVariant {
 			continue
 		}
 		seen++
@@ -77,5 +80,41 @@ func TestCudaCompatVariantOfARealManifest(t *testing.T) {
 	}
 	if seen == 0 {
 		t.Error("cuda_compat of CUDA 13.1.1 has no archive with a variant")
+	}
+}
+
+// TestVariantSpellings: NoVariant is "None" wherever a variant is
+// written (String, JSON values, text) and read back from "None"; a CUDA
+// variant is itself both ways.
+func TestVariantSpellings(t *testing.T) {
+	for _, tt := range []struct {
+		v    manifest.Variant
+		key  string
+		json string
+	}{
+		{manifest.NoVariant, "None", `{"variant":"None"}`},
+		{"cuda12", "cuda12", `{"variant":"cuda12"}`},
+		{"cuda13.1", "cuda13.1", `{"variant":"cuda13.1"}`},
+	} {
+		if got := tt.v.String(); got != tt.key {
+			t.Errorf("%q.String() = %q, want %q", string(tt.v), got, tt.key)
+		}
+		if got := fmt.Sprintf("%s %v", tt.v, tt.v); got != tt.key+" "+tt.key {
+			t.Errorf("fmt of %q = %q, want %q twice", string(tt.v), got, tt.key)
+		}
+		if got := manifest.ParseVariantKey(tt.key); got != tt.v {
+			t.Errorf("ParseVariantKey(%q) = %q, want %q", tt.key, string(got), string(tt.v))
+		}
+		type doc struct {
+			Variant manifest.Variant `json:"variant"`
+		}
+		data, err := json.Marshal(doc{tt.v})
+		if err != nil || string(data) != tt.json {
+			t.Errorf("json.Marshal(%q) = %s, %v; want %s", string(tt.v), data, err, tt.json)
+		}
+		var back doc
+		if err := json.Unmarshal([]byte(tt.json), &back); err != nil || back.Variant != tt.v {
+			t.Errorf("json.Unmarshal(%s) = %q, %v; want %q", tt.json, string(back.Variant), err, string(tt.v))
+		}
 	}
 }

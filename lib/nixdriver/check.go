@@ -29,7 +29,7 @@ func (o *Outcome) CheckInput(ctx context.Context, in *nixpkgscheck.Input, log *s
 			built[e.Detect.Out] = true
 		}
 		for _, e := range m.Entries {
-			a := nixpkgscheck.Archive{Redist: e.Redist, Manifest: e.Manifest, Package: e.Package, Platform: e.Platform, Variant: e.Variant}
+			a := nixpkgscheck.Archive{Redist: e.Redist, Manifest: e.Manifest, Archive: e.Archive}
 			if built[e.Detect.Out] && nixpkgscheck.Checked(e.Platform) {
 				f, err := o.ReadFeatures(ctx, e)
 				if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
@@ -73,13 +74,11 @@ type Manifest struct {
 // Entry is one archive of a manifest, as nix/cli.nix lists it: the Nix
 // walker's (nix/manifest.nix) record of it, and its derivations.
 type Entry struct {
-	Manifest     string `json:"-"` // the manifest's version
-	Redist       string `json:"-"`
-	Package      string `json:"package"`
-	Platform     string `json:"platform"`
-	Variant      string `json:"variant"` // "None" for none, as the pipeline names it
-	RelativePath string `json:"relativePath"`
-	SHA256       string `json:"sha256"`
+	Manifest string `json:"-"` // the manifest's version
+	Redist   string `json:"-"`
+	// Archive is the walker's record: package, platform, variant,
+	// relativePath, sha256.
+	manifest.Archive
 	// The derivations of its stages; zero in a plan of the archives
 	// alone (BuildNothing). Fetch.Out is the archive in the store,
 	// Detect.Out its detection (a JSON file).

@@ -2,6 +2,7 @@ package nixdriver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -30,9 +31,9 @@ func testPlan() *Plan {
 			Manifest:  Manifest{RedistName: "r", Version: "1.0", Path: "/m/redistrib_1.0.json"},
 			Aggregate: d("r-1.0-features"),
 			Entries: []Entry{
-				{Manifest: "1.0", Package: "a", Platform: "linux-x86_64", Variant: "None",
+				{Manifest: "1.0", Archive: manifest.Archive{Package: "a", Platform: "linux-x86_64"},
 					Fetch: d("a.tar.xz"), Unpack: d("a"), Detect: d("a-features.json")},
-				{Manifest: "1.0", Package: "b", Platform: "windows-x86_64", Variant: "cuda12",
+				{Manifest: "1.0", Archive: manifest.Archive{Package: "b", Platform: "windows-x86_64", Variant: "cuda12"},
 					Fetch: d("b-features.json"), Unpack: d("b"), Detect: d("b.tar.xz")},
 			},
 		}},
@@ -123,14 +124,28 @@ func TestCheckInput(t *testing.T) {
 	}
 }
 
-// TestEntryArchive: --partial's feature file takes each entry as the
-// aggregate's code takes an archive ("None" is no variant there).
-func TestEntryArchive(t *testing.T) {
-	p := testPlan()
-	want := []manifest.Archive{{Package: "a", Platform: "linux-x86_64"}, {Package: "b", Platform: "windows-x86_64", Variant: "cuda12"}}
-	for i, e := range p.Manifests[0].Entries {
-		if got := e.archive(); got != want[i] {
-			t.Errorf("entry %s: %+v, want %+v", e.ID(), got, want[i])
+// TestEntryFromCLI: an entry as nix/cli.nix lists it decodes to the
+// manifest's archive, its "None" to NoVariant, and its ID names the
+// variant as the pipeline does.
+func TestEntryFromCLI(t *testing.T) {
+	for _, tt := range []struct {
+		json, id string
+		want     manifest.Archive
+	}{
+		{`{"package": "a", "platform": "linux-x86_64", "variant": "None", "relativePath": "a/a.tar.xz", "sha256": "h",
+		   "fetch": {"drv": "f.drv", "out": "f"}, "unpack": {"drv": "", "out": ""}, "detect": {"drv": "", "out": ""},
+		   "pinnedNarHash": "", "unpinned": {"drv": "", "out": ""}}`,
+			"1.0 a/linux-x86_64/None", manifest.Archive{Package: "a", Platform: "linux-x86_64", RelativePath: "a/a.tar.xz", SHA256: "h"}},
+		{`{"package": "b", "platform": "linux-sbsa", "variant": "cuda13.1", "relativePath": "b/b.tar.xz", "sha256": "h"}`,
+			"1.0 b/linux-sbsa/cuda13.1", manifest.Archive{Package: "b", Platform: "linux-sbsa", Variant: "cuda13.1", RelativePath: "b/b.tar.xz", SHA256: "h"}},
+	} {
+		var e Entry
+		if err := json.Unmarshal([]byte(tt.json), &e); err != nil {
+			t.Fatal(err)
+		}
+		e.Manifest = "1.0"
+		if e.Archive != tt.want || e.ID() != tt.id {
+			t.Errorf("entry %s: %+v (%s), want %+v (%s)", tt.json, e.Archive, e.ID(), tt.want, tt.id)
 		}
 	}
 }

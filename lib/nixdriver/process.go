@@ -338,7 +338,7 @@ func (o *Outcome) PartialFeatures(ctx context.Context, m ManifestOutcome) ([]byt
 		if err != nil {
 			return nil, err
 		}
-		detected = append(detected, aggregate.Detected{Archive: e.archive(), Features: f})
+		detected = append(detected, aggregate.Detected{Archive: e.Archive, Features: f})
 	}
 	return aggregate.EncodeLegacy(detected)
 }
@@ -352,7 +352,7 @@ func (o *Outcome) ReadFeatures(ctx context.Context, e Entry) (*features.Features
 	f, err := o.readDetection(ctx, e.Detect.Out)
 	if err == nil {
 		// The detector records facts; the rules' results, as the aggregate has them.
-		err = aggregate.Complete(f, manifest.VariantOfKey(e.Variant))
+		err = aggregate.Complete(f, e.Variant)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
@@ -380,11 +380,6 @@ func (o *Outcome) readDetection(ctx context.Context, path string) (*features.Fea
 		return nil, err
 	}
 	return features.DecodeFeatures(path, data)
-}
-
-// archive is the entry as the aggregate's code takes an archive.
-func (e Entry) archive() manifest.Archive {
-	return manifest.Archive{Package: e.Package, Platform: e.Platform, Variant: manifest.VariantOfKey(e.Variant), RelativePath: e.RelativePath, SHA256: e.SHA256}
 }
 
 // rememberStore notes which paths of the build's closure the store holds

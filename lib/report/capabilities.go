@@ -83,7 +83,7 @@ func (rel Release) CapabilityMatrices() []capMatrix {
 func capabilityRow(version string, a coverage.Archive, caps []string) capRow {
 	row := capRow{Label: a.Package}
 	if a.Variant != manifest.NoVariant {
-		row.Label += " (" + a.Variant + ")"
+		row.Label += " (" + a.Variant.String() + ")"
 	}
 	for _, c := range caps {
 		s := a.Coverage[c]
@@ -93,7 +93,7 @@ func capabilityRow(version string, a coverage.Archive, caps []string) capRow {
 			libs = append(libs, strings.TrimSpace(fmt.Sprintf("%s: %s %s", l.Path, cell.Support, strings.Join(cell.Targets, " "))))
 		}
 		row.Cells = append(row.Cells, capCell{
-			ID:    strings.Join([]string{"cap", version, a.Platform, a.Package, a.Variant, c}, "/"),
+			ID:    strings.Join([]string{"cap", version, a.Platform, a.Package, a.Variant.String(), c}, "/"),
 			Class: string(s), Text: capText[s],
 			Title: fmt.Sprintf("%s on a GPU of cudaCapabilities %s: %s\n%s", row.Label, c, s, strings.Join(libs, "\n")),
 		})

@@ -23,19 +23,19 @@ type Changes struct {
 // ArchiveChange is one platform/variant of a package in both releases,
 // or in one only (Added/Removed).
 type ArchiveChange struct {
-	Package        string   `json:"package"`
-	Platform       string   `json:"platform"`
-	Variant        string   `json:"variant"`
-	Added          bool     `json:"added"`
-	Removed        bool     `json:"removed"`
-	OutputsGained  []string `json:"outputsGained"`
-	OutputsLost    []string `json:"outputsLost"`
-	SASSGained     []string `json:"sassGained"`
-	SASSLost       []string `json:"sassLost"`
-	PTXGained      []string `json:"ptxGained"`
-	PTXLost        []string `json:"ptxLost"`
-	SonamesAdded   []string `json:"sonamesAdded"`
-	SonamesRemoved []string `json:"sonamesRemoved"`
+	Package        string           `json:"package"`
+	Platform       string           `json:"platform"`
+	Variant        manifest.Variant `json:"variant"`
+	Added          bool             `json:"added"`
+	Removed        bool             `json:"removed"`
+	OutputsGained  []string         `json:"outputsGained"`
+	OutputsLost    []string         `json:"outputsLost"`
+	SASSGained     []string         `json:"sassGained"`
+	SASSLost       []string         `json:"sassLost"`
+	PTXGained      []string         `json:"ptxGained"`
+	PTXLost        []string         `json:"ptxLost"`
+	SonamesAdded   []string         `json:"sonamesAdded"`
+	SonamesRemoved []string         `json:"sonamesRemoved"`
 	// VendoredAdded and VendoredRemoved are the vendored libraries (by
 	// name) that appeared and disappeared (docs/vendored.md).
 	VendoredAdded   []string `json:"vendoredAdded,omitempty"`
@@ -77,7 +77,7 @@ func byName(pkgs []Package) map[string]Package {
 	return m
 }
 
-func archiveKey(a Archive) string { return a.Platform + "/" + a.Variant }
+func archiveKey(a Archive) string { return a.Platform + "/" + a.Variant.String() }
 
 func diffPackage(op, np Package) []ArchiveChange {
 	olds, news := map[string]Archive{}, map[string]Archive{}
@@ -202,7 +202,7 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 		for _, a := range byPkg[name] {
 			where := a.Platform
 			if a.Variant != manifest.NoVariant {
-				where += " " + a.Variant
+				where += " " + a.Variant.String()
 			}
 			switch {
 			case a.Added:
@@ -247,7 +247,7 @@ func (c *Changes) escaped() *Changes {
 	}
 	e := &Changes{Old: safetext.Escape(c.Old), New: safetext.Escape(c.New), PackagesAdded: list(c.PackagesAdded), PackagesRemoved: list(c.PackagesRemoved)}
 	for _, a := range c.Archives {
-		a.Package, a.Platform, a.Variant, a.Version = safetext.Escape(a.Package), safetext.Escape(a.Platform), safetext.Escape(a.Variant), safetext.Escape(a.Version)
+		a.Package, a.Platform, a.Variant, a.Version = safetext.Escape(a.Package), safetext.Escape(a.Platform), manifest.Variant(safetext.Escape(string(a.Variant))), safetext.Escape(a.Version)
 		a.OldNarHash, a.NewNarHash = safetext.Escape(a.OldNarHash), safetext.Escape(a.NewNarHash)
 		a.OutputsGained, a.OutputsLost = list(a.OutputsGained), list(a.OutputsLost)
 		a.SASSGained, a.SASSLost, a.PTXGained, a.PTXLost = list(a.SASSGained), list(a.SASSLost), list(a.PTXGained), list(a.PTXLost)

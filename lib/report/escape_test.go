@@ -13,7 +13,7 @@ import (
 func TestWriteTextEscapesNames(t *testing.T) {
 	forged := "libfoo\n\nSigned-off-by: Mallory <m@example.org>"
 	c := &Changes{Old: "1.0", New: "2.0\x1b[2J", PackagesAdded: []string{forged},
-		Archives: []ArchiveChange{{Package: "libbar\u202e", Platform: "linux-x86_64", Variant: "None", SonamesAdded: []string{"libx.so\r1"}}}}
+		Archives: []ArchiveChange{{Package: "libbar\u202e", Platform: "linux-x86_64", SonamesAdded: []string{"libx.so\r1"}}}}
 	var b strings.Builder
 	if err := c.WriteText(&b, "cuda\t"); err != nil {
 		t.Fatal(err)

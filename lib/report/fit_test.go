@@ -12,6 +12,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/coverage"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // layoutProbe is a script added to a copy of the page (the report itself
@@ -96,7 +97,7 @@ func TestReportFitsThePage(t *testing.T) {
 // generic, family and specific ones (docs/compatibility.md's picture).
 func targetsRelease() *Report {
 	arc := func(sass, ptx []string) Archive {
-		a := Archive{Platform: "linux-x86_64", Variant: "None", SASS: sortArchs(sass), PTX: sortArchs(ptx), Outputs: []string{"out", "lib"}}
+		a := Archive{Platform: "linux-x86_64", SASS: sortArchs(sass), PTX: sortArchs(ptx), Outputs: []string{"out", "lib"}}
 		a.TopPTX = topPTX(a.PTX)
 		return a
 	}
@@ -119,7 +120,7 @@ func targetsRelease() *Report {
 	rel.Graph = buildGraph(pkgs)
 	var facts []aggregate.ArchiveFacts
 	for _, p := range pkgs {
-		facts = append(facts, aggregate.ArchiveFacts{Package: p.Name, Platform: "linux-x86_64", Facts: features.BuildRedistFacts{Outputs: p.Archives[0].Outputs}})
+		facts = append(facts, aggregate.ArchiveFacts{Archive: manifest.Archive{Package: p.Name, Platform: "linux-x86_64"}, Facts: features.BuildRedistFacts{Outputs: p.Archives[0].Outputs}})
 	}
 	rel.BuildRedist = aggregate.Declarations(facts)
 	return &Report{Redist: "cuda", Releases: []Release{rel}}

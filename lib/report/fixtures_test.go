@@ -42,7 +42,7 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 	}
 	var entries []aggregate.Detected
 	for _, a := range m.Archives() {
-		leaf, ok := leaves[a.Package].Packages[a.Platform][a.VariantKey()]
+		leaf, ok := leaves[a.Package].Packages[a.Platform][a.Variant.String()]
 		if !ok {
 			continue // not in upstream's index: left out rather than guessed
 		}

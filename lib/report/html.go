@@ -64,7 +64,7 @@ type outputsRow struct {
 // variantOutputs is one archive's (or, for an archive with lib/<major>
 // directories, one CUDA major's) outputs in a platform's cell.
 type variantOutputs struct {
-	Variant string // "" for None
+	Variant manifest.Variant
 	Outputs []string
 	// Legacy: Outputs are the legacy feature file's (no buildRedist
 	// facts); NotBuilt: a Windows archive, which buildRedist does not build.
@@ -244,16 +244,13 @@ func markLegacy(row *outputsRow) {
 // variant whose lib/<major> directories serve several; the legacy ones,
 // marked, without buildRedist facts; nothing for Windows.
 func archiveOutputs(a Archive) []variantOutputs {
-	variant := ""
-	if a.Variant != manifest.NoVariant {
-		variant = a.Variant
-	}
+	variant := a.Variant
 	switch {
 	case strings.HasPrefix(a.Platform, "windows"):
 		return []variantOutputs{{Variant: variant, NotBuilt: true}}
 	case len(a.Outputs) == 0:
 		return []variantOutputs{{Variant: variant, Outputs: a.LegacyOutputs, Legacy: true}}
-	case variant == "" && len(a.OutputsByCudaMajor) > 0:
+	case variant == manifest.NoVariant && len(a.OutputsByCudaMajor) > 0:
 		var out []variantOutputs
 		majors := sortedKeys(a.OutputsByCudaMajor)
 		sort.Slice(majors, func(i, j int) bool { return CompareVersions(majors[i], majors[j]) < 0 })
@@ -278,12 +275,12 @@ func buildMatrices(rel Release) []matrix {
 				}
 				label := p.Name
 				if a.Variant != manifest.NoVariant {
-					label += " (" + a.Variant + ")"
+					label += " (" + a.Variant.String() + ")"
 				}
 				row := matrixRow{Label: label}
 				sass, ptx := set(a.SASS), set(a.PTX)
 				for i, arch := range rel.Architectures {
-					c := matrixCell{ID: cellID(rel.Version, platform, p.Name, a.Variant, arch), Arch: arch}
+					c := matrixCell{ID: cellID(rel.Version, platform, p.Name, a.Variant.String(), arch), Arch: arch}
 					t, terr := capability.ParseTarget(arch)
 					var kinds, classes []string
 					if sass[arch] {

@@ -59,11 +59,11 @@ type Package struct {
 
 // Archive is one platform and variant of a package.
 type Archive struct {
-	Platform     string `json:"platform"`
-	Variant      string `json:"variant"`
-	RelativePath string `json:"relativePath"`
-	SHA256       string `json:"sha256"`
-	NarHash      string `json:"narHash"`
+	Platform     string           `json:"platform"`
+	Variant      manifest.Variant `json:"variant"`
+	RelativePath string           `json:"relativePath"`
+	SHA256       string           `json:"sha256"`
+	NarHash      string           `json:"narHash"`
 	// Outputs are the outputs buildRedist needs for this archive (the
 	// detection's buildRedist.outputs, in buildRedist's order); empty when
 	// the detection has no buildRedist facts.
@@ -239,7 +239,7 @@ func ReleaseOf(a *Aggregate) Release {
 			platforms[platform] = true
 			for _, variant := range sortedKeys(a.Detail[name][platform]) {
 				arc := buildArchive(platform, variant, a.Detail[name][platform][variant])
-				arc.Vendored = vend[[3]string{name, platform, variant}]
+				arc.Vendored = vend[manifest.Archive{Package: name, Platform: platform, Variant: arc.Variant}]
 				for _, s := range append(append([]string{}, arc.SASS...), arc.PTX...) {
 					archs[s] = true
 				}
@@ -260,17 +260,12 @@ func ReleaseOf(a *Aggregate) Release {
 // buildRedist.json.
 func declarations(d features.Detail) map[string]features.BuildRedistDecl {
 	var archives []aggregate.ArchiveFacts
-	for _, pkg := range sortedKeys(d) {
-		for _, platform := range sortedKeys(d[pkg]) {
-			for _, variant := range sortedKeys(d[pkg][platform]) {
-				f := d[pkg][platform][variant].Features
-				if f.BuildRedist.Outputs == nil {
-					continue
-				}
-				archives = append(archives, aggregate.ArchiveFacts{Package: pkg, Platform: platform, Variant: manifest.VariantOfKey(variant),
-					Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
-			}
+	for _, a := range manifest.DetailArchives(d) {
+		f := a.Features
+		if f.BuildRedist.Outputs == nil {
+			continue
 		}
+		archives = append(archives, aggregate.ArchiveFacts{Archive: a.Archive, Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
 	}
 	return aggregate.Declarations(archives)
 }
@@ -278,7 +273,7 @@ func declarations(d features.Detail) map[string]features.BuildRedistDecl {
 func buildArchive(platform, variant string, e features.DetailEntry) Archive {
 	f := e.Features
 	arc := Archive{
-		Platform: platform, Variant: variant,
+		Platform: platform, Variant: manifest.ParseVariantKey(variant),
 		RelativePath: e.RelativePath, SHA256: e.SHA256, NarHash: f.NarHash,
 		Outputs:       append([]string{}, f.BuildRedist.Outputs...),
 		LegacyOutputs: features.TrueOutputs(f.Outputs),

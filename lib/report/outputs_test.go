@@ -12,7 +12,6 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // TestOutputsTableIsBuildRedists: the outputs table of each sample release
@@ -59,7 +58,7 @@ func TestOutputsTableIsBuildRedists(t *testing.T) {
 					if d.OutputsByPlatform[table.Platforms[i]] == nil {
 						d.OutputsByPlatform[table.Platforms[i]] = map[string][]string{}
 					}
-					d.OutputsByPlatform[table.Platforms[i]][manifest.VariantKeyOf(vo.Variant)] = vo.Outputs
+					d.OutputsByPlatform[table.Platforms[i]][vo.Variant.String()] = vo.Outputs
 				}
 			}
 			got[row.Package] = d

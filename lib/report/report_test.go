@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -32,7 +33,7 @@ func readAll(t *testing.T, dirs ...string) []*Aggregate {
 	return out
 }
 
-func findArchive(t *testing.T, rel Release, pkg, platform, variant string) Archive {
+func findArchive(t *testing.T, rel Release, pkg, platform string, variant manifest.Variant) Archive {
 	t.Helper()
 	for _, p := range rel.Packages {
 		for _, a := range p.Archives {
@@ -54,9 +55,9 @@ func TestSampleModel(t *testing.T) {
 	if r.Redist != "sample" || !reflect.DeepEqual(r.Versions(), []string{"1.0.0", "2.0.0"}) {
 		t.Fatalf("redist %q versions %v", r.Redist, r.Versions())
 	}
-	rt := findArchive(t, r.Releases[0], "cuda_demo_rt", "linux-x86_64", "None")
+	rt := findArchive(t, r.Releases[0], "cuda_demo_rt", "linux-x86_64", manifest.NoVariant)
 	want := Archive{
-		Platform: "linux-x86_64", Variant: "None", RelativePath: rt.RelativePath, SHA256: rt.SHA256, NarHash: rt.NarHash,
+		Platform: "linux-x86_64", RelativePath: rt.RelativePath, SHA256: rt.SHA256, NarHash: rt.NarHash,
 		Outputs: []string{"out", "include", "lib", "static", "stubs"}, LegacyOutputs: []string{"out", "dev", "include", "lib", "static", "stubs"},
 		SASS: []string{"sm_52", "sm_80", "sm_90"}, PTX: []string{"sm_90"}, TopPTX: "sm_90",
 		Provides: []string{"libdemo_driver.so.1", "libdemo_rt.so.1"}, Needs: []string{"libc.so.6", "libm.so.6"},
@@ -339,7 +340,7 @@ func TestSampleJSONGolden(t *testing.T) {
 // header title where each runs, and shades the family and specific
 // columns; the newest PTX marked is the newest generic one.
 func TestFamilyAndSpecificColumns(t *testing.T) {
-	arc := Archive{Platform: "linux-x86_64", Variant: "None", SASS: []string{"sm_90", "sm_90a", "sm_100f", "sm_120f"}, PTX: []string{"sm_90", "sm_120f"}}
+	arc := Archive{Platform: "linux-x86_64", SASS: []string{"sm_90", "sm_90a", "sm_100f", "sm_120f"}, PTX: []string{"sm_90", "sm_120f"}}
 	arc.TopPTX = topPTX(arc.PTX)
 	if arc.TopPTX != "sm_90" {
 		t.Errorf("topPTX(%v) = %q, want sm_90: a family PTX serves only its family", arc.PTX, arc.TopPTX)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
@@ -24,13 +25,13 @@ var defaultIndex = sync.OnceValue(sonameindex.Default)
 // vendoredOf classifies the libraries of a release's archives with the
 // default index, the release's own lib/ sonames being NVIDIA's; keyed by
 // package, platform and variant.
-func vendoredOf(detail features.Detail) map[[3]string][]VendoredLib {
+func vendoredOf(detail features.Detail) map[manifest.Archive][]VendoredLib {
 	archives := vendored.FromDetail(detail)
 	nvidia := vendored.NVIDIASonames(archives)
-	out := map[[3]string][]VendoredLib{}
+	out := map[manifest.Archive][]VendoredLib{}
 	for _, a := range archives {
 		for _, v := range vendored.CheckArchive(a, nvidia, defaultIndex()).Vendored {
-			k := [3]string{a.Package, a.Platform, a.Variant}
+			k := manifest.Archive{Package: a.Package, Platform: a.Platform, Variant: a.Variant}
 			out[k] = append(out[k], VendoredLib{Name: v.Name, Upstream: v.Upstream, Path: v.Path, Provider: v.Index[0].Provider})
 		}
 	}
@@ -53,8 +54,9 @@ func vendoredNames(libs []VendoredLib) []string {
 
 // vendoredRow is a line of the report's vendored-library table.
 type vendoredRow struct {
-	Package, Platform, Variant string
-	Libs                       []VendoredLib
+	Package, Platform string
+	Variant           manifest.Variant
+	Libs              []VendoredLib
 }
 
 // vendoredRows lists the archives of a release with vendored libraries.

@@ -93,7 +93,7 @@ func TestCLIEntriesAreTheManifestsArchives(t *testing.T) {
 		}
 		var want, have []string
 		for _, a := range m.Archives() {
-			want = append(want, archiveKey(a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256))
+			want = append(want, archiveKey(a.Package, a.Platform, a.Variant.String(), a.RelativePath, a.SHA256))
 		}
 		for _, e := range got[i] {
 			have = append(have, archiveKey(e.Package, e.Platform, e.Variant, e.RelativePath, e.SHA256))

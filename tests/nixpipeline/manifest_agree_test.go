@@ -163,7 +163,7 @@ func (g manifestGen) manifest() map[string]any {
 // aggregate takes from the Nix walker).
 func archiveKeys(a manifest.Archive, r *manifest.Release) string {
 	info := r.Info()
-	return strings.Join([]string{a.Package, a.Platform, a.VariantKey(), a.RelativePath, a.SHA256, info.Version, info.Name, info.License, info.LicensePath}, "|")
+	return strings.Join([]string{a.Package, a.Platform, a.Variant.String(), a.RelativePath, a.SHA256, info.Version, info.Name, info.License, info.LicensePath}, "|")
 }
 
 // TestNixWalkerListsWhatGoAccepts: the Go parser is the one validator,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/coverage"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // TestCoverageCUDA13 holds lib/check/coverage against NVIDIA's own support
@@ -31,7 +32,7 @@ func TestCoverageCUDA13(t *testing.T) {
 	for _, c := range dl {
 		isDropped[c.Name] = true
 	}
-	a, _, err := coverage.OfArchive("cu13", "linux-x86_64", "None", f, caps)
+	a, _, err := coverage.OfArchive(manifest.Archive{Package: "cu13", Platform: "linux-x86_64"}, f, caps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
@@ -97,7 +98,7 @@ func TestVendoredNsightSystems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := vendored.Archive{Package: "nsight_systems", Platform: "linux-x86_64", Features: f}
+	a := vendored.Archive{Archive: manifest.Archive{Package: "nsight_systems", Platform: "linux-x86_64"}, Features: f}
 	r := vendored.CheckArchive(a, vendored.NVIDIASonames([]vendored.Archive{a}), sonameindex.Default())
 	found := map[string]vendored.Library{}
 	for _, v := range r.Vendored {
@@ -154,7 +155,7 @@ func TestVendoredNoNVIDIALibrary(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		archives = append(archives, vendored.Archive{Package: name, Features: f})
+		archives = append(archives, vendored.Archive{Archive: manifest.Archive{Package: name}, Features: f})
 	}
 	nvidia := vendored.NVIDIASonames(archives)
 	for _, a := range archives {

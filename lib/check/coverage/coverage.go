@@ -2,13 +2,12 @@ package coverage
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // Capability is one entry of Nixpkgs' cudaCapabilities.
@@ -150,9 +149,9 @@ type Library struct {
 
 // Archive is one package, platform and variant.
 type Archive struct {
-	Package  string `json:"package"`
-	Platform string `json:"platform"`
-	Variant  string `json:"variant"`
+	Package  string           `json:"package"`
+	Platform string           `json:"platform"`
+	Variant  manifest.Variant `json:"variant"`
 	// Coverage maps each capability's name to the worst support among
 	// the libraries with device code (the package runs on a GPU only if
 	// each of them does); noDeviceCode when no library has any.
@@ -164,11 +163,11 @@ type Archive struct {
 
 // Gap is a library that nothing of runs on a capability's GPU.
 type Gap struct {
-	Package    string `json:"package"`
-	Platform   string `json:"platform"`
-	Variant    string `json:"variant"`
-	Library    string `json:"library"`
-	Capability string `json:"capability"`
+	Package    string           `json:"package"`
+	Platform   string           `json:"platform"`
+	Variant    manifest.Variant `json:"variant"`
+	Library    string           `json:"library"`
+	Capability string           `json:"capability"`
 	// SASS and PTX are the library's targets, to say what it has instead.
 	SASS []string `json:"sass"`
 	PTX  []string `json:"ptx"`
@@ -184,7 +183,8 @@ type Report struct {
 }
 
 // OfArchive computes one archive's coverage from its detection result.
-func OfArchive(pkg, platform, variant string, f *features.Features, caps []Capability) (Archive, []Gap, error) {
+func OfArchive(arc manifest.Archive, f *features.Features, caps []Capability) (Archive, []Gap, error) {
+	pkg, platform, variant := arc.Package, arc.Platform, arc.Variant
 	a := Archive{Package: pkg, Platform: platform, Variant: variant, Coverage: map[string]Support{}, Libraries: []Library{}}
 	var gaps []Gap
 	for _, c := range caps {
@@ -228,21 +228,16 @@ func nonNil(l []string) []string {
 // (none in a finished aggregate) are left out.
 func OfDetail(d features.Detail, caps []Capability) (*Report, error) {
 	r := &Report{Capabilities: Names(caps), Archives: []Archive{}, None: []Gap{}}
-	for _, pkg := range slices.Sorted(maps.Keys(d)) {
-		for _, platform := range slices.Sorted(maps.Keys(d[pkg])) {
-			for _, variant := range slices.Sorted(maps.Keys(d[pkg][platform])) {
-				e := d[pkg][platform][variant]
-				if e.Features == nil {
-					continue
-				}
-				a, gaps, err := OfArchive(pkg, platform, variant, e.Features, caps)
-				if err != nil {
-					return nil, err
-				}
-				r.Archives = append(r.Archives, a)
-				r.None = append(r.None, gaps...)
-			}
+	for _, da := range manifest.DetailArchives(d) {
+		if da.Features == nil {
+			continue
 		}
+		a, gaps, err := OfArchive(da.Archive, da.Features, caps)
+		if err != nil {
+			return nil, err
+		}
+		r.Archives = append(r.Archives, a)
+		r.None = append(r.None, gaps...)
 	}
 	return r, nil
 }

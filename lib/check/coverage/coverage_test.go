@@ -8,6 +8,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func mustParse(t *testing.T, s string) Capability {
@@ -123,7 +124,7 @@ func TestOfArchive(t *testing.T) {
 		{Path: "lib/libhost.so.1", Kind: "shared"},
 		{Path: "lib/stubs/libb.so", Kind: "shared", Stub: true, SASSArchitectures: []string{"sm_52"}},
 	}}
-	a, gaps, err := OfArchive("libx", "linux-x86_64", "None", f, caps)
+	a, gaps, err := OfArchive(manifest.Archive{Package: "libx", Platform: "linux-x86_64"}, f, caps)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,20 +141,20 @@ func TestOfArchive(t *testing.T) {
 	if got := a.Libraries[0].Coverage["12.0"]; got.Support != PTX || !cmp.Equal(got.Targets, []string{"sm_90"}) {
 		t.Errorf("liba on 12.0: %+v", got)
 	}
-	want := []Gap{{Package: "libx", Platform: "linux-x86_64", Variant: "None", Library: "lib/libb.so.1", Capability: "12.0",
+	want := []Gap{{Package: "libx", Platform: "linux-x86_64", Library: "lib/libb.so.1", Capability: "12.0",
 		SASS: []string{"sm_75", "sm_90a"}, PTX: []string{}}}
 	if diff := cmp.Diff(want, gaps); diff != "" {
 		t.Errorf("gaps (-want +got):\n%s", diff)
 	}
 
 	host := &features.Features{Libraries: []features.Library{{Path: "lib/libhost.so.1", Kind: "shared"}}}
-	a, gaps, err = OfArchive("cuda_cudart", "linux-x86_64", "None", host, caps)
+	a, gaps, err = OfArchive(manifest.Archive{Package: "cuda_cudart", Platform: "linux-x86_64"}, host, caps)
 	if err != nil || len(gaps) != 0 || a.Coverage["9.0a"] != NoDeviceCode || len(a.Libraries) != 0 {
 		t.Errorf("host-only archive: %+v, gaps %v, err %v", a, gaps, err)
 	}
 
 	bad := &features.Features{Libraries: []features.Library{{Path: "lib/libbad.so", SASSArchitectures: []string{"gfx90a"}}}}
-	if _, _, err := OfArchive("libbad", "linux-x86_64", "None", bad, caps); err == nil || !strings.Contains(err.Error(), "libbad linux-x86_64 None: lib/libbad.so") {
+	if _, _, err := OfArchive(manifest.Archive{Package: "libbad", Platform: "linux-x86_64"}, bad, caps); err == nil || !strings.Contains(err.Error(), "libbad linux-x86_64 None: lib/libbad.so") {
 		t.Errorf("bad target: err = %v, want it to name the archive and library", err)
 	}
 }
@@ -173,7 +174,7 @@ func TestOfDetail(t *testing.T) {
 	}
 	var order []string
 	for _, a := range r.Archives {
-		order = append(order, a.Package+"/"+a.Platform+"/"+a.Variant+"="+string(a.Coverage["8.0"])+","+string(a.Coverage["10.0f"]))
+		order = append(order, a.Package+"/"+a.Platform+"/"+a.Variant.String()+"="+string(a.Coverage["8.0"])+","+string(a.Coverage["10.0f"]))
 	}
 	want := []string{"liba/linux-x86_64/cuda12=none,sass", "libz/linux-sbsa/None=sass,none", "libz/linux-x86_64/None=sass,sass"}
 	if diff := cmp.Diff(want, order); diff != "" {

@@ -174,7 +174,7 @@ func (fr *Fix) cases(fcs []nixpkgscheck.FixCase, probe []pkgeval.Result) []nixfi
 		r := fc.Result
 		c := nixfix.Case{Name: fc.Name, Platform: fc.Platform, CudaVersion: fc.CudaVersion, Options: fr.options(fc.CudaVersion), Outputs: r.Outputs, Hook: r.IncludeRemoveStubsFromRunpathHook, FHS: r.AllowFHSReferences}
 		for _, a := range fc.Archives {
-			c.Archives = append(c.Archives, nixfix.Archive{Name: a.Platform + " " + a.Variant + " " + a.Manifest, Tree: a.Features.Tree})
+			c.Archives = append(c.Archives, nixfix.Archive{Name: a.Platform + " " + a.Variant.String() + " " + a.Manifest, Tree: a.Features.Tree})
 		}
 		if fc.Case < len(probe) && probe[fc.Case].OK() {
 			c.Probe = probe[fc.Case].Outputs

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func mustWrite(t *testing.T, path, text string) {
@@ -104,7 +105,7 @@ func TestWriteKeepsEditsMadeMeanwhile(t *testing.T) {
 func TestNewFilesBoundPname(t *testing.T) {
 	long := strings.Repeat("k", 10_000)
 	tree := features.Tree{Files: []string{"LICENSE", "include/h.h", "lib/libh.so"}}
-	arch := []nixpkgscheck.Archive{{Platform: "linux-x86_64", Variant: "None", Features: &features.Features{Tree: tree}}}
+	arch := []nixpkgscheck.Archive{{Archive: manifest.Archive{Platform: "linux-x86_64"}, Features: &features.Features{Tree: tree}}}
 	fr := &Fix{PackagesDir: t.TempDir(), Old: map[string]string{}, New: map[string]string{}}
 	fr.newFiles([]nixpkgscheck.Unpackaged{
 		{Redist: "cuda", Package: long, Archives: arch, CudaVersions: []string{"12.8"}},

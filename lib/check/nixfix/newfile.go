@@ -15,7 +15,7 @@ import (
 // NewArchive is one archive of a package that has no package file yet.
 type NewArchive struct {
 	Platform string // hostRedistSystem: linux-x86_64, ...
-	Variant  string // "cuda12"; "" or "None" for none
+	Variant  manifest.Variant
 	Options  buildredist.Options
 	Tree     features.Tree
 }
@@ -32,14 +32,14 @@ func NewFile(redist, pname string, archives []NewArchive) (string, error) {
 	facts := make([]aggregate.ArchiveFacts, len(archives))
 	withVariant, without := false, false
 	for i, a := range archives {
-		v := manifest.VariantOfKey(a.Variant)
-		withVariant, without = withVariant || v != "", without || v == ""
+		v := a.Variant
+		withVariant, without = withVariant || v != manifest.NoVariant, without || v == manifest.NoVariant
 		if withVariant && without {
 			// Conditions on cudaMajorVersion cannot tell a variant from
 			// an archive for every CUDA version.
 			return "", fmt.Errorf("%s has archives with and without CUDA variants; write its file by hand", pname)
 		}
-		facts[i] = aggregate.ArchiveFacts{Package: pname, Platform: a.Platform, Variant: v, Facts: buildredist.Analyze(a.Tree, a.Options)}
+		facts[i] = aggregate.ArchiveFacts{Archive: manifest.Archive{Package: pname, Platform: a.Platform, Variant: v}, Facts: buildredist.Analyze(a.Tree, a.Options)}
 	}
 	decl, ok := aggregate.Declarations(facts)[pname]
 	if !ok {
@@ -123,7 +123,7 @@ func newFileHook(archives []NewArchive, facts []aggregate.ArchiveFacts, decl fea
 			if strings.HasPrefix(a.Platform, "windows") {
 				continue
 			}
-			v := manifest.VariantKeyOf(facts[i].Variant)
+			v := facts[i].Variant.String() // buildRedist.json's key
 			d := declcheck.Declaration{Outputs: decl.OutputsByPlatform[a.Platform][v], IncludeRemoveStubsFromRunpathHook: hook, AllowFHSReferences: true}
 			for _, f := range declcheck.Check(a.Tree, d, a.Options) {
 				if f.Error {

@@ -31,7 +31,7 @@ type Finding struct {
 	Kind     string   `json:"kind"`
 	Package  string   `json:"package,omitempty"`
 	Platform string   `json:"platform,omitempty"`
-	Variant  string   `json:"variant,omitempty"`
+	Variant  string   `json:"variant,omitempty"` // the report's spelling (manifest.Variant.String): "None" for none
 	Version  string   `json:"version,omitempty"` // the manifest's
 	Declared []string `json:"declared,omitempty"`
 	Needed   []string `json:"needed,omitempty"`
@@ -91,7 +91,7 @@ func (p *Plan) failures() []Finding {
 			if tg.Failure != "" {
 				msg = "the archive could not be checked: " + tg.Failure
 			}
-			out = append(out, Finding{Level: LevelFailure, Kind: "fetchFailure", Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest,
+			out = append(out, Finding{Level: LevelFailure, Kind: "fetchFailure", Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant.String(), Version: tg.Manifest,
 				Message: msg})
 		}
 	}
@@ -176,7 +176,7 @@ func (p *Plan) providers() providers {
 		if tg.Features == nil {
 			continue
 		}
-		a := sonames.FromFeatures(tg.Package, tg.Platform, tg.Variant, tg.Features)
+		a := sonames.FromFeatures(tg.Archive.Archive, tg.Features)
 		k := [2]string{tg.Redist, tg.Manifest}
 		perManifest[k] = append(perManifest[k], a)
 		all = append(all, a)
@@ -192,7 +192,7 @@ func (p *Plan) providers() providers {
 // buildRedist's simulation, then the sonames it needs.
 func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[string][]pkgeval.Result, pv providers) []Finding {
 	opts := buildredist.Options{CudaMajor: manifest.CudaMajor(tg.cudaVersion), Globstar: p.in.Globstar}
-	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest,
+	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant.String(), Version: tg.Manifest,
 		Needed: buildredist.Analyze(tg.Features.Tree, opts).Outputs}
 	file, ok := byPname[tg.Package]
 	if !ok {
@@ -212,7 +212,7 @@ func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[str
 	if !ev.HasDeps {
 		return out // its inputs do not evaluate (reported already)
 	}
-	archive := sonames.FromFeatures(tg.Package, tg.Platform, tg.Variant, tg.Features)
+	archive := sonames.FromFeatures(tg.Archive.Archive, tg.Features)
 	needs := sonames.Needs(archive, pv.perManifest[[2]string{tg.Redist, tg.Manifest}], pv.everything)
 	in := sonames.Inputs{BuildInputs: ev.BuildInputs, Available: available(ev, byPname, results, tg.caseIndex),
 		Ignore: ev.IgnoreMissingDeps, IgnoreAll: ev.IgnoreAllMissingDeps}
@@ -231,7 +231,7 @@ func (p *Plan) vendoredTarget(tg target, byPname map[string]string, nvidia map[s
 	if p.in.Vendored == nil || !ok {
 		return nil
 	}
-	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Version: tg.Manifest}
+	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant.String(), Version: tg.Manifest}
 	return p.vendoredFindings(tg, base, file, nvidia)
 }
 

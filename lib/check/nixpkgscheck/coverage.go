@@ -25,7 +25,7 @@ func CoverageFindings(archives []Archive, caps []coverage.Capability, required b
 		if a.Features == nil {
 			continue
 		}
-		_, gaps, err := coverage.OfArchive(a.Package, a.Platform, a.Variant, a.Features, caps)
+		_, gaps, err := coverage.OfArchive(a.Archive, a.Features, caps)
 		if err != nil {
 			return nil, fmt.Errorf("capability coverage of %s %s: %w", a.Redist, a.Manifest, err)
 		}
@@ -46,7 +46,7 @@ func gapFindings(a Archive, gaps []coverage.Gap, required bool) []Finding {
 		}
 		g := gaps[i]
 		out = append(out, Finding{Level: level(required), Kind: KindCapabilityNotCovered,
-			Package: a.Package, Platform: a.Platform, Variant: a.Variant, Version: a.Manifest, Path: g.Library,
+			Package: a.Package, Platform: a.Platform, Variant: a.Variant.String(), Version: a.Manifest, Path: g.Library,
 			Message: fmt.Sprintf("no SASS runs on and no PTX JIT-compiles for cudaCapabilities %s (the library has SASS %s; PTX %s)",
 				strings.Join(names, ", "), listOrNone(g.SASS), listOrNone(g.PTX))})
 		i = j

@@ -49,10 +49,10 @@ func BaseURL(urls []string, redist string, single bool) (url string, guessed boo
 // CudaVersion is the cudaVersion a package file is evaluated with for an
 // archive: override (--cuda-version) if given, else the cuda redist's own
 // major.minor, else DefaultCudaVersion; an archive of a CUDA variant
-// ("cuda12"; "" for none) whose major differs gets major.0, as Nixpkgs
-// selects that variant only for that major; a major.minor variant
-// ("cuda13.1") gets that version.
-func CudaVersion(override, redist, manifestVersion, variant string) string {
+// ("cuda12") whose major differs gets major.0, as Nixpkgs selects that
+// variant only for that major; a major.minor variant ("cuda13.1") gets
+// that version.
+func CudaVersion(override, redist, manifestVersion string, variant manifest.Variant) string {
 	v := override
 	if v == "" {
 		v = DefaultCudaVersion

@@ -2,6 +2,8 @@ package nixpkgscheck
 
 import (
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func TestBaseURL(t *testing.T) {
@@ -54,10 +56,9 @@ func TestCudaVersion(t *testing.T) {
 		{"13.1", "cudnn", "9.8.0", "cuda13", "13.1"},   //
 		{"", "cudnn", "9.8.0", "cuda1", "1.0"},         // "12.8" is no version of major 1
 		{"", "cuda", "12", "", "12"},                   // a version without minor
-		{"", "cudnn", "9.8.0", "None", "12.8"},         // the index format's no-variant is none
 	}
 	for _, tc := range tests {
-		if got := CudaVersion(tc.override, tc.redist, tc.version, tc.variant); got != tc.want {
+		if got := CudaVersion(tc.override, tc.redist, tc.version, manifest.Variant(tc.variant)); got != tc.want {
 			t.Errorf("CudaVersion(%q, %q, %q, %q) = %q, want %q", tc.override, tc.redist, tc.version, tc.variant, got, tc.want)
 		}
 	}

@@ -25,9 +25,7 @@ type Manifest struct {
 type Archive struct {
 	Redist   string
 	Manifest string // the manifest's version
-	Package  string
-	Platform string
-	Variant  string // "None" for none, as the pipeline names it
+	manifest.Archive
 	// Features is the archive's detection; nil when it could not be
 	// fetched, unpacked or detected (or nothing was fetched: EvalOnly).
 	Features *features.Features
@@ -101,7 +99,7 @@ func NewPlan(in Input) *Plan {
 		if !Checked(a.Platform) {
 			continue
 		}
-		tg := target{Archive: a, cudaVersion: CudaVersion(in.CudaVersion, a.Redist, a.Manifest, manifest.VariantOfKey(a.Variant))}
+		tg := target{Archive: a, cudaVersion: CudaVersion(in.CudaVersion, a.Redist, a.Manifest, a.Variant)}
 		key := caseKey{EvalPlatform(a.Platform), tg.cudaVersion, a.Redist, a.Manifest}
 		i, ok := index[key]
 		if !ok {

@@ -78,7 +78,7 @@ func removed(patterns []string, p string) bool {
 // its package file keeps. nvidia is the release's NVIDIA sonames.
 func (p *Plan) vendoredFindings(tg target, base Finding, file string, nvidia map[string][]string) []Finding {
 	vc := p.in.Vendored
-	r := vendored.CheckArchive(vendored.Archive{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant, Features: tg.Features}, nvidia, vc.Index)
+	r := vendored.CheckArchive(vendored.Archive{Archive: tg.Archive.Archive, Features: tg.Features}, nvidia, vc.Index)
 	if len(r.Vendored) == 0 {
 		return nil
 	}
@@ -118,7 +118,7 @@ func (p *Plan) nvidiaSonames() map[string][]string {
 	var as []vendored.Archive
 	for _, tg := range p.targets {
 		if tg.Features != nil {
-			as = append(as, vendored.Archive{Package: tg.Package, Features: tg.Features})
+			as = append(as, vendored.Archive{Archive: tg.Archive.Archive, Features: tg.Features})
 		}
 	}
 	return vendored.NVIDIASonames(as)

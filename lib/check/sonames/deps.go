@@ -6,19 +6,19 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // Archive is one archive's libraries.
 type Archive struct {
-	Package, Platform, Variant string
-	Provided, Needed           []string
+	manifest.Archive
+	Provided, Needed []string
 }
 
 // FromFeatures reads an archive's provided and needed sonames (every
 // group of lib/).
-func FromFeatures(pkg, platform, variant string, f *features.Features) Archive {
-	return Archive{Package: pkg, Platform: platform, Variant: variant,
-		Provided: flatten(f.ProvidedLibs), Needed: flatten(f.NeededLibs)}
+func FromFeatures(a manifest.Archive, f *features.Features) Archive {
+	return Archive{Archive: a, Provided: flatten(f.ProvidedLibs), Needed: flatten(f.NeededLibs)}
 }
 
 func flatten(g features.Grouped) []string {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 func TestSystem(t *testing.T) {
@@ -20,13 +22,13 @@ func TestSystem(t *testing.T) {
 }
 
 var release = []Archive{
-	{Package: "libcublas", Platform: "linux-x86_64", Provided: []string{"libcublas.so.12", "libcublasLt.so.12"}, Needed: []string{"libcublasLt.so.12", "libc.so.6"}},
-	{Package: "libcublas", Platform: "linux-sbsa", Provided: []string{"libcublas.so.12", "libcublasLt.so.12"}},
-	{Package: "libnvjitlink", Platform: "linux-x86_64", Provided: []string{"libnvJitLink.so.12"}},
-	{Package: "libcusparse", Platform: "linux-x86_64", Provided: []string{"libcusparse.so.12"}, Needed: []string{"libnvJitLink.so.12"}},
-	{Package: "libcusolver", Platform: "linux-x86_64", Provided: []string{"libcusolver.so.11"},
+	{Archive: manifest.Archive{Package: "libcublas", Platform: "linux-x86_64"}, Provided: []string{"libcublas.so.12", "libcublasLt.so.12"}, Needed: []string{"libcublasLt.so.12", "libc.so.6"}},
+	{Archive: manifest.Archive{Package: "libcublas", Platform: "linux-sbsa"}, Provided: []string{"libcublas.so.12", "libcublasLt.so.12"}},
+	{Archive: manifest.Archive{Package: "libnvjitlink", Platform: "linux-x86_64"}, Provided: []string{"libnvJitLink.so.12"}},
+	{Archive: manifest.Archive{Package: "libcusparse", Platform: "linux-x86_64"}, Provided: []string{"libcusparse.so.12"}, Needed: []string{"libnvJitLink.so.12"}},
+	{Archive: manifest.Archive{Package: "libcusolver", Platform: "linux-x86_64"}, Provided: []string{"libcusolver.so.11"},
 		Needed: []string{"libcublas.so.12", "libcublasLt.so.12", "libcusparse.so.12", "libnvJitLink.so.12", "libgomp.so.1", "libz.so.1", "libcuda.so.1"}},
-	{Package: "libcusolver", Platform: "linux-sbsa", Provided: []string{"libcusolver.so.11"}, Needed: []string{"libcusparse.so.12", "libcublas.so.12"}},
+	{Archive: manifest.Archive{Package: "libcusolver", Platform: "linux-sbsa"}, Provided: []string{"libcusolver.so.11"}, Needed: []string{"libcusparse.so.12", "libcublas.so.12"}},
 }
 
 func TestNeeds(t *testing.T) {
@@ -53,7 +55,7 @@ func TestNeeds(t *testing.T) {
 	if got := Needs(release[0], ix); len(got) != 0 {
 		t.Errorf("libcublas needs %v", got)
 	}
-	other := NewIndex([]Archive{{Package: "libcusparse", Platform: "linux-sbsa", Provided: []string{"libcusparse.so.12"}}})
+	other := NewIndex([]Archive{{Archive: manifest.Archive{Package: "libcusparse", Platform: "linux-sbsa"}, Provided: []string{"libcusparse.so.12"}}})
 	got = Needs(release[5], ix, other)
 	if got[0].Providers[0] != "libcusparse" {
 		t.Errorf("second index not used: %v", got)

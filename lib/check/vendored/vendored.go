@@ -8,31 +8,28 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
 // Archive is one archive's detection result.
 type Archive struct {
-	Package, Platform, Variant string
-	Features                   *features.Features
+	manifest.Archive
+	Features *features.Features
 }
 
 // FromDetail lists the archives of a detail.json, sorted by package,
 // platform and variant.
 func FromDetail(detail features.Detail) []Archive {
 	var out []Archive
-	for pkg, platforms := range detail {
-		for platform, variants := range platforms {
-			for variant, en := range variants {
-				if en.Features != nil {
-					out = append(out, Archive{Package: pkg, Platform: platform, Variant: variant, Features: en.Features})
-				}
-			}
+	for _, a := range manifest.DetailArchives(detail) {
+		if a.Features != nil {
+			out = append(out, Archive{Archive: a.Archive, Features: a.Features})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
-		return a.Package+"\x00"+a.Platform+"\x00"+a.Variant < b.Package+"\x00"+b.Platform+"\x00"+b.Variant
+		return a.Package+"\x00"+a.Platform+"\x00"+a.Variant.String() < b.Package+"\x00"+b.Platform+"\x00"+b.Variant.String()
 	})
 	return out
 }
@@ -94,10 +91,10 @@ type Tie struct {
 
 // Result is one archive's vendored libraries.
 type Result struct {
-	Package  string    `json:"package"`
-	Platform string    `json:"platform"`
-	Variant  string    `json:"variant"`
-	Vendored []Library `json:"vendored"`
+	Package  string           `json:"package"`
+	Platform string           `json:"platform"`
+	Variant  manifest.Variant `json:"variant"`
+	Vendored []Library        `json:"vendored"`
 	// NVIDIA are the ties decided for NVIDIA (see Tie).
 	NVIDIA []Tie `json:"nvidia"`
 }

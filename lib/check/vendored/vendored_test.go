@@ -9,6 +9,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
@@ -44,8 +45,8 @@ func archives() []vendored.Archive {
 	opencl := &features.Features{ProvidedLibs: features.Grouped{List: []string{"libOpenCL.so.1"}},
 		Libraries: []features.Library{lib("lib/libOpenCL.so.1", "libOpenCL.so.1")}}
 	return []vendored.Archive{
-		{Package: "cuda_opencl", Platform: "linux-x86_64", Features: opencl},
-		{Package: "nsight_systems", Platform: "linux-x86_64", Features: nsys},
+		{Archive: manifest.Archive{Package: "cuda_opencl", Platform: "linux-x86_64"}, Features: opencl},
+		{Archive: manifest.Archive{Package: "nsight_systems", Platform: "linux-x86_64"}, Features: nsys},
 	}
 }
 
@@ -151,7 +152,7 @@ func TestManyLibraries(t *testing.T) {
 	if err := ix.Read(strings.NewReader(text.String()), "many"); err != nil {
 		t.Fatal(err)
 	}
-	r := vendored.CheckArchive(vendored.Archive{Package: "p", Features: f}, nil, ix)
+	r := vendored.CheckArchive(vendored.Archive{Archive: manifest.Archive{Package: "p"}, Features: f}, nil, ix)
 	if len(r.Vendored) != 10000 {
 		t.Fatalf("%d vendored, want 10000", len(r.Vendored))
 	}
