@@ -33,12 +33,6 @@ var (
 	hdrs   = features.Tree{Files: []string{"LICENSE", "include/h.h", "lib/libh.so"}}
 )
 
-var (
-	x86    = target{"linux-x86_64", "12.8", rtX86}
-	sbsa   = target{"linux-sbsa", "12.8", rtSbsa}
-	x86v13 = target{"linux-x86_64", "13.0", rtSbsa}
-)
-
 // evaluate evaluates text as a package file for each target with the
 // stand-in (so which branch applies is Nix's answer, as in
 // check-nixpkgs) and returns the fixer's cases.
