@@ -21,7 +21,7 @@
   : Path of the static cuda-redist-detector binary, or a derivation with it
     in bin/: the builder of the unpack and detect derivations (default
     `null`: `program`, which has the same commands). Built from its own
-    sources alone (nix/detector-source.nix), it keeps every per-archive
+    sources alone (nix/listed-source.nix), it keeps every per-archive
     derivation when only the CLI or the rules change.
 
   `aggregateProgram`
