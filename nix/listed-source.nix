@@ -67,13 +67,7 @@ let
     }) (builtins.concatMap dirsOf listed)
   );
 in
-builtins.path {
-  path = root;
+import ./filtered-source.nix {
   name = "${program}-source";
-  filter =
-    path: type:
-    let
-      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
-    in
-    if type == "directory" then dirs ? ${rel} else files ? ${rel};
-}
+  keep = { rel, type, ... }: if type == "directory" then dirs ? ${rel} else files ? ${rel};
+} root
