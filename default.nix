@@ -17,8 +17,8 @@
 
   `aggregateProgram`
   : The static cuda-redist-aggregate (a path), or a derivation with it in
-    bin/: the builder of the aggregate and merged-index derivations
-    (default `null`: `program`).
+    bin/: the builder of the aggregate, buildRedist and merged-index
+    derivations (default `null`: `program`).
 
   `system`
   : The system to build on (default: `builtins.currentSystem`).

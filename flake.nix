@@ -94,14 +94,16 @@
           inherit version;
         };
         # The builder of the unpack and detect derivations, from its own
-        # sources alone (nix/detector-source.nix).
-        detector = (pkgsFor system).callPackage ./nix/detector-package.nix {
-          src = import ./nix/detector-source.nix ./.;
+        # sources alone (nix/builder-package.nix).
+        detector = (pkgsFor system).callPackage ./nix/builder-package.nix {
+          program = "cuda-redist-detector";
+          root = ./.;
         };
-        # The builder of the aggregate and merged-index derivations, from
-        # its own sources alone (nix/aggregate-source.nix).
-        aggregate = (pkgsFor system).callPackage ./nix/aggregate-package.nix {
-          src = import ./nix/aggregate-source.nix ./.;
+        # The builder of the aggregate, buildRedist and merged-index
+        # derivations, from its own sources alone.
+        aggregate = (pkgsFor system).callPackage ./nix/builder-package.nix {
+          program = "cuda-redist-aggregate";
+          root = ./.;
         };
         # The binary with its Nix library in share/cuda-redist-find-features:
         # `nix run .# -- process-manifests ...` works from any directory.

@@ -4,7 +4,8 @@
   of the manifest walker (nix/tests.nix). Every check is a sandboxed
   derivation whose builder is the binary's `compare`: it fails the
   build on any difference and logs the first ones. No stdenv, so they run
-  offline.
+  offline. The binary is the CLI, by design (docs/design.md): a check
+  tests the CLI, so it reruns when the CLI changes.
 
   # Inputs
 

@@ -1,8 +1,8 @@
 /**
   A copy of the repository into the store that keeps only what `keep`
   accepts: the one way the flake's source sets (nix/source.nix,
-  nix/nixlib-source.nix, nix/test-source.nix) are cut, so each says only
-  what it keeps.
+  nix/nixlib-source.nix, nix/test-source.nix, nix/listed-source.nix) are
+  cut, so each says only what it keeps.
 
   # Inputs
 

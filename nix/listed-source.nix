@@ -3,7 +3,13 @@
   files cmd/<program>/sources.txt lists (its packages' Go and assembly
   files, those of the vendored packages it imports, go.mod, go.sum and
   vendor/modules.txt), which tests/layout holds to what `go list -deps`
-  says it compiles on every target of the flake.
+  says it compiles on every target of the flake (nix/builder-package.nix
+  builds the program from it).
+
+  An edit to any other file (the CLI, reports, checks, --fix, printing,
+  the other builder program, the Nix files, another vendored module)
+  leaves this source, the program built from it, and so every derivation
+  it builds, as they are.
 
   A filter over `builtins.path` rather than nixpkgs' `lib.fileset`: the
   same exact set of files, and usable from default.nix without nixpkgs.
@@ -61,13 +67,7 @@ let
     }) (builtins.concatMap dirsOf listed)
   );
 in
-builtins.path {
-  path = root;
+import ./filtered-source.nix {
   name = "${program}-source";
-  filter =
-    path: type:
-    let
-      rel = builtins.substring (builtins.stringLength (toString root) + 1) (-1) (toString path);
-    in
-    if type == "directory" then dirs ? ${rel} else files ? ${rel};
-}
+  keep = { rel, type, ... }: if type == "directory" then dirs ? ${rel} else files ? ${rel};
+} root

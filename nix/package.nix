@@ -33,12 +33,12 @@
   : The version, also linked into the binary as `main.version`.
 
   `detector`
-  : The cuda-redist-detector package (nix/detector-package.nix) to install
+  : The cuda-redist-detector package (nix/builder-package.nix) to install
     beside the binary, where process-manifests and check-nixpkgs find it,
     or `null` (the default).
 
   `aggregate`
-  : The cuda-redist-aggregate package (nix/aggregate-package.nix) to
+  : The cuda-redist-aggregate package (nix/builder-package.nix) to
     install beside the binary, or `null` (the default).
 
   `nixLib`

@@ -21,16 +21,17 @@
   : Path of the static cuda-redist-detector binary, or a derivation with it
     in bin/: the builder of the unpack and detect derivations (default
     `null`: `program`, which has the same commands). Built from its own
-    sources alone (nix/detector-source.nix), it keeps every per-archive
+    sources alone (nix/listed-source.nix), it keeps every per-archive
     derivation when only the CLI or the rules change.
 
   `aggregateProgram`
   : Path of the static cuda-redist-aggregate binary, or a derivation with
-    it in bin/: the builder of the aggregate and merged-index derivations
-    (default `null`: `program`, which has the same commands). Built from
-    its own sources alone (nix/aggregate-source.nix), it keeps every
-    aggregate when only the CLI (reports, checks, --fix, printing)
-    changes.
+    it in bin/: the builder of the aggregate, buildRedist and
+    merged-index derivations (default `null`: `program`, which has the
+    same commands). Built from its own sources alone
+    (nix/listed-source.nix), it keeps every one of them when only the CLI
+    (reports, checks, --fix, printing) changes; the reports alone
+    (nix/report.nix) are the CLI's.
 
   `system`
   : The system the derivations build on (archives of any platform are
@@ -102,7 +103,8 @@ let
     else
       "${detectorProgram}";
 
-  # The builder of the per-manifest derivations (aggregate, merged index).
+  # The builder of the per-manifest derivations (aggregate, buildRedist,
+  # merged index).
   aggregateBuilder =
     if aggregateProgram == null then
       builder
@@ -701,10 +703,12 @@ rec {
           )
         )
       ) withDrvs;
-      # The buildRedist declarations alone, as JSON.
+      # The buildRedist declarations alone, as JSON: the aggregate
+      # builder's, so that a change of the CLI alone keeps it.
       buildRedist = derivation {
         name = sanitize "${redistName}-${version}-buildRedist.json";
-        inherit system builder;
+        inherit system;
+        builder = aggregateBuilder;
         args = [
           "print-buildredist"
           "--json"

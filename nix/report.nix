@@ -3,10 +3,12 @@
   `report.html` (static, self-contained) and `report.json` (schema:
   `cuda-redist-find-features print-feature-schema --format report`).
 
-  Like the other derivations of the pipeline, its builder is the static
+  Like the other derivations of the pipeline, its builder is a static
   binary: no stdenv, no shell, no Graphviz (the report lays out
   its dependency graph itself), so the closure is the binary plus the
-  aggregates.
+  aggregates. The binary is the CLI, by design (docs/design.md): the
+  report is the CLI's `report`, so a change of the CLI rebuilds it (and
+  nothing else of the pipeline).
 
   # Inputs
 

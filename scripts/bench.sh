@@ -36,7 +36,7 @@ bin="$cache/cuda-redist-find-features"
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-find-features
 # The unpack, detect and cold rows run the detector, the builder of the
 # pipeline's unpack and detect derivations, built as scripts/sample.sh
-# and nix/detector-package.nix build it.
+# and nix/builder-package.nix build it.
 det="$cache/cuda-redist-detector"
 CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
 # The builder of the aggregate and index derivations (the eval row).

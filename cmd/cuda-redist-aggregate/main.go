@@ -1,124 +1,77 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
-	flag "github.com/spf13/pflag"
-
 	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/buildercli"
 )
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage: cuda-redist-aggregate aggregate [--attrs FILE]
+var program = buildercli.Program{
+	Name: "cuda-redist-aggregate",
+	Usage: `usage: cuda-redist-aggregate aggregate [--attrs FILE]
        cuda-redist-aggregate merge-index [--attrs FILE] [--out FILE] [INDEX.json...]
+       cuda-redist-aggregate print-buildredist --json [--out FILE] FILE|DIR
 
-The builder of the pipeline's aggregate and merged-index derivations. Run
-with --help after a command for its flags.
-`
-
-// errUsage marks a misuse of the command line (exit status 2).
-var errUsage = errors.New("usage")
+The builder of the pipeline's aggregate, merged-index and buildRedist
+derivations. Run with --help after a command for its flags.
+`,
+	Commands: []buildercli.Command{
+		{Name: "aggregate", Run: runAggregate},
+		{Name: "merge-index", Run: runMergeIndex},
+		{Name: "print-buildredist", Run: runPrintBuildRedist},
+	},
+}
 
 // run is main without the process: the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return 2
-	}
-	var err error
-	switch args[0] {
-	case "aggregate":
-		err = runAggregate(args[1:], stderr, log)
-	case "merge-index":
-		err = runMergeIndex(args[1:], stdout, stderr)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		err = fmt.Errorf("%w: unknown command %q (aggregate, merge-index)", errUsage, args[0])
-	}
-	return exitCode(err, stderr)
+	return program.Run(args, stdout, stderr)
 }
 
-func exitCode(err error, stderr io.Writer) int {
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "cuda-redist-aggregate: %v\n%s", err, usage)
-		return 2
-	}
-	fmt.Fprintf(stderr, "cuda-redist-aggregate: %v\n", err)
-	return 1
-}
-
-func newFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.SetInterspersed(true)
-	return fs
-}
-
-func runAggregate(args []string, stderr io.Writer, log *slog.Logger) error {
-	fs := newFlags("aggregate", stderr)
+func runAggregate(args []string, e buildercli.Env) error {
+	fs := buildercli.Flags("aggregate", e.Stderr)
 	attrsFile := fs.String("attrs", "", "structured attributes file (default: $NIX_BUILD_TOP/.attrs.json)")
-	if err := fs.Parse(args); err != nil {
-		return flagError(fs, err)
-	}
-	if fs.NArg() != 0 {
-		return fmt.Errorf("%w: aggregate takes no arguments, got %d", errUsage, fs.NArg())
-	}
-	var a aggregate.Attrs
-	if _, err := builderattrs.Load(*attrsFile, &a); err != nil {
+	if _, err := buildercli.Parse(fs, args, 0, "no arguments"); err != nil {
 		return err
 	}
-	return aggregate.Build(a, log)
+	return aggregate.BuildFromAttrs(*attrsFile, e.Log)
 }
 
-func runMergeIndex(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("merge-index", stderr)
+func runMergeIndex(args []string, e buildercli.Env) error {
+	fs := buildercli.Flags("merge-index", e.Stderr)
 	attrsFile := fs.String("attrs", "", "structured attributes file (default: $NIX_BUILD_TOP/.attrs.json when no files are given)")
 	out := fs.String("out", "", "write the merged index here instead of stdout")
-	if err := fs.Parse(args); err != nil {
-		return flagError(fs, err)
-	}
-	paths, dest := fs.Args(), *out
-	if len(paths) == 0 {
-		var a aggregate.MergeAttrs
-		if _, err := builderattrs.Load(*attrsFile, &a); err != nil {
-			return err
-		}
-		o, err := a.Out()
-		if err != nil {
-			return err
-		}
-		paths, dest = a.Indexes, o
-	}
-	data, err := aggregate.MergeIndexFiles(paths)
+	paths, err := buildercli.Parse(fs, args, -1, "")
 	if err != nil {
 		return err
 	}
-	if dest == "" {
-		_, err = stdout.Write(data)
-		return err
-	}
-	return atomicfile.Write(dest, data)
+	return aggregate.MergeIndex(*attrsFile, paths, *out, e.Stdout)
 }
 
-// flagError is a flag parse error as a usage error (help as is).
-func flagError(fs *flag.FlagSet, err error) error {
-	if errors.Is(err, flag.ErrHelp) {
+// runPrintBuildRedist is the buildRedist derivation's builder: the
+// declarations of an aggregate as JSON. The table is the CLI's
+// print-buildredist (printing is CLI code: a change to it leaves this
+// program, and every derivation it builds, as they are); --json is
+// required, so that the derivation's arguments mean the same to both.
+func runPrintBuildRedist(args []string, e buildercli.Env) error {
+	fs := buildercli.Flags("print-buildredist", e.Stderr)
+	asJSON := fs.Bool("json", false, "print JSON (required: the table is the CLI's)")
+	out := fs.String("out", "", "write to this file instead of stdout")
+	rest, err := buildercli.Parse(fs, args, 1, "one FILE or DIR")
+	if err != nil {
 		return err
 	}
-	return fmt.Errorf("%w: %s: %v", errUsage, fs.Name(), err)
+	if !*asJSON {
+		return buildercli.Usagef("print-buildredist prints JSON only (--json): the table is cuda-redist-find-features print-buildredist's")
+	}
+	decls, err := aggregate.ReadDecls(aggregate.BuildRedistFile(rest[0]))
+	if err != nil {
+		return err
+	}
+	return aggregate.WriteDecls(decls, *out, e.Stdout)
 }

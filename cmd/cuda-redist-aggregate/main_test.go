@@ -77,3 +77,49 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintBuildRedist: print-buildredist --json, the buildRedist
+// derivation's builder, writes an aggregate's buildRedist.json as the
+// aggregate wrote it (the golden file, canonical) from the directory or
+// the file, to stdout and to --out.
+func TestPrintBuildRedist(t *testing.T) {
+	dir := filepath.Join(golden, "2.0.0")
+	want, err := os.ReadFile(filepath.Join(dir, "buildRedist.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arg := range []string{dir, filepath.Join(dir, "buildRedist.json")} {
+		code, stdout, stderr := runArgs("print-buildredist", "--json", arg)
+		if code != 0 || stdout != string(want) {
+			t.Errorf("print-buildredist --json %s: exit %d, stderr %q; stdout is the golden buildRedist.json: %v", arg, code, stderr, stdout == string(want))
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out", "buildRedist.json")
+	if code, _, stderr := runArgs("print-buildredist", "--json", "--out", out, dir); code != 0 {
+		t.Fatalf("print-buildredist --out: exit %d: %s", code, stderr)
+	}
+	if got, err := os.ReadFile(out); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("print-buildredist --out wrote %d bytes (%v), want the golden buildRedist.json", len(got), err)
+	}
+}
+
+// TestPrintBuildRedistRefuses: the table is the CLI's, and what is no
+// buildRedist.json is refused, named.
+func TestPrintBuildRedistRefuses(t *testing.T) {
+	dir := filepath.Join(golden, "2.0.0")
+	for _, tc := range []struct {
+		args     []string
+		code     int
+		inStderr string
+	}{
+		{[]string{"print-buildredist", dir}, 2, "prints JSON only (--json)"},
+		{[]string{"print-buildredist", "--json"}, 2, "print-buildredist takes one FILE or DIR"},
+		{[]string{"print-buildredist", "--json", filepath.Join(dir, "index.json")}, 1, `index.json: json: unknown field "2.0.0" (want a buildRedist.json)`},
+		{[]string{"print-buildredist", "--json", filepath.Join(dir, "no-such.json")}, 1, "no-such.json"},
+	} {
+		code, _, stderr := runArgs(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.inStderr) {
+			t.Errorf("%q: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.inStderr)
+		}
+	}
+}

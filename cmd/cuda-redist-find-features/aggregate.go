@@ -4,9 +4,11 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/builderattrs"
 )
 
+// aggregateCommand and mergeIndexCommand are cuda-redist-aggregate's
+// commands of the same names, for a pipeline without it: the same code
+// (lib/aggregate) under the CLI's flags.
 func aggregateCommand() command {
 	return command{
 		name:    "aggregate",
@@ -18,11 +20,7 @@ func aggregateCommand() command {
 				if len(args) != 0 {
 					return usageErrorf("aggregate takes no arguments")
 				}
-				var a aggregate.Attrs
-				if _, err := builderattrs.Load(*attrsFile, &a); err != nil {
-					return err
-				}
-				return aggregate.Build(a, e.log)
+				return aggregate.BuildFromAttrs(*attrsFile, e.log)
 			}
 		},
 	}
@@ -37,23 +35,7 @@ func mergeIndexCommand() command {
 			attrsFile := fs.String("attrs", "", "structured attributes file (default: $NIX_BUILD_TOP/.attrs.json when no files are given)")
 			out := fs.String("out", "", "write the merged index here instead of stdout")
 			return func(args []string) error {
-				paths, dest := args, *out
-				if len(args) == 0 {
-					var a aggregate.MergeAttrs
-					if _, err := builderattrs.Load(*attrsFile, &a); err != nil {
-						return err
-					}
-					o, err := a.Out()
-					if err != nil {
-						return err
-					}
-					paths, dest = a.Indexes, o
-				}
-				data, err := aggregate.MergeIndexFiles(paths)
-				if err != nil {
-					return err
-				}
-				return writeResult(e, dest, data)
+				return aggregate.MergeIndex(*attrsFile, args, *out, e.stdout)
 			}
 		},
 	}

@@ -9,6 +9,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
@@ -30,11 +31,21 @@ func printBuildRedistCommand() command {
 				if err != nil {
 					return err
 				}
+				// Read against the JSON Schema, for the messages of
+				// readFormat (what the file is instead); the builder's
+				// reader, with no schema in it, is lib/aggregate.ReadDecls.
 				var decls map[string]features.BuildRedistDecl
 				if err = readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
-				return writeTableOrJSON(e, *out, *asJSON, decls, func(b *strings.Builder) { writeBuildRedistTable(b, decls) })
+				if *asJSON {
+					// As cuda-redist-aggregate's print-buildredist, the
+					// buildRedist derivation's builder, writes it.
+					return aggregate.WriteDecls(decls, *out, e.stdout)
+				}
+				var b strings.Builder
+				writeBuildRedistTable(&b, decls)
+				return writeResult(e, *out, []byte(b.String()))
 			}
 		},
 	}

@@ -10,11 +10,7 @@ import (
 // writeResult writes data to stdout, or atomically to path: readers never
 // see a half-written file, and a failed run leaves the old file in place.
 func writeResult(e *env, path string, data []byte) error {
-	if path == "" {
-		_, err := e.stdout.Write(data)
-		return err
-	}
-	return atomicfile.Write(path, data)
+	return atomicfile.WriteOrStdout(path, data, e.stdout)
 }
 
 // writeTableOrJSON writes v as canonical JSON when asJSON, else the table

@@ -114,13 +114,13 @@ func programSources(t *testing.T, prog builderProgram) []string {
 	return list
 }
 
-// TestDetectorSourceList: sources.txt, from which nix/detector-source.nix
+// TestDetectorSourceList: sources.txt, from which nix/listed-source.nix
 // builds the detector, lists exactly what it compiles (UPDATE_GOLDEN=1
 // rewrites it).
 func TestDetectorSourceList(t *testing.T) { checkSourceList(t, detector) }
 
 // TestAggregateSourceList: the same for the aggregate builder and
-// nix/aggregate-source.nix.
+// its sources.txt.
 func TestAggregateSourceList(t *testing.T) { checkSourceList(t, aggregate) }
 
 func checkSourceList(t *testing.T, prog builderProgram) {
