@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
 
@@ -38,25 +37,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 func runUnpack(args []string, e buildercli.Env) error {
 	fs := buildercli.Flags("unpack", e.Stderr)
-	maxBytes := fs.Int64("max-bytes", unpack.DefaultMaxBytes, "refuse archives whose files inflate past this many bytes")
-	maxRatio := fs.Int64("max-ratio", unpack.DefaultMaxRatio, fmt.Sprintf("refuse archives whose files inflate past this many times the archive's size (never below %d MiB; -1: no ratio bound)", unpack.MinRatioBound>>20))
-	maxEntries := fs.Int("max-entries", unpack.DefaultMaxEntries, "refuse archives that create more files, directories and links than this (implicit parent directories count)")
-	maxDepth := fs.Int("max-depth", unpack.DefaultMaxDepth, "refuse paths with more components than this")
-	keepTop := fs.Bool("keep-top-level", false, "do not strip a single top-level directory")
-	threads := fs.Int("threads", 0, "decode a multi-block .tar.xz on this many threads (0: one per CPU, 1: in sequence)")
+	options := unpack.BindFlags(fs)
 	rest, err := buildercli.Parse(fs, args, 2, "ARCHIVE and OUTDIR")
 	if err != nil {
 		return err
 	}
-	st, err := unpack.Unpack(rest[0], rest[1], unpack.Options{
-		MaxBytes: *maxBytes, MaxRatio: *maxRatio, MaxEntries: *maxEntries, MaxDepth: *maxDepth,
-		KeepTopLevel: *keepTop, Threads: *threads,
-	})
+	st, err := unpack.Unpack(rest[0], rest[1], options())
 	if err != nil {
 		return err
 	}
-	e.Log.Info("unpacked", "archive", rest[0], "format", st.Format.String(), "files", st.Files,
-		"dirs", st.Dirs, "symlinks", st.Symlinks, "bytes", st.Bytes, "strippedTopLevel", st.StrippedTopLevel)
+	e.Log.Info("unpacked", st.LogArgs(rest[0])...)
 	return nil
 }
 
