@@ -90,7 +90,7 @@ func TestRemoveStaleRootsRegistered(t *testing.T) {
 	}
 	t.Setenv("NIX_STATE_DIR", state)
 	t.Setenv("TMPDIR", t.TempDir()) // this run's: empty
-	other := t.TempDir()           // the dead runs'
+	other := t.TempDir()            // the dead runs'
 	link := func(target string) {
 		t.Helper()
 		if err := os.Symlink(target, filepath.Join(auto, filepath.Base(filepath.Dir(target))+"-"+filepath.Base(target))); err != nil {
