@@ -314,7 +314,9 @@ func TestKilledRunsRootsFoundFromAnotherTMPDIR(t *testing.T) {
 	checkNoRootsInto(t, a)
 }
 
-// rootsInto lists the GC roots Nix knows in dir.
+// rootsInto lists the GC roots Nix knows in dir (`nix-store --gc
+// --print-roots`: lines "ROOT -> PATH", ROOT in double quotes on the
+// newer versions).
 func rootsInto(t *testing.T, dir string) []string {
 	t.Helper()
 	out, err := exec.Command("nix-store", "--gc", "--print-roots").Output()
@@ -323,7 +325,7 @@ func rootsInto(t *testing.T, dir string) []string {
 	}
 	var roots []string
 	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(line, dir+"/") {
+		if strings.HasPrefix(strings.TrimPrefix(line, `"`), dir+"/") {
 			roots = append(roots, line)
 		}
 	}
