@@ -3,6 +3,7 @@ package nixdriver
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,7 +18,10 @@ import (
 // kernel drops the lock when the run dies, however it dies: a later run
 // finds the directories whose lock it can take and removes them, and
 // with them the roots (Nix's gcroots/auto links into them then dangle,
-// and Nix forgets them).
+// and Nix forgets them). It finds them in its own $TMPDIR, and wherever
+// a run with another $TMPDIR left them by those gcroots/auto links: Nix
+// registers every root there, so a directory that holds any root is
+// found (one that holds none keeps nothing alive in the store).
 
 // rootDirPrefix names the directories of GC roots in $TMPDIR.
 const rootDirPrefix = "crff-gc-roots-"
@@ -67,13 +71,25 @@ func (d *rootDir) remove() error {
 	return err
 }
 
-// RemoveStaleRoots removes the directories of GC roots in $TMPDIR whose
-// run is dead (their lock is free, or they have none), and says how many
-// it removed in one log line. A live run's directory is left alone.
+// RemoveStaleRoots removes the directories of GC roots whose run is dead
+// (their lock is free, or they have none), and says how many it removed
+// in one log line. A live run's directory is left alone. It looks in
+// $TMPDIR, and, for runs that had another $TMPDIR, at the roots Nix
+// registered (gcroots/auto of Nix's state directory: see staleRegistered).
 func RemoveStaleRoots(log *slog.Logger) int {
 	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), rootDirPrefix+"*"))
+	auto := filepath.Join(nixStateDir(), "gcroots", "auto")
+	registered, err := registeredRootDirs(auto)
+	if err != nil {
+		log.Debug("cannot read Nix's registered GC roots", "dir", auto, "error", err)
+	}
 	removed := 0
-	for _, dir := range dirs {
+	seen := map[string]bool{}
+	for _, dir := range append(dirs, registered...) {
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
 		if stale, err := isStale(dir); err != nil || !stale {
 			continue
 		}
@@ -84,18 +100,75 @@ func RemoveStaleRoots(log *slog.Logger) int {
 		removed++
 	}
 	if removed > 0 {
-		log.Warn("removed the GC roots of runs that died", "directories", removed, "in", os.TempDir())
+		log.Warn("removed the GC roots of runs that died", "directories", removed)
 	}
 	return removed
 }
 
+// nixStateDir is Nix's state directory, as Nix finds it: $NIX_STATE_DIR,
+// else /nix/var/nix (the one every installation this program supports
+// uses; `nix show-config` does not show it).
+func nixStateDir() string {
+	if d := os.Getenv("NIX_STATE_DIR"); d != "" {
+		return d
+	}
+	return "/nix/var/nix"
+}
+
+// maxRegistered bounds how many of gcroots/auto's links are read: a
+// store whose auto directory holds more is left for a GC to tidy
+// (dangling links are removed by Nix's next GC), and the run goes on.
+const maxRegistered = 1 << 20
+
+// registeredRootDirs are the directories of GC roots that Nix's
+// registered roots point into: each link in auto (named by a hash, Nix's
+// record of an indirect root) whose target lies directly in a directory
+// named crff-gc-roots-*. Only the directory names are returned; isStale
+// then checks that each is a real directory of this user's with a free
+// lock. Nothing here follows a link to anything else.
+func registeredRootDirs(auto string) ([]string, error) {
+	f, err := os.Open(auto)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var dirs []string
+	seen := map[string]bool{}
+	for read := 0; read < maxRegistered; {
+		names, err := f.Readdirnames(4096)
+		read += len(names)
+		for _, name := range names {
+			target, err := os.Readlink(filepath.Join(auto, name))
+			if err != nil || !filepath.IsAbs(target) {
+				continue
+			}
+			dir := filepath.Dir(filepath.Clean(target))
+			if strings.HasPrefix(filepath.Base(dir), rootDirPrefix) && !seen[dir] {
+				seen[dir] = true
+				dirs = append(dirs, dir)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return dirs, nil
+		}
+		if err != nil {
+			return dirs, err
+		}
+	}
+	return dirs, nil
+}
+
 // isStale: dir's run is dead. A directory without a lock file is one an
 // earlier version of this program left (made locked, a directory always
-// has one).
+// has one). Only a real directory (no symlink) of this process's user is
+// ever stale: another user's roots are theirs to remove.
 func isStale(dir string) (bool, error) {
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() {
 		return false, err
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
+		return false, nil
 	}
 	f, err := os.Open(filepath.Join(dir, ownerLock))
 	if errors.Is(err, os.ErrNotExist) {

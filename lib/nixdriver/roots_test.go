@@ -26,6 +26,8 @@ func TestRemoveStaleRoots(t *testing.T) {
 	}
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
+	// No registered roots: the machine's own are not this test's.
+	t.Setenv("NIX_STATE_DIR", t.TempDir())
 	helper := exec.Command(os.Args[0], "-test.run=^TestRemoveStaleRoots$")
 	helper.Env = append(os.Environ(), "CRFF_ROOTS_HELPER=1")
 	out, err := helper.StdoutPipe()
@@ -70,5 +72,90 @@ func TestRemoveStaleRoots(t *testing.T) {
 	}
 	if _, err := os.ReadDir(tmp); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRemoveStaleRootsRegistered: the root directories of dead runs with
+// another TMPDIR are found through the links Nix registered in
+// $NIX_STATE_DIR/gcroots/auto, and removed (one counted once, though
+// two links point into it); a live run's directory, a directory of
+// another name, a symlink named like a root directory (to a directory
+// that must survive) and, under root, another user's directory are left
+// alone. Before: only $TMPDIR was searched, and none was removed.
+func TestRemoveStaleRootsRegistered(t *testing.T) {
+	state := t.TempDir()
+	auto := filepath.Join(state, "gcroots", "auto")
+	if err := os.MkdirAll(auto, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("NIX_STATE_DIR", state)
+	t.Setenv("TMPDIR", t.TempDir()) // this run's: empty
+	other := t.TempDir()            // the dead runs'
+	link := func(target string) {
+		t.Helper()
+		if err := os.Symlink(target, filepath.Join(auto, filepath.Base(filepath.Dir(target))+"-"+filepath.Base(target))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mkdir := func(path string) string {
+		t.Helper()
+		if err := os.MkdirAll(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	// A dead run's: a lock file no one holds, two roots.
+	dead := mkdir(filepath.Join(other, rootDirPrefix+"dead"))
+	if err := os.WriteFile(filepath.Join(dead, ownerLock), []byte("pid 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(dead, "batch-000"))
+	link(filepath.Join(dead, "batch-000-2"))
+	// A live run's, made in the other TMPDIR.
+	t.Setenv("TMPDIR", other)
+	live, err := newRootDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.remove()
+	t.Setenv("TMPDIR", t.TempDir())
+	link(filepath.Join(live.path, "batch-000"))
+	// Not ours to touch: another name; a symlink in a root directory's
+	// name to a directory of something else.
+	result := mkdir(filepath.Join(other, "nix-build-1", "keep"))
+	link(filepath.Join(filepath.Dir(result), "result"))
+	victim := mkdir(filepath.Join(other, "victim"))
+	if err := os.Symlink(victim, filepath.Join(other, rootDirPrefix+"link")); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(other, rootDirPrefix+"link", "batch-000"))
+	var theirs string
+	if os.Geteuid() == 0 {
+		theirs = mkdir(filepath.Join(other, rootDirPrefix+"theirs"))
+		if err := os.Chown(theirs, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		link(filepath.Join(theirs, "batch-000"))
+	}
+	// A link that is no absolute path, and a dangling one.
+	if err := os.Symlink("relative/"+rootDirPrefix+"x/batch-000", filepath.Join(auto, "relative")); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(other, rootDirPrefix+"gone", "batch-000"))
+
+	var log bytes.Buffer
+	if n := RemoveStaleRoots(slog.New(slog.NewTextHandler(&log, nil))); n != 1 {
+		t.Errorf("removed %d directories, want 1 (the dead run's)", n)
+	}
+	if _, err := os.Lstat(dead); err == nil {
+		t.Errorf("the dead run's directory %s is left", dead)
+	}
+	for _, keep := range []string{filepath.Join(live.path, ownerLock), result, victim, filepath.Join(other, rootDirPrefix+"link"), theirs} {
+		if _, err := os.Lstat(keep); keep != "" && err != nil {
+			t.Errorf("%s was removed: %v", keep, err)
+		}
+	}
+	if lines := strings.Split(strings.TrimSpace(log.String()), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "removed the GC roots of runs that died") || !strings.Contains(lines[0], "directories=1") {
+		t.Errorf("log: %q", log.String())
 	}
 }

@@ -10,9 +10,11 @@
 // is killed: an evaluation that checks for no interruption stops too. A passed deadline (a time bound)
 // kills at once.
 //
-// What is bounded: the bytes of one command line (ArgBudget: paths go in
-// batches, see Batches), the output captured in memory (MaxOutput), and,
-// when asked, the address space of the command (Cmd.MaxMemory).
+// What is bounded: the bytes of one command line (ArgBudget: the
+// kernel's limit for this process, which follows its stack limit, less
+// the environment; paths go in batches, see Batches) and of one argument
+// (MaxArgLen), the output captured in memory (MaxOutput), and, when
+// asked, the address space of the command (Cmd.MaxMemory).
 //
 // tests/layout holds every other package of the program (tests aside) to
 // not importing os/exec.

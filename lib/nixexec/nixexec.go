@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -22,11 +23,28 @@ import (
 // signal.
 var Grace = 500 * time.Millisecond
 
-// ArgBudget bounds the bytes of one command line (its arguments, each
-// with its terminating NUL and pointer, as the kernel counts them). The
-// kernel's limit (ARG_MAX, 2 MiB on Linux) also holds the environment;
-// half of it for arguments leaves the environment room.
-const ArgBudget = 1 << 20
+// MaxArgBudget bounds the bytes of one command line (its arguments, each
+// with its terminating NUL and pointer, as the kernel counts them): no
+// more than 1 MiB, whatever the kernel allows.
+const MaxArgBudget = 1 << 20
+
+// MaxArgLen is the kernel's limit on one argument (Linux's
+// MAX_ARG_STRLEN, 128 KiB with its NUL): a longer one cannot be passed
+// at all, however few others there are.
+const MaxArgLen = 128<<10 - 1
+
+// argSlack is kept of the kernel's limit for what exec adds beyond the
+// arguments and environment (the program's path) and for the shell that
+// sets Cmd.MaxMemory (its script and arguments).
+const argSlack = 8 << 10
+
+// ArgBudget is how many bytes one command line may take now: the
+// kernel's limit for this process (see kernelArgLimit: it follows the
+// stack's soft limit) less the environment the command inherits and some
+// slack, and at most MaxArgBudget. Batches fills command lines up to it.
+func ArgBudget() int {
+	return min(MaxArgBudget, kernelArgLimit()-ArgBytes(os.Environ()...)-argSlack)
+}
 
 // MaxOutput bounds the standard output Output keeps in memory. The
 // largest Nix output this program reads (nix/cli.nix's plan of every
@@ -82,8 +100,8 @@ func (c *Cmd) Run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return context.Cause(ctx)
 	}
-	if n := ArgBytes(c.Args...); n > ArgBudget {
-		return fmt.Errorf("%s: a command line of %d bytes, over the bound of %d (a bug: paths go in batches)", c.Name, n, ArgBudget)
+	if err := c.checkArgs(); err != nil {
+		return err
 	}
 	path, err := exec.LookPath(c.Name)
 	if err != nil {
@@ -110,6 +128,26 @@ func (c *Cmd) Run(ctx context.Context) error {
 		return ErrNoMemoryBound
 	}
 	return err
+}
+
+// checkArgs refuses a command line the kernel would refuse ("argument
+// list too long"), with its size: over ArgBudget with this process's
+// environment, or over the kernel's limit with the command's own
+// (Cmd.Env), or with one argument over MaxArgLen.
+func (c *Cmd) checkArgs() error {
+	for _, a := range c.Args {
+		if len(a) > MaxArgLen {
+			return fmt.Errorf("%s: an argument of %d bytes, over the kernel's bound of %d for one: %.100s…", c.Name, len(a), MaxArgLen, a)
+		}
+	}
+	n, budget := ArgBytes(c.Args...), ArgBudget()
+	if c.Env != nil {
+		budget = min(MaxArgBudget, kernelArgLimit()-ArgBytes(c.Env...)-argSlack)
+	}
+	if n > budget {
+		return fmt.Errorf("%s: a command line of %d bytes, over the bound of %d (a bug: paths go in batches)", c.Name, n, budget)
+	}
+	return nil
 }
 
 // Output runs the command like Run and returns its standard output; more
@@ -218,16 +256,21 @@ func (p *prefixWriter) Write(b []byte) (int, error) {
 
 // Batches splits args into runs whose command lines, with fixed (the
 // arguments every command of the batch also carries), stay within
-// ArgBudget. An argument too long for a command line of its own is an
-// error naming it.
+// ArgBudget. An argument too long for a command line of its own, or over
+// the kernel's bound for one argument (MaxArgLen), is an error naming
+// it; so is an environment that leaves no room for the fixed arguments.
 func Batches(fixed []string, args []string) ([][]string, error) {
-	room := ArgBudget - ArgBytes(fixed...)
+	budget := ArgBudget()
+	room := budget - ArgBytes(fixed...)
+	if room <= 0 {
+		return nil, fmt.Errorf("no room for arguments: the kernel allows %d bytes of arguments and environment, the environment takes %d (a small stack limit, ulimit -s, lowers the first; ARG_MAX is a quarter of it)", kernelArgLimit(), ArgBytes(os.Environ()...))
+	}
 	var out [][]string
 	start, used := 0, 0
 	for i, a := range args {
 		n := ArgBytes(a)
-		if n > room {
-			return nil, fmt.Errorf("argument of %d bytes is over the command-line bound of %d: %.100s…", len(a), ArgBudget, a)
+		if n > room || len(a) > MaxArgLen {
+			return nil, fmt.Errorf("argument of %d bytes is over the command-line bound of %d (%d for one argument): %.100s…", len(a), budget, MaxArgLen, a)
 		}
 		if used+n > room {
 			out = append(out, args[start:i])

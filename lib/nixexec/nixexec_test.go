@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -250,7 +251,7 @@ func TestCommandLineBound(t *testing.T) {
 	}
 	var joined []string
 	for _, b := range batches {
-		if n := ArgBytes(append(append([]string{}, fixed...), b...)...); n > ArgBudget {
+		if n := ArgBytes(append(append([]string{}, fixed...), b...)...); n > ArgBudget() {
 			t.Errorf("a batch of %d bytes", n)
 		}
 		out, err := Command("sh", append(fixed, b...)...).Output(context.Background())
@@ -262,7 +263,7 @@ func TestCommandLineBound(t *testing.T) {
 	if strings.Join(joined, " ") != strings.Join(args, " ") {
 		t.Error("the batches are not the arguments in order")
 	}
-	if _, err := Batches(nil, []string{strings.Repeat("y", ArgBudget)}); err == nil {
+	if _, err := Batches(nil, []string{strings.Repeat("y", ArgBudget())}); err == nil {
 		t.Error("an argument over the bound on its own was put in a batch")
 	}
 }
@@ -290,5 +291,64 @@ func TestMemoryBound(t *testing.T) {
 	out, err := cmd.Output(context.Background())
 	if err != nil || strings.TrimSpace(string(out)) != "1048576" {
 		t.Errorf("ulimit -v under a 1 GiB bound: %q %v", out, err)
+	}
+}
+
+// TestBatchesUnderSmallStack: under a stack limit of 256 KiB (the
+// kernel then allows 128 KiB of arguments and environment, not 2 MiB),
+// 400 KB of arguments still run, in batches that fit; one argument over
+// MaxArgLen is refused by name. The test binary runs itself under `ulimit
+// -S -s 256`. Before: batches of up to 1 MiB, and "argument list too
+// long".
+func TestBatchesUnderSmallStack(t *testing.T) {
+	if os.Getenv("CRFF_SMALL_STACK_HELPER") == "1" {
+		smallStackHelper()
+		return
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		testenv.Unavailable(t, "no sh in PATH to set the stack limit with (ulimit -s)")
+	}
+	cmd := exec.Command(sh, "-c", `ulimit -S -s 256 && exec "$0" -test.run='^TestBatchesUnderSmallStack$'`, os.Args[0])
+	cmd.Env = append(os.Environ(), "CRFF_SMALL_STACK_HELPER=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "all 4000 arguments ran") {
+		t.Fatalf("under a 256 KiB stack: %v\n%s", err, out)
+	}
+}
+
+func smallStackHelper() {
+	if b := ArgBudget(); b > 128<<10 {
+		fmt.Printf("ArgBudget %d under a 256 KiB stack\n", b)
+		os.Exit(1)
+	}
+	var args []string
+	for i := 0; i < 4000; i++ {
+		args = append(args, strings.Repeat("x", 90)+strconv.Itoa(i))
+	}
+	fixed := []string{"-c", `echo "$#"`, "sh"}
+	batches, err := Batches(fixed, args)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	ran := 0
+	for _, b := range batches {
+		out, err := Command("sh", append(append([]string{}, fixed...), b...)...).Output(context.Background())
+		if err != nil || strings.TrimSpace(string(out)) != strconv.Itoa(len(b)) {
+			fmt.Printf("a batch of %d arguments: %q %v\n", len(b), out, err)
+			os.Exit(1)
+		}
+		ran += len(b)
+	}
+	fmt.Printf("all %d arguments ran in %d batches\n", ran, len(batches))
+	long := strings.Repeat("y", MaxArgLen+1)
+	if _, err := Batches(nil, []string{long}); err == nil || !strings.Contains(err.Error(), "yyyy") {
+		fmt.Printf("an argument of %d bytes: %v, want a refusal naming it\n", len(long), err)
+		os.Exit(1)
+	}
+	if err := Command("sh", "-c", "true", long).Run(context.Background()); err == nil || !strings.Contains(err.Error(), "for one") {
+		fmt.Printf("Run with an argument of %d bytes: %v, want a refusal\n", len(long), err)
+		os.Exit(1)
 	}
 }

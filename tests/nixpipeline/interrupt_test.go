@@ -244,14 +244,8 @@ func alive(pid int) bool {
 // checkNoRootsInto: no GC root Nix knows of lives in dir.
 func checkNoRootsInto(t *testing.T, dir string) {
 	t.Helper()
-	out, err := exec.Command("nix-store", "--gc", "--print-roots").Output()
-	if err != nil {
-		t.Fatalf("nix-store --gc --print-roots: %v", err)
-	}
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.HasPrefix(line, dir+"/") {
-			t.Errorf("GC root left: %s", line)
-		}
+	for _, root := range rootsInto(t, dir) {
+		t.Errorf("GC root left: %s", root)
 	}
 }
 

@@ -253,3 +253,81 @@ func TestSIGTERMWhileInstantiating(t *testing.T) {
 	waitForProcess(t, token, "cli.nix", exited, stderr)
 	endsWith143(t, cmd, exited, stderr, "process-manifests", token)
 }
+
+// TestKilledRunsRootsFoundFromAnotherTMPDIR: process-manifests killed
+// with SIGKILL under TMPDIR=A after Nix registered its GC roots (its
+// unpacks are built and rooted; it is pinning them: a `nix` in PATH that
+// stops at `store add-path` holds it there) leaves them in A; the next
+// run, under TMPDIR=B, finds them through Nix's gcroots/auto, removes
+// them and says so. Before: only B was searched, and A's roots stayed.
+func TestKilledRunsRootsFoundFromAnotherTMPDIR(t *testing.T) {
+	requireNix(t)
+	realNix, err := exec.LookPath("nix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	markers := markerDir(t)
+	bin := t.TempDir()
+	wrapper := "#!/bin/sh\ncase \" $* \" in *\" add-path \"*) echo $$ > " + markers + "/$$; exec sleep 600;; esac\nexec " + realNix + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "nix"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dir := copySample(t)
+	// Unpinned unpacks: the run builds and roots them, then pins them.
+	if err := os.Remove(filepath.Join(dir, "unpacked-hashes.json")); err != nil {
+		t.Fatal(err)
+	}
+	a, b := t.TempDir(), t.TempDir()
+	token := randomToken(t)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd, exited, stderr := startRun(t, a, token, "process-manifests", "--nix-option", "substituters=",
+		"--version", "1.0.0", "--redist-name", "sample", "file://"+dir, dir)
+	held := waitForBuilder(t, markers, exited, stderr)
+	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	for _, pid := range held { // gone with the run (Pdeathsig); if not, not left
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	roots, _ := filepath.Glob(filepath.Join(a, "crff-gc-roots-*"))
+	if len(roots) != 1 {
+		t.Fatalf("the killed run left %d directories of GC roots, want 1: %v", len(roots), listDir(t, a))
+	}
+	if registered := rootsInto(t, a); len(registered) == 0 {
+		t.Fatalf("no GC root of the killed run is registered:\n%s", stderr.String())
+	}
+	next := exec.Command(programBinary(t), "check-nixpkgs", "--eval-only", "--redist", "sample="+dir, "--url", "file://"+dir, packagesDir(t, goodPackages), dir)
+	next.Dir = repoRoot()
+	next.Env = append(os.Environ(), "TMPDIR="+b)
+	out, err := next.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the next run: %v\n%s", err, out)
+	}
+	// Other runs on this machine may have died too: at least A's.
+	if n := strings.Count(string(out), "removed the GC roots of runs that died"); n != 1 || !strings.Contains(string(out), "directories=") {
+		t.Errorf("the next run does not say once that it removed directories:\n%s", out)
+	}
+	if left, _ := filepath.Glob(filepath.Join(a, "crff-gc-roots-*")); len(left) > 0 {
+		t.Errorf("left after the next run: %v", left)
+	}
+	checkNoRootsInto(t, a)
+}
+
+// rootsInto lists the GC roots Nix knows in dir (`nix-store --gc
+// --print-roots`: lines "ROOT -> PATH", ROOT in double quotes on the
+// newer versions).
+func rootsInto(t *testing.T, dir string) []string {
+	t.Helper()
+	out, err := exec.Command("nix-store", "--gc", "--print-roots").Output()
+	if err != nil {
+		t.Fatalf("nix-store --gc --print-roots: %v", err)
+	}
+	var roots []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(strings.TrimPrefix(line, `"`), dir+"/") {
+			roots = append(roots, line)
+		}
+	}
+	return roots
+}
