@@ -215,8 +215,11 @@ func TestKilledRunLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the next run: %v\n%s", err, out)
 	}
-	if n := strings.Count(string(out), "removed the GC roots of runs that died"); n != 1 || !strings.Contains(string(out), "directories=1") {
-		t.Errorf("the next run does not say once that it removed 1 directory:\n%s", out)
+	if n := strings.Count(string(out), "removed the GC roots of runs that died"); n != 1 || !strings.Contains(string(out), "directories=") {
+		// directories= counts every dead run's on the machine (the
+		// search follows Nix's registered roots), so not exactly 1; that
+		// this run's went is checked below.
+		t.Errorf("the next run does not say once that it removed the dead run's roots:\n%s", out)
 	}
 	if left, _ := filepath.Glob(filepath.Join(tmp, "crff-gc-roots-*")); len(left) > 0 {
 		t.Errorf("left after the next run: %v", left)
