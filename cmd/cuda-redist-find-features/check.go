@@ -152,6 +152,7 @@ func (cf *checkFlags) parseArgs(args []string) (*checkArgs, error) {
 func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	c := &checkRun{e: e, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
 		fix: *cf.fix, dryRun: *cf.dryRun, removeVendored: *cf.removeVendored, strict: *cf.strict,
+		maxArchives: *cf.nf.maxArchives,
 		eval: &pkgeval.Evaluator{Jobs: *cf.jobs, Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory),
 			// -v: Nix's "… while evaluating" trace lines too.
 			Trace: e.log.Enabled(context.Background(), slog.LevelInfo)}}
@@ -262,6 +263,8 @@ type checkRun struct {
 	fix, dryRun, removeVendored bool
 	// strict: files of a redist without manifests fail the run.
 	strict bool
+	// maxArchives: a manifest that lists more is refused (--max-archives).
+	maxArchives int
 	// size: what the check covered, for the summary.
 	size checkSize
 	// redists names manifest directories (--redist NAME=DIR), by
@@ -299,7 +302,7 @@ func (c *checkRun) addManifests(dirs, urls []string, flt manifest.Filter) error 
 }
 
 func (c *checkRun) run(ctx context.Context, packagesDir string) error {
-	valid, err := nixdriver.Validate(c.manifests, c.e.log)
+	valid, err := nixdriver.Validate(c.manifests, c.maxArchives, c.e.log)
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,8 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if url, err = archiveURL("URL", url); err != nil {
 		return nil, err
 	}
-	p := &processRun{e: e, cleanup: *pf.cleanup, partial: *pf.partial, indexFile: *pf.indexFile, redist: *pf.redistName, linkDir: *pf.linkDir}
+	p := &processRun{e: e, cleanup: *pf.cleanup, partial: *pf.partial, indexFile: *pf.indexFile, redist: *pf.redistName, linkDir: *pf.linkDir,
+		maxArchives: *pf.nix.maxArchives}
 	if p.redist == "" {
 		p.redist = manifest.RedistName(url, dir)
 	}
@@ -152,6 +153,7 @@ type nixFlags struct {
 	program, nixLib, detectorProgram, aggregateProgram *string
 	options                                            multiFlag
 	offline                                            *bool
+	maxArchives                                        *int
 	// detector is --program's old name, hidden; runner warns when it is
 	// used, and refuses it beside --program.
 	detector, programFlag *flag.Flag
@@ -171,6 +173,7 @@ func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf.detector, nf.programFlag = fs.Lookup("detector"), fs.Lookup("program")
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 	nf.offline = fs.Bool("offline", false, offlineHelp)
+	nf.maxArchives = fs.Int("max-archives", nixdriver.DefaultMaxArchives, "refuse, alone and by name, a manifest that lists more archives than this (0: no bound; NVIDIA's largest lists 159)")
 	return nf
 }
 
@@ -317,6 +320,8 @@ type processRun struct {
 	partial   bool
 	indexFile string
 	linkDir   string // --out: where the aggregate links go ("": beside the manifests)
+	// maxArchives: a manifest that lists more is refused (--max-archives).
+	maxArchives int
 	// hashes are the unpacked-hashes.json files of the manifests, by path
 	// (nil with --pin-unpacked=false).
 	hashes map[string]*manifest.UnpackedHashes
@@ -365,7 +370,7 @@ func (p *processRun) run(ctx context.Context) error {
 
 // validateAndPin validates the manifests and pins their unpacks (pinFirst).
 func (p *processRun) validateAndPin(ctx context.Context) (*nixdriver.Validated, error) {
-	valid, err := nixdriver.Validate(p.manifests, p.e.log)
+	valid, err := nixdriver.Validate(p.manifests, p.maxArchives, p.e.log)
 	if err != nil {
 		return nil, err
 	}

@@ -99,15 +99,32 @@ type Validated struct {
 	parsed  map[string]*manifest.Manifest // by path
 }
 
+// DefaultMaxArchives bounds the archives of one manifest, about 12 times
+// the most a real one lists (largestRealManifest).
+const DefaultMaxArchives = 2000
+
+// largestRealManifest is the count of archives of NVIDIA's largest
+// manifest to date (cuda 12.4.0 and 12.4.1).
+const largestRealManifest = 159
+
 // Validate reads each manifest with the Go parser (manifest.ReadFile:
 // duplicate and unknown keys, unsafe paths, ...). A manifest it refuses
 // is left out, and the others go on; none left is an error. What the
 // parser gives is kept for the manifests' release data only: their
 // archives are the ones nix/cli.nix lists.
-func Validate(ms []Manifest, log *slog.Logger) (*Validated, error) {
+//
+// A manifest that lists more than maxArchives archives (0: no bound) is
+// refused too: each archive costs a fetch, an unpack and a detection
+// (seconds each), so one manifest of 50,000 tiny packages would hold the
+// others back for days instead of failing.
+func Validate(ms []Manifest, maxArchives int, log *slog.Logger) (*Validated, error) {
 	v := &Validated{parsed: map[string]*manifest.Manifest{}}
 	for _, m := range ms {
 		mf, err := manifest.ReadFile(m.Path)
+		if err == nil && maxArchives > 0 && len(mf.Archives()) > maxArchives {
+			err = fmt.Errorf("%s: lists %d archives, more than --max-archives %d (NVIDIA's largest manifest lists %d)",
+				m.Path, len(mf.Archives()), maxArchives, largestRealManifest)
+		}
 		if err != nil {
 			// The error itself is reported once, by the command.
 			log.Warn("manifest refused; the others go on", "manifest", m.Path)

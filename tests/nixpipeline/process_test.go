@@ -1,6 +1,7 @@
 package nixpipeline
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,6 +150,8 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 		"redistrib_3.0.1.json": `{"p": {"version": "1", "linux-riscv64": {}}}`,
 		// Go's gjson would read the first sha256, Nix's fromJSON the last.
 		"redistrib_3.0.2.json": strings.Replace(string(good), `"sha256":`, `"sha256": "`+strings.Repeat("e", 64)+`", "sha256":`, 1),
+		// Valid, but past the default --max-archives (2,000).
+		"redistrib_3.0.3.json": manyArchives(2001),
 	}
 	for name, body := range bad {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
@@ -164,6 +167,7 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 		"redistrib_3.0.0.json:1:22: not valid JSON: the input ends with arrays or objects still open (2)",
 		`redistrib_3.0.1.json: package p: unknown key "linux-riscv64"`,
 		`: package demo_src: platform source: duplicate key "sha256"`,
+		"redistrib_3.0.3.json: lists 2001 archives, more than --max-archives 2000",
 	} {
 		if n := strings.Count(stderr, want); n != 1 {
 			t.Errorf("stderr has %q %d times, want once:\n%s", want, n, stderr)
@@ -177,11 +181,21 @@ func TestProcessManifestsBadManifestFailsAlone(t *testing.T) {
 			t.Errorf("good manifest %s not processed; stdout:\n%s", v, stdout)
 		}
 	}
-	for _, v := range []string{"3.0.0", "3.0.1", "3.0.2"} {
+	for _, v := range []string{"3.0.0", "3.0.1", "3.0.2", "3.0.3"} {
 		if _, err := os.Stat(filepath.Join(dir, "feature_"+v+".json")); err == nil {
 			t.Errorf("bad manifest %s got a feature file", v)
 		}
 	}
+}
+
+// manyArchives is a valid manifest of n packages of one archive each.
+func manyArchives(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"release_date": "2025-01-01"`)
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `, "pkg%05d": {"name": "p", "license": "Sample", "version": "1.0", "linux-x86_64": {"relative_path": "p/pkg%05d-1.0-archive.tar.xz", "sha256": "%064x", "md5": "%032x", "size": "1"}}`, i, i, i, i)
+	}
+	return b.String() + "}\n"
 }
 
 // TestProcessManifestsUnevaluableManifestFailsAlone: beside the two good

@@ -252,7 +252,7 @@ func TestSIGTERMWhileInstantiating(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := randomToken(t)
-	cmd, exited, stderr := startRun(t, t.TempDir(), token, "process-manifests", "--nix-option", "substituters=", "--redist-name", "sample", "file://"+dir, dir)
+	cmd, exited, stderr := startRun(t, t.TempDir(), token, "process-manifests", "--max-archives", "0", "--nix-option", "substituters=", "--redist-name", "sample", "file://"+dir, dir)
 	waitForProcess(t, token, "cli.nix", exited, stderr)
 	endsWith143(t, cmd, exited, stderr, "process-manifests", token)
 }
