@@ -8,20 +8,51 @@
 #   scripts/show-failures.sh            # the host's Nix, then 2.26 and 2.34
 #   scripts/show-failures.sh 2.34       # one version (2.8: the host's)
 #   CRFF_NIX_VERSIONS="2.8 2.34" scripts/show-failures.sh
+#   scripts/show-failures.sh 2.34-daemon  # as a user not in trusted-users,
+#                                         # through a nix-daemon (sandbox on)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ "${1:-}" != --here ]; then
-  versions=${1:-${CRFF_NIX_VERSIONS:-2.8 2.26 2.34}}
-  for v in $versions; do
-    if [ "$v" = 2.8 ]; then
-      "$0" --here
-    else
-      scripts/test-nix.sh "$v" -- scripts/show-failures.sh --here
-    fi
-  done
-  exit 0
-fi
+case ${1:-} in
+  --here) ;;
+  --daemon)
+    # Inside a root file system, as root: a user and a daemon of this
+    # run's own (as scripts/test-daemon.sh), then --here as the user.
+    user=crff-user
+    id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+    daemon=$(mktemp -d)
+    chmod 755 "$daemon"
+    export NIX_CONF_DIR=$daemon/conf NIX_DAEMON_SOCKET_PATH=$daemon/socket/socket
+    mkdir -p "$NIX_CONF_DIR" "$daemon/socket"
+    install -d -o "$user" "$daemon/tmp"
+    printf 'build-users-group = nixbld\nsandbox = true\n' > "$NIX_CONF_DIR/nix.conf"
+    nix-daemon > "$daemon/log" 2>&1 &
+    pid=$!
+    trap 'kill $pid; wait $pid || true; rm -rf "$daemon"' EXIT
+    for _ in $(seq 100); do
+      [ -S "$NIX_DAEMON_SOCKET_PATH" ] && break
+      sleep 0.1 # a hang guard: the socket appears within a second
+    done
+    home=$(getent passwd "$user" | cut -d: -f6)
+    echo "######## as $user (not in trusted-users) through nix-daemon"
+    setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- \
+      env HOME="$home" PATH="$PATH" NIX_CONF_DIR="$NIX_CONF_DIR" TMPDIR="$daemon/tmp" \
+      NIX_DAEMON_SOCKET_PATH="$NIX_DAEMON_SOCKET_PATH" GOCACHE="$home/.cache/go-build" \
+      GOFLAGS="-mod=vendor -buildvcs=false" GOTOOLCHAIN=local scripts/show-failures.sh --here
+    exit
+    ;;
+  *)
+    versions=${1:-${CRFF_NIX_VERSIONS:-2.8 2.26 2.34}}
+    for v in $versions; do
+      case $v in
+        2.8) "$0" --here ;;
+        *-daemon) scripts/test-nix.sh "${v%-daemon}" -- scripts/show-failures.sh --daemon ;;
+        *) scripts/test-nix.sh "$v" -- scripts/show-failures.sh --here ;;
+      esac
+    done
+    exit 0
+    ;;
+esac
 
 repo=$(pwd -P)
 work=$(mktemp -d)

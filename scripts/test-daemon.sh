@@ -68,7 +68,7 @@ install -d -o "$user" "$work/tmp-$user"
 
 status=0
 start_daemon true
-echo "== as $user through nix-daemon (sandbox = true): whoami $(as_user whoami), trusted-users $(as_user nix --extra-experimental-features nix-command show-config | sed -n 's/^trusted-users = //p')"
+echo "== as $user through nix-daemon (sandbox = true): whoami $(as_user whoami), trusted-users $(as_user nix --extra-experimental-features nix-command show-config 2>/dev/null | sed -n 's/^trusted-users = //p')"
 if ! as_user nix-store --add "$repo/README.md" >/dev/null; then
   echo "FAIL: $user cannot reach the store through the daemon" >&2
   exit 1
@@ -82,6 +82,12 @@ if grep -q 'detections run unsandboxed' "$work/tests.log"; then
   echo "FAIL: a sandbox warning with sandbox = true in nix.conf" >&2
   status=1
 fi
+# The CLI passes no restricted setting to an untrusted user's daemon
+# (lib/nixdriver/untrusted.go), which would warn on every Nix command.
+if grep 'ignoring the client-specified setting' "$work/tests.log"; then
+  echo "FAIL: the CLI passed restricted settings through the daemon" >&2
+  status=1
+fi
 
 start_daemon false
 echo "== as $user through nix-daemon (sandbox = false, Debian bookworm's nix.conf)"
@@ -93,6 +99,10 @@ if ! as_user "$work/crff" process-manifests --offline --nix-lib "$repo/nix" \
   --version 1.0.0 "file://$sample" "$sample" > "$work/out" 2> "$work/err"; then
   echo "FAIL: process-manifests with sandbox = false" >&2
   cat "$work/err" >&2
+  status=1
+fi
+if grep 'ignoring the client-specified setting' "$work/err"; then
+  echo "FAIL: the CLI passed restricted settings through the daemon" >&2
   status=1
 fi
 warnings=$(grep -c 'detections run unsandboxed' "$work/err" || true)

@@ -183,7 +183,10 @@ func (c *checkRun) attachRunner(nf *nixFlags) error {
 	runner.BuildArgs = append(runner.BuildArgs, "--keep-going")
 	c.runner = runner
 	c.eval.StandIn = filepath.Join(runner.NixLib, "buildredist-standin.nix")
-	c.eval.Options = runner.Options
+	// Less the settings a daemon that does not trust the user would
+	// ignore, with a word (CheckSettings): nix-instantiate hands them on
+	// when it opens the store.
+	c.eval.Options = runner.EffectiveOptions(c.e.context())
 	return nil
 }
 

@@ -15,7 +15,7 @@ const offlineHelp = "no network: Nix asks no binary cache (--option substituters
 func (nf *nixFlags) nixOptions(sandbox bool) ([][2]string, error) {
 	var opts [][2]string
 	if sandbox {
-		opts = append(opts, [2]string{"sandbox", "true"})
+		opts = append(opts, nixdriver.SandboxOption)
 	}
 	if *nf.offline {
 		opts = append(opts, nixdriver.OfflineOptions...)

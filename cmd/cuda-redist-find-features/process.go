@@ -261,6 +261,7 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if r.Options, err = nf.nixOptions(sandbox); err != nil {
 		return nil, err
 	}
+	r.Log = e.log
 	return r, nil
 }
 

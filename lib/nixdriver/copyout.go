@@ -63,7 +63,7 @@ func (r *Runner) listDir(ctx context.Context, dir string) ([]string, error) {
 	if r.Store != "" {
 		args = append(args, "--store", r.Store)
 	}
-	data, err := nixexec.Command("nix", append(append(args, r.optionArgs()...), dir)...).Output(ctx)
+	data, err := nixexec.Command("nix", append(append(args, r.optionArgs(ctx)...), dir)...).Output(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("nix store ls %s: %w", dir, err)
 	}

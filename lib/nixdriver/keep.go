@@ -44,7 +44,7 @@ func (r *Runner) KeepOutput(ctx context.Context, out, link string) (changed bool
 	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
 		return false, fmt.Errorf("keep %s: %w", out, err)
 	}
-	args := append([]string{"--add-root", link, "--indirect", "--realise", out}, r.optionArgs()...)
+	args := append([]string{"--add-root", link, "--indirect", "--realise", out}, r.optionArgs(ctx)...)
 	errOut := &nixexec.LimitedBuffer{Max: maxMessage}
 	cmd := nixexec.Command("nix-store", args...)
 	cmd.Stderr = errOut

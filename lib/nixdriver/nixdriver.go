@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,9 @@ type Runner struct {
 	Options [][2]string
 	// BuildArgs are passed to the build only (-j, --keep-going, --builders).
 	BuildArgs []string
+	// Log, when set, receives the driver's warnings about Nix's settings
+	// (CheckSettings); nil: slog's default.
+	Log *slog.Logger
 	// Stderr receives Nix's progress and build logs.
 	Stderr io.Writer
 	// RootDir, when set, gets a GC root for every output the build
@@ -57,7 +61,10 @@ type Runner struct {
 	SetRoles func(nixlog.Roles)
 
 	plans           map[string]*Plan // by the arguments' JSON: one evaluation per run
-	settingsChecked bool             // warnSettings ran (settings.go)
+	settingsChecked bool             // CheckSettings ran (settings.go)
+	// untrusted, set by CheckSettings, are the settings of a daemon that
+	// does not trust the client: its restricted settings are not passed.
+	untrusted *Settings
 }
 
 // Manifest is one manifest to process.
@@ -234,9 +241,9 @@ func CheckStatic(path string) error {
 	return nil
 }
 
-func (r *Runner) optionArgs() []string {
+func (r *Runner) optionArgs(ctx context.Context) []string {
 	var args []string
-	for _, o := range r.Options {
+	for _, o := range r.EffectiveOptions(ctx) {
 		args = append(args, "--option", o[0], o[1])
 	}
 	return args
@@ -354,7 +361,7 @@ func (r *Runner) evalCLI(ctx context.Context, args []byte, writeDrvs bool, stder
 		cmdArgs = append(cmdArgs, "--read-write-mode")
 	}
 	cmdArgs = append(cmdArgs, filepath.Join(r.NixLib, "cli.nix"), "--argstr", "argsFile", argsFile.Name())
-	cmdArgs = append(cmdArgs, r.optionArgs()...)
+	cmdArgs = append(cmdArgs, r.optionArgs(ctx)...)
 	cmd := nixexec.Command("nix-instantiate", cmdArgs...)
 	cmd.Stderr = stderr
 	out, err := cmd.Output(ctx)
@@ -378,7 +385,7 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 	if r.Store != "" {
 		return r.realiseInStore(ctx, drvs)
 	}
-	fixed := append(append([]string{"--realise", "--add-root", filepath.Join(r.RootDir, "batch-000"), "--no-gc-warning"}, r.BuildArgs...), r.optionArgs()...)
+	fixed := append(append([]string{"--realise", "--add-root", filepath.Join(r.RootDir, "batch-000"), "--no-gc-warning"}, r.buildArgs(ctx)...), r.optionArgs(ctx)...)
 	batches, err := nixexec.Batches(fixed, drvs)
 	if err != nil {
 		return fmt.Errorf("nix-store --realise: %w", err)
@@ -394,7 +401,7 @@ func (r *Runner) Realise(ctx context.Context, drvs []string) error {
 			// without this Nix warns "you did not specify '--add-root'".
 			args = append(args, "--no-gc-warning")
 		}
-		args = append(append(append(args, r.BuildArgs...), r.optionArgs()...), batch...)
+		args = append(append(append(args, r.buildArgs(ctx)...), r.optionArgs(ctx)...), batch...)
 		cmd := nixexec.Command("nix-store", args...)
 		cmd.Stderr = r.Stderr
 		err := cmd.Run(ctx)
@@ -470,7 +477,7 @@ func (r *Runner) AddFixed(ctx context.Context, files []string) ([]string, error)
 	if r.Store != "" {
 		args = append([]string{"--store", r.Store}, args...)
 	}
-	args = append(args, r.optionArgs()...)
+	args = append(args, r.optionArgs(ctx)...)
 	batches, err := nixexec.Batches(args, unique)
 	if err != nil {
 		return nil, fmt.Errorf("nix-store --add-fixed: %w", err)

@@ -248,7 +248,7 @@ func (r *Runner) pinTree(ctx context.Context, e Entry) (_ Unpacked, ok bool, _ e
 	}
 	// The store path's name: what follows "<32 characters of hash>-".
 	name := filepath.Base(e.Unpack.Out)[33:]
-	add := nixexec.Command("nix", append([]string{"--extra-experimental-features", "nix-command", "store", "add-path", "--name", name, e.Unpack.Out}, r.optionArgs()...)...)
+	add := nixexec.Command("nix", append([]string{"--extra-experimental-features", "nix-command", "store", "add-path", "--name", name, e.Unpack.Out}, r.optionArgs(ctx)...)...)
 	add.Stdout, add.Stderr = io.Discard, r.Stderr
 	if err := add.Run(ctx); err != nil {
 		return Unpacked{}, false, fmt.Errorf("entry %s: nix store add-path: %w", e.ID(), err)

@@ -251,7 +251,7 @@ func (r *Runner) evalAlone(ctx context.Context, m Manifest, archivesOnly bool) e
 func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts ProcessOptions) error {
 	r := o.runner
 	opts.Log.Info("building", "manifests", len(plan.Manifests), "entries", len(plan.Entries()), "derivations", len(targets))
-	r.warnSettings(ctx, opts.Log)
+	r.CheckSettings(ctx, opts.Log)
 	if opts.Cleanup {
 		if err := o.rememberStore(ctx, targets); err != nil {
 			return err

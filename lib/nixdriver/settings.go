@@ -38,6 +38,8 @@ type Settings struct {
 	// Sandbox is "true", "false" or "relaxed".
 	Sandbox      string
 	Substituters []string
+	// TrustedSubstituters are those an untrusted client may ask for.
+	TrustedSubstituters []string
 	// SandboxPaths are sandbox-paths (extra-sandbox-paths adds to them).
 	SandboxPaths []string
 	TrustedUsers []string
@@ -84,6 +86,7 @@ func ParseSettings(data []byte) (Settings, error) {
 	field("store", func(v json.RawMessage) error { return scalar(v, &s.Store) })
 	field("substituters", func(v json.RawMessage) error { return list(v, &s.Substituters) })
 	field("sandbox-paths", func(v json.RawMessage) error { return list(v, &s.SandboxPaths) })
+	field("trusted-substituters", func(v json.RawMessage) error { return list(v, &s.TrustedSubstituters) })
 	field("trusted-users", func(v json.RawMessage) error { return list(v, &s.TrustedUsers) })
 	if _, ok := raw["sandbox"]; !ok && err == nil {
 		err = fmt.Errorf("nix show-config --json: no setting sandbox")
@@ -227,15 +230,23 @@ func daemonSocket() string {
 	return "/nix/var/nix/daemon-socket/socket"
 }
 
-// warnSettings reads Nix's settings once per Runner and warns when the
-// sandbox the run asked for will not be there. A remote store (--store)
-// has its own settings, on another machine: nothing is read then. A
-// failure to read them is a warning, not the run's failure.
-func (r *Runner) warnSettings(ctx context.Context, log *slog.Logger) {
+// CheckSettings reads Nix's settings once per Runner, before the first
+// Nix command that takes the run's options: it warns when the sandbox
+// the run asked for will not be there, and, for a client the daemon does
+// not trust, keeps the restricted settings out of every later command
+// (untrusted.go), with a warning for those the user asked for
+// (--nix-option, --builders). A remote store (--store) has its own
+// settings, on another machine: nothing is read then. A failure to read
+// them is a warning, not the run's failure; the options are passed as
+// they are. log nil: r.Log, else slog's default.
+func (r *Runner) CheckSettings(ctx context.Context, log *slog.Logger) {
 	if r.settingsChecked || r.Store != "" {
 		return
 	}
 	r.settingsChecked = true
+	if log == nil {
+		log = r.logger()
+	}
 	s, err := ReadSettings(ctx)
 	if err != nil {
 		log.Warn("could not read Nix's settings; the sandbox is not checked", "error", err)
@@ -243,7 +254,86 @@ func (r *Runner) warnSettings(ctx context.Context, log *slog.Logger) {
 	}
 	_, statErr := os.Stat(daemonSocket())
 	c := CurrentClient()
-	if w := s.SandboxWarning(r.Options, c, s.ThroughDaemon(c, statErr == nil)); w != "" {
+	throughDaemon := s.ThroughDaemon(c, statErr == nil)
+	if w := s.SandboxWarning(r.Options, c, throughDaemon); w != "" {
 		log.Warn(w)
 	}
+	if !throughDaemon || s.Trusted(c) {
+		return
+	}
+	r.untrusted = &s
+	_, dropped := s.ForUntrusted(r.Options)
+	var asked []string
+	for _, o := range dropped {
+		if !ownOption(o) {
+			asked = append(asked, o[0]+"="+o[1])
+		}
+	}
+	if b := buildersArg(r.BuildArgs); b != "" && s.RestrictedForUntrusted("builders", b) {
+		asked = append(asked, "builders="+b)
+	}
+	if len(asked) > 0 {
+		log.Warn("nix-daemon ignores these settings from a user not in trusted-users, so they are not passed: set them in /etc/nix/nix.conf (NixOS: nix.settings), or add the user to trusted-users", "settings", strings.Join(asked, " "))
+	}
+	if len(dropped) > 0 {
+		log.Debug("restricted settings left out (not a trusted user of nix-daemon)", "settings", fmt.Sprint(dropped))
+	}
+}
+
+// ownOption says whether o is one the CLI adds itself (sandbox, and
+// --offline's): the sandbox has its own warning, and a daemon that
+// retries a failed download is no risk.
+func ownOption(o [2]string) bool {
+	return o == SandboxOption || slices.Contains(OfflineOptions, o)
+}
+
+// SandboxOption is the option of a run that builds in Nix's sandbox.
+var SandboxOption = [2]string{"sandbox", "true"}
+
+// buildersArg is --builders' value among args ("" for none).
+func buildersArg(args []string) string {
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "--builders" {
+			return args[i+1]
+		}
+	}
+	return ""
+}
+
+// EffectiveOptions are the options the run passes to Nix: r.Options,
+// less the restricted settings when the daemon does not trust the client
+// (CheckSettings runs first).
+func (r *Runner) EffectiveOptions(ctx context.Context) [][2]string {
+	r.CheckSettings(ctx, nil)
+	if r.untrusted == nil {
+		return r.Options
+	}
+	kept, _ := r.untrusted.ForUntrusted(r.Options)
+	return kept
+}
+
+// buildArgs are r.BuildArgs, less --builders when the daemon does not
+// take it from the client.
+func (r *Runner) buildArgs(ctx context.Context) []string {
+	r.CheckSettings(ctx, nil)
+	b := buildersArg(r.BuildArgs)
+	if r.untrusted == nil || b == "" || !r.untrusted.RestrictedForUntrusted("builders", b) {
+		return r.BuildArgs
+	}
+	var args []string
+	for i := 0; i < len(r.BuildArgs); i++ {
+		if r.BuildArgs[i] == "--builders" && i+1 < len(r.BuildArgs) {
+			i++
+			continue
+		}
+		args = append(args, r.BuildArgs[i])
+	}
+	return args
+}
+
+func (r *Runner) logger() *slog.Logger {
+	if r.Log != nil {
+		return r.Log
+	}
+	return slog.Default()
 }

@@ -20,6 +20,7 @@ const settingsJSON = `{
  "substituters": {"value": ["https://cache.example/", "file:///srv/cache"]},
  "sandbox-paths": {"value": "/bin/sh=/usr/bin/bash-static"},
  "trusted-users": {"value": ["root", "@wheel"]},
+ "trusted-substituters": {"value": ["file:///srv/trusted"]},
  "max-jobs": {"value": 2}
 }`
 
@@ -29,15 +30,17 @@ func TestParseSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Settings{
-		Sandbox:      "false",
-		Store:        "auto",
-		Substituters: []string{"https://cache.example/", "file:///srv/cache"},
-		SandboxPaths: []string{"/bin/sh=/usr/bin/bash-static"},
-		TrustedUsers: []string{"root", "@wheel"},
+		Sandbox:             "false",
+		Store:               "auto",
+		Substituters:        []string{"https://cache.example/", "file:///srv/cache"},
+		SandboxPaths:        []string{"/bin/sh=/usr/bin/bash-static"},
+		TrustedUsers:        []string{"root", "@wheel"},
+		TrustedSubstituters: []string{"file:///srv/trusted"},
 	}
 	if s.Sandbox != want.Sandbox || s.Store != want.Store ||
 		!slices.Equal(s.Substituters, want.Substituters) ||
 		!slices.Equal(s.SandboxPaths, want.SandboxPaths) ||
+		!slices.Equal(s.TrustedSubstituters, want.TrustedSubstituters) ||
 		!slices.Equal(s.TrustedUsers, want.TrustedUsers) {
 		t.Errorf("got %+v, want %+v", s, want)
 	}
@@ -158,11 +161,12 @@ func TestReadSettingsMatchesNix(t *testing.T) {
 		}
 	}
 	for name, got := range map[string]string{
-		"sandbox-paths": strings.Join(s.SandboxPaths, " "),
-		"sandbox":       s.Sandbox,
-		"store":         s.Store,
-		"substituters":  strings.Join(s.Substituters, " "),
-		"trusted-users": strings.Join(s.TrustedUsers, " "),
+		"sandbox-paths":        strings.Join(s.SandboxPaths, " "),
+		"sandbox":              s.Sandbox,
+		"store":                s.Store,
+		"substituters":         strings.Join(s.Substituters, " "),
+		"trusted-users":        strings.Join(s.TrustedUsers, " "),
+		"trusted-substituters": strings.Join(s.TrustedSubstituters, " "),
 	} {
 		if text[name] != got {
 			t.Errorf("%s: ReadSettings %q, nix show-config %q", name, got, text[name])

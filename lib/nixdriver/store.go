@@ -28,7 +28,7 @@ var nixCommand = []string{"--extra-experimental-features", "nix-command"}
 // there. (A .drv must be valid in URI before it is built there, so the
 // copy comes first.)
 func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
-	copyArgs := append(append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store), r.optionArgs()...)
+	copyArgs := append(append(append([]string{}, nixCommand...), "copy", "--derivation", "--to", r.Store), r.optionArgs(ctx)...)
 	batches, err := nixexec.Batches(copyArgs, drvs)
 	if err != nil {
 		return fmt.Errorf("nix copy --derivation --to %s: %w", r.Store, err)
@@ -44,7 +44,7 @@ func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	// .drv argument of nix build is the derivation file itself, and its
 	// outputs are written drv^*, which 2.8 does not know.
 	args := append([]string{"--store", r.Store, "--realise", "--no-gc-warning"}, r.BuildArgs...)
-	args = append(args, r.optionArgs()...)
+	args = append(args, r.optionArgs(ctx)...)
 	if batches, err = nixexec.Batches(args, drvs); err != nil {
 		return fmt.Errorf("nix-store --store %s --realise: %w", r.Store, err)
 	}
@@ -86,7 +86,7 @@ func (r *Runner) Valid(ctx context.Context, paths []string) (map[string]bool, er
 		args = append([]string{"--store", r.Store}, args...)
 		where = r.Store
 	}
-	args = append(args, r.optionArgs()...)
+	args = append(args, r.optionArgs(ctx)...)
 	batches, err := nixexec.Batches(args, ask)
 	if err != nil {
 		return nil, fmt.Errorf("check paths in %s: %w", where, err)
@@ -113,7 +113,7 @@ func (r *Runner) ReadFile(ctx context.Context, path string) ([]byte, error) {
 	}
 	args := append(append([]string{}, nixCommand...), "store", "cat", "--store", r.Store, path)
 	errOut := &nixexec.LimitedBuffer{Max: maxMessage}
-	cmd := nixexec.Command("nix", append(args, r.optionArgs()...)...)
+	cmd := nixexec.Command("nix", append(args, r.optionArgs(ctx)...)...)
 	cmd.Stderr = errOut
 	out, err := cmd.Output(ctx)
 	if err != nil {
