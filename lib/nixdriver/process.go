@@ -272,7 +272,9 @@ func (o *Outcome) build(ctx context.Context, plan *Plan, targets []string, opts 
 		return context.Cause(ctx)
 	}
 	if o.BuildErr != nil {
-		opts.Log.Warn("some builds failed", "error", o.BuildErr)
+		// Only Nix's exit status: the failures themselves, with their
+		// causes, are the progress lines and the run's summary.
+		opts.Log.Debug("some builds failed", "error", o.BuildErr)
 	}
 	return nil
 }
