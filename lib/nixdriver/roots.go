@@ -77,24 +77,37 @@ func (d *rootDir) remove() error {
 // $TMPDIR, and, for runs that had another $TMPDIR, at the roots Nix
 // registered (gcroots/auto of Nix's state directory: see staleRegistered).
 func RemoveStaleRoots(log *slog.Logger) int {
-	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), rootDirPrefix+"*"))
+	// $TMPDIR's own directories: one without a lock file is an earlier
+	// version's. TMPDIR itself may be a link (/tmp on some systems).
+	var candidates []candidate
+	if tmp, err := filepath.EvalSymlinks(os.TempDir()); err == nil {
+		dirs, _ := filepath.Glob(filepath.Join(tmp, rootDirPrefix+"*"))
+		for _, d := range dirs {
+			candidates = append(candidates, candidate{dir: d})
+		}
+	}
+	// Directories named only by a link in gcroots/auto, which any client
+	// of a daemon can register anywhere: they must hold a lock file.
 	auto := filepath.Join(nixStateDir(), "gcroots", "auto")
 	registered, err := registeredRootDirs(auto)
 	if err != nil {
 		log.Debug("cannot read Nix's registered GC roots", "dir", auto, "error", err)
 	}
+	for _, d := range registered {
+		candidates = append(candidates, candidate{dir: d, needsLock: true})
+	}
 	removed := 0
 	seen := map[string]bool{}
-	for _, dir := range append(dirs, registered...) {
-		if seen[dir] {
+	for _, c := range candidates {
+		if seen[c.dir] {
 			continue
 		}
-		seen[dir] = true
-		if stale, err := isStale(dir); err != nil || !stale {
+		seen[c.dir] = true
+		if stale, err := c.isStale(); err != nil || !stale {
 			continue
 		}
-		if err := os.RemoveAll(dir); err != nil {
-			log.Warn("cannot remove the GC roots of a dead run", "dir", dir, "error", err)
+		if err := os.RemoveAll(c.dir); err != nil {
+			log.Warn("cannot remove the GC roots of a dead run", "dir", c.dir, "error", err)
 			continue
 		}
 		removed++
@@ -103,6 +116,14 @@ func RemoveStaleRoots(log *slog.Logger) int {
 		log.Warn("removed the GC roots of runs that died", "directories", removed)
 	}
 	return removed
+}
+
+// candidate is a directory that may hold a dead run's GC roots.
+type candidate struct {
+	dir string
+	// needsLock: found only through a registered root, so a directory
+	// without a lock file is not taken for an earlier version's.
+	needsLock bool
 }
 
 // nixStateDir is Nix's state directory, as Nix finds it: $NIX_STATE_DIR,
@@ -158,22 +179,32 @@ func registeredRootDirs(auto string) ([]string, error) {
 	return dirs, nil
 }
 
-// isStale: dir's run is dead. A directory without a lock file is one an
-// earlier version of this program left (made locked, a directory always
-// has one). Only a real directory (no symlink) of this process's user is
-// ever stale: another user's roots are theirs to remove.
-func isStale(dir string) (bool, error) {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
+// isStale: the directory is a dead run's. Only what this program makes
+// is ever stale: a real directory of this process's user, reached through
+// no symbolic link, holding only symbolic links (the roots) beside its
+// lock file, a regular file nobody holds locked. A directory without a
+// lock file is one an earlier version of this program left (a directory
+// is made locked), unless needsLock. Another user's roots are theirs.
+func (c candidate) isStale() (bool, error) {
+	if real, err := filepath.EvalSymlinks(c.dir); err != nil || real != filepath.Clean(c.dir) {
 		return false, err
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Geteuid() {
-		return false, nil
+	fi, err := os.Lstat(c.dir)
+	if err != nil || !fi.IsDir() || !ownedByMe(fi) {
+		return false, err
 	}
-	f, err := os.Open(filepath.Join(dir, ownerLock))
+	if ok, err := onlyRootsIn(c.dir); err != nil || !ok {
+		return false, err
+	}
+	lockPath := filepath.Join(c.dir, ownerLock)
+	li, err := os.Lstat(lockPath)
 	if errors.Is(err, os.ErrNotExist) {
-		return true, nil
+		return !c.needsLock, nil
 	}
+	if err != nil || !li.Mode().IsRegular() || !ownedByMe(li) {
+		return false, err
+	}
+	f, err := os.OpenFile(lockPath, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return false, err
 	}
@@ -183,4 +214,42 @@ func isStale(dir string) (bool, error) {
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// ownedByMe: the file is this process's user's.
+func ownedByMe(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Geteuid()
+}
+
+// maxRootsInDir bounds how many entries of a candidate directory are
+// read: a run's directory holds one link per root, one per derivation
+// output it built at the most.
+const maxRootsInDir = 1 << 20
+
+// onlyRootsIn: every entry of dir but the lock file is a symbolic link,
+// as in the directories newRootDir makes (and a run's roots): a
+// directory with anything else in it is not this program's.
+func onlyRootsIn(dir string) (bool, error) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	for read := 0; read < maxRootsInDir; {
+		entries, err := f.ReadDir(4096)
+		read += len(entries)
+		for _, e := range entries {
+			if e.Name() != ownerLock && e.Type()&os.ModeSymlink == 0 {
+				return false, nil
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	return false, nil
 }

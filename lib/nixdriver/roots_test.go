@@ -80,7 +80,9 @@ func TestRemoveStaleRoots(t *testing.T) {
 // $NIX_STATE_DIR/gcroots/auto, and removed (one counted once, though
 // two links point into it); a live run's directory, a directory of
 // another name, a symlink named like a root directory (to a directory
-// that must survive) and, under root, another user's directory are left
+// that must survive), under root another user's directory, and what any
+// daemon client could register (a directory of this user's with a file
+// in it, one without a lock file, one behind a linked parent) are left
 // alone. Before: only $TMPDIR was searched, and none was removed.
 func TestRemoveStaleRootsRegistered(t *testing.T) {
 	state := t.TempDir()
@@ -137,6 +139,28 @@ func TestRemoveStaleRootsRegistered(t *testing.T) {
 		}
 		link(filepath.Join(theirs, "batch-000"))
 	}
+	// Registered by anyone (a daemon takes any path): a directory of this
+	// user's that no run made (a file in it, no lock file); one with no
+	// lock file but only links; and one reached through a linked parent
+	// whose lock file is a dangling link.
+	notes := mkdir(filepath.Join(other, "src", rootDirPrefix+"notes"))
+	if err := os.WriteFile(filepath.Join(notes, "precious.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(notes, "whatever"))
+	unlocked := mkdir(filepath.Join(other, rootDirPrefix+"unlocked"))
+	if err := os.Symlink("/nix/store/x", filepath.Join(unlocked, "batch-000")); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(unlocked, "batch-000"))
+	behind := mkdir(filepath.Join(other, "real", rootDirPrefix+"behind"))
+	if err := os.Symlink("/nonexistent", filepath.Join(behind, ownerLock)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(other, "real"), filepath.Join(other, "parent-link")); err != nil {
+		t.Fatal(err)
+	}
+	link(filepath.Join(other, "parent-link", rootDirPrefix+"behind", "batch-000"))
 	// A link that is no absolute path, and a dangling one.
 	if err := os.Symlink("relative/"+rootDirPrefix+"x/batch-000", filepath.Join(auto, "relative")); err != nil {
 		t.Fatal(err)
@@ -150,7 +174,8 @@ func TestRemoveStaleRootsRegistered(t *testing.T) {
 	if _, err := os.Lstat(dead); err == nil {
 		t.Errorf("the dead run's directory %s is left", dead)
 	}
-	for _, keep := range []string{filepath.Join(live.path, ownerLock), result, victim, filepath.Join(other, rootDirPrefix+"link"), theirs} {
+	for _, keep := range []string{filepath.Join(live.path, ownerLock), result, victim, filepath.Join(other, rootDirPrefix+"link"), theirs,
+		filepath.Join(notes, "precious.txt"), filepath.Join(unlocked, "batch-000"), filepath.Join(behind, ownerLock)} {
 		if _, err := os.Lstat(keep); keep != "" && err != nil {
 			t.Errorf("%s was removed: %v", keep, err)
 		}
