@@ -94,7 +94,13 @@ let
     isVariantName :: string -> bool
     ```
   */
-  isVariantName = name: match "cuda[0-9]+(\\.[0-9]+)?" name != null;
+  isVariantName =
+    name: stringLength name <= maxVariantNameLength && match "cuda[0-9]+(\\.[0-9]+)?" name != null;
+
+  # lib/manifest's bounds, checked before any `match`: Nix's regular
+  # expressions run out of stack on strings of some hundred kB.
+  maxVariantNameLength = 16;
+  maxRelativePathLength = 4096;
 
   /**
     Whether `p` is a safe relative_path: the same expression as
@@ -168,6 +174,8 @@ let
     isAttrs v
     && isString (v.relative_path or null)
     && isString (v.sha256 or null)
+    && stringLength v.relative_path <= maxRelativePathLength
+    && stringLength v.sha256 == 64
     && isSafeRelativePath v.relative_path
     && stringLength (baseNameOf v.relative_path) <= maxArchiveNameLength
     && match "[0-9a-f]{64}" v.sha256 != null;

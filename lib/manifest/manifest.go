@@ -113,6 +113,21 @@ var (
 	SafeRelativePath = regexp.MustCompile(`^[A-Za-z0-9+_-][A-Za-z0-9+._-]*(/[A-Za-z0-9+_-][A-Za-z0-9+._-]*)*$`)
 )
 
+// MaxRelativePathLength bounds relative_path as a whole (Linux's
+// PATH_MAX): no archive NVIDIA publishes comes near it, and Nix's regular
+// expressions (nix/manifest.nix, which checks the same bound first) run
+// out of stack on strings of some hundred kB.
+const MaxRelativePathLength = 4096
+
+// maxVariantNameLength bounds a variant's name (cuda12, cuda13.1), for
+// the same reason: nix/manifest.nix takes no longer key for a variant.
+const maxVariantNameLength = 16
+
+// isVariantName: s names a CUDA variant.
+func isVariantName(s string) bool {
+	return len(s) <= maxVariantNameLength && variantName.MatchString(s)
+}
+
 // MaxArchiveNameLength bounds the archive's file name: the store path
 // names derived from it (name-features.json) must stay under Nix's 211.
 const MaxArchiveNameLength = 180
@@ -270,7 +285,7 @@ func parsePlatform(where, pkg, platform string, v gjson.Result, variants []Varia
 func leafFields(v gjson.Result) gjson.Result {
 	mixed := false
 	v.ForEach(func(key, _ gjson.Result) bool {
-		mixed = variantName.MatchString(key.String())
+		mixed = isVariantName(key.String())
 		return !mixed
 	})
 	if !mixed {
@@ -278,7 +293,7 @@ func leafFields(v gjson.Result) gjson.Result {
 	}
 	fields := map[string]json.RawMessage{}
 	v.ForEach(func(key, value gjson.Result) bool {
-		if !variantName.MatchString(key.String()) {
+		if !isVariantName(key.String()) {
 			fields[key.String()] = json.RawMessage(value.Raw)
 		}
 		return true
@@ -306,6 +321,8 @@ func parseLeaf(where string, v gjson.Result) (Archive, error) {
 	switch {
 	case a.RelativePath == "":
 		return a, fmt.Errorf("%s: no relative_path", where)
+	case len(a.RelativePath) > MaxRelativePathLength:
+		return a, fmt.Errorf("%s: relative_path of %d bytes, more than %d", where, len(a.RelativePath), MaxRelativePathLength)
 	case strings.HasPrefix(a.RelativePath, "/") || strings.Contains("/"+a.RelativePath+"/", "/../"):
 		return a, fmt.Errorf("%s: relative_path %q leaves the base URL", where, a.RelativePath)
 	case !SafeRelativePath.MatchString(a.RelativePath):

@@ -55,7 +55,7 @@ func VariantName(cudaVersion string) Variant { return Variant("cuda" + cudaVersi
 
 // IsVariant reports whether v is a CUDA variant: cuda12, cuda13.1.
 // NoVariant is not.
-func IsVariant(v Variant) bool { return variantName.MatchString(string(v)) }
+func IsVariant(v Variant) bool { return isVariantName(string(v)) }
 
 // VariantCudaVersion is the CUDA version a variant names: "12" for
 // cuda12, "13.1" for cuda13.1. ok is false for anything that is not a

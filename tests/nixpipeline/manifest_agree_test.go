@@ -176,6 +176,25 @@ func archiveKeys(a manifest.Archive, r *manifest.Release) string {
 //     names are left out, never reach a name or URL), and its aggregate
 //     fails to build with Go's error naming the manifest (built with no
 //     archive selected, so nothing is fetched).
+//
+// longStrings are manifests of strings at and far past Go's bounds
+// (Nix's regular expressions ran out of stack on some hundred kB): a
+// relative_path of 4,096 bytes (listed), one of 600 kB, a variant key of
+// a million digits, and a sha256 of a million characters.
+var longStrings = func() [4][]byte {
+	const hash = `"sha256": "` + "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" + `"`
+	leaf := func(path string) string { return `{"relative_path": "` + path + `x.tar.xz", ` + hash + `}` }
+	release := func(platform string) []byte {
+		return []byte(`{"p": {"name": "p", "license": "l", "version": "1", "linux-x86_64": ` + platform + `}}`)
+	}
+	return [4][]byte{
+		release(leaf(strings.Repeat("a/", 2044))),
+		release(leaf(strings.Repeat("a/", 300000))),
+		release(`{"cuda` + strings.Repeat("1", 1000000) + `": ` + leaf("") + `}`),
+		release(`{"relative_path": "x.tar.xz", "sha256": "` + strings.Repeat("0", 1000000) + `"}`),
+	}
+}()
+
 func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 	requireNix(t)
 	const n = 400
@@ -189,6 +208,8 @@ func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 		var err error
 		if i%100 == 99 {
 			data = []byte([]string{`[1]`, `"x"`, `null`, `7`}[i/100]) // not an object
+		} else if i%100 == 98 {
+			data = longStrings[i/100]
 		} else if data, err = json.Marshal(g.manifest()); err != nil {
 			t.Fatal(err)
 		}
