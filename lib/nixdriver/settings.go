@@ -171,7 +171,7 @@ func CurrentClient() Client {
 // tell: root opens the store directly).
 func (s Settings) ThroughDaemon(c Client, socketExists bool) bool {
 	switch {
-	case s.Store == "daemon" || strings.HasPrefix(s.Store, "unix://"):
+	case localDaemonStore(s.Store):
 		return true
 	case s.Store == "auto" || s.Store == "":
 		return !c.Root && socketExists
@@ -230,17 +230,23 @@ func daemonSocket() string {
 	return "/nix/var/nix/daemon-socket/socket"
 }
 
+// localDaemonStore: store names this machine's nix-daemon.
+func localDaemonStore(store string) bool {
+	return store == "daemon" || strings.HasPrefix(store, "unix://")
+}
+
 // CheckSettings reads Nix's settings once per Runner, before the first
 // Nix command that takes the run's options: it warns when the sandbox
 // the run asked for will not be there, and, for a client the daemon does
 // not trust, keeps the restricted settings out of every later command
 // (untrusted.go), with a warning for those the user asked for
-// (--nix-option, --builders). A remote store (--store) has its own
-// settings, on another machine: nothing is read then. A failure to read
+// (--nix-option, --builders). A remote store (--store ssh-ng://…) has
+// its own settings, on another machine: nothing is read then; --store
+// daemon or unix://… is this machine's daemon, whose settings are read. A failure to read
 // them is a warning, not the run's failure; the options are passed as
 // they are. log nil: r.Log, else slog's default.
 func (r *Runner) CheckSettings(ctx context.Context, log *slog.Logger) {
-	if r.settingsChecked || r.Store != "" {
+	if r.settingsChecked || (r.Store != "" && !localDaemonStore(r.Store)) {
 		return
 	}
 	r.settingsChecked = true
@@ -251,6 +257,9 @@ func (r *Runner) CheckSettings(ctx context.Context, log *slog.Logger) {
 	if err != nil {
 		log.Warn("could not read Nix's settings; the sandbox is not checked", "error", err)
 		return
+	}
+	if r.Store != "" {
+		s.Store = r.Store // --store daemon or unix://: this machine's daemon
 	}
 	_, statErr := os.Stat(daemonSocket())
 	c := CurrentClient()

@@ -43,7 +43,7 @@ func (r *Runner) realiseInStore(ctx context.Context, drvs []string) error {
 	// nix-store --realise rather than nix build: since Nix 2.13 a bare
 	// .drv argument of nix build is the derivation file itself, and its
 	// outputs are written drv^*, which 2.8 does not know.
-	args := append([]string{"--store", r.Store, "--realise", "--no-gc-warning"}, r.BuildArgs...)
+	args := append([]string{"--store", r.Store, "--realise", "--no-gc-warning"}, r.buildArgs(ctx)...)
 	args = append(args, r.optionArgs(ctx)...)
 	if batches, err = nixexec.Batches(args, drvs); err != nil {
 		return fmt.Errorf("nix-store --store %s --realise: %w", r.Store, err)

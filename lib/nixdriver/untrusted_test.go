@@ -78,3 +78,20 @@ func TestUntrustedRunnerPassesNoRestrictedSetting(t *testing.T) {
 		t.Errorf("trusted: build arguments %v, want %v", got, buildArgs)
 	}
 }
+
+// TestLocalDaemonStore: --store daemon and unix://… are this machine's
+// daemon, whose settings CheckSettings reads (and whose restricted
+// settings an untrusted user must not pass); a remote store is not.
+func TestLocalDaemonStore(t *testing.T) {
+	for store, want := range map[string]bool{
+		"daemon": true, "unix:///nix/var/nix/daemon-socket/socket": true,
+		"ssh-ng://builder": false, "ssh://b": false, "": false, "auto": false,
+	} {
+		if got := localDaemonStore(store); got != want {
+			t.Errorf("localDaemonStore(%q) = %v, want %v", store, got, want)
+		}
+		if got := (Settings{Store: store}).ThroughDaemon(Client{Root: true}, false); got != want {
+			t.Errorf("ThroughDaemon with store %q as root, no socket: %v, want %v", store, got, want)
+		}
+	}
+}
