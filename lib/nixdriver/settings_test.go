@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
+	"log/slog"
 	"os/exec"
 	"slices"
 	"strings"
@@ -170,6 +172,20 @@ func TestReadSettingsMatchesNix(t *testing.T) {
 	} {
 		if text[name] != got {
 			t.Errorf("%s: ReadSettings %q, nix show-config %q", name, got, text[name])
+		}
+	}
+}
+
+// TestCheckSettingsReadsLocalDaemonStore: with --store daemon the settings
+// are read (this machine's daemon); with a remote store they are not.
+func TestCheckSettingsReadsLocalDaemonStore(t *testing.T) {
+	testenv.RequireNix(t, "nix")
+	discard := slog.New(slog.NewTextHandler(io.Discard, nil))
+	for store, want := range map[string]bool{"daemon": true, "ssh-ng://builder.invalid": false} {
+		r := &Runner{Store: store}
+		r.CheckSettings(context.Background(), discard)
+		if r.settingsChecked != want {
+			t.Errorf("--store %s: settings read %v, want %v", store, r.settingsChecked, want)
 		}
 	}
 }
