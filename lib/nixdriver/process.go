@@ -189,30 +189,39 @@ func (r *Runner) Process(ctx context.Context, v *Validated, opts ProcessOptions)
 // evaluated alone, and one that does not evaluate alone (a string Nix's
 // fromJSON cannot hold, which the Go parser accepts) is moved to
 // v.Refused with Nix's message, named; the others go on. When every
-// manifest evaluates alone, the failure is not one manifest's: first is
-// returned, as when none is left.
+// manifest evaluates alone, or (of several) none does, the failure is not
+// one manifest's: first is returned.
 func (r *Runner) refuseUnevaluable(ctx context.Context, v *Validated, archivesOnly bool, log *slog.Logger, first error) error {
 	if ctx.Err() != nil {
 		return first
 	}
 	log.Warn("the pipeline does not evaluate over all manifests; evaluating them one by one", "manifests", len(v.Good))
 	var good []Manifest
+	var refused []Refused
 	for _, m := range v.Good {
 		err := r.evalAlone(ctx, m, archivesOnly)
 		if ctx.Err() != nil {
 			return context.Cause(ctx)
 		}
 		if err != nil {
-			// The error itself is reported once, by the command.
-			log.Warn("manifest does not evaluate; the others go on", "manifest", m.Path)
-			v.Refused = append(v.Refused, Refused{Path: m.Path, Err: err})
+			refused = append(refused, Refused{Path: m.Path, Err: err})
 			continue
 		}
 		good = append(good, m)
 	}
-	if len(good) == len(v.Good) {
+	switch {
+	case len(good) == len(v.Good):
 		return first
+	case len(good) == 0 && len(v.Good) > 1:
+		// Not one manifest's fault (Nix itself, the store, the disk):
+		// its own error, not one refusal per manifest.
+		return fmt.Errorf("%w (no manifest evaluates alone either)", first)
 	}
+	for _, rf := range refused {
+		// The error itself is reported once, by the command.
+		log.Warn("manifest does not evaluate; the others go on", "manifest", rf.Path)
+	}
+	v.Refused = append(v.Refused, refused...)
 	v.Good = good
 	if len(good) == 0 {
 		return noneLeft(v.Refused)

@@ -371,3 +371,26 @@ func TestProcessManifestsQuiet(t *testing.T) {
 		t.Errorf("--quiet: stderr:\n%s", stderr)
 	}
 }
+
+// TestProcessManifestsNixBrokenForAll: when the pipeline does not
+// evaluate for any manifest (here a Nix library whose cli.nix throws;
+// as well a broken store or a full disk), the run fails with Nix's own
+// error once, not with every manifest refused as if it were at fault.
+func TestProcessManifestsNixBrokenForAll(t *testing.T) {
+	requireNix(t)
+	dir := copySample(t)
+	lib := t.TempDir()
+	if err := os.WriteFile(filepath.Join(lib, "cli.nix"), []byte("_: throw \"the library is broken\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := process(t, dir, "--nix-lib", lib)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "the library is broken") || !strings.Contains(stderr, "no manifest evaluates alone either") {
+		t.Errorf("Nix's error not given as the run's:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "manifest does not evaluate") {
+		t.Errorf("a manifest blamed:\n%s", stderr)
+	}
+}
