@@ -1,14 +1,14 @@
 package nixdriver
 
 import (
-	"bufio"
 	"bytes"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestRemoveStaleRoots: the root directory of a run killed with SIGKILL
@@ -28,20 +28,7 @@ func TestRemoveStaleRoots(t *testing.T) {
 	t.Setenv("TMPDIR", tmp)
 	// No registered roots: the machine's own are not this test's.
 	t.Setenv("NIX_STATE_DIR", t.TempDir())
-	helper := exec.Command(os.Args[0], "-test.run=^TestRemoveStaleRoots$")
-	helper.Env = append(os.Environ(), "CRFF_ROOTS_HELPER=1")
-	out, err := helper.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := helper.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no directory from the helper: %v", err)
-	}
-	dead := strings.TrimSpace(line)
+	helper, dead := testenv.StartHelper(t, "TestRemoveStaleRoots", "CRFF_ROOTS_HELPER")
 	if err := helper.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}

@@ -181,20 +181,8 @@ func TestChildDiesWithTheProgram(t *testing.T) {
 		_ = cmd.Run(context.Background())
 		os.Exit(0)
 	}
-	helper := exec.Command(os.Args[0], "-test.run=^TestChildDiesWithTheProgram$")
-	helper.Env = append(os.Environ(), "CRFF_NIXEXEC_HELPER=1")
-	out, err := helper.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := helper.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no ready line from the helper: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(line), "ready "))
+	helper, line := testenv.StartHelper(t, "TestChildDiesWithTheProgram", "CRFF_NIXEXEC_HELPER")
+	pid, err := strconv.Atoi(strings.TrimPrefix(line, "ready "))
 	if err != nil {
 		t.Fatalf("ready line %q: %v", line, err)
 	}
