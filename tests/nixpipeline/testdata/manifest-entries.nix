@@ -12,6 +12,7 @@
 }:
 let
   inherit (import (/. + lib + "/manifest.nix")) entries;
+  entryKey = import ./entry-key.nix;
   # Only the aggregates are built: the aggregate builder stands in for
   # the builders of the rest, which are instantiated, never run.
   pipeline = import (/. + lib + "/pipeline.nix") {
@@ -32,25 +33,10 @@ let
     in
     {
       entries =
-        map
-          (
-            e:
-            builtins.concatStringsSep "|" [
-              e.package
-              e.platform
-              (if e.variant == null then "None" else e.variant)
-              e.relativePath
-              e.sha256
-              e.version
-              e.releaseInfo.name
-              e.releaseInfo.license
-              e.releaseInfo.licensePath
-            ]
-          )
-          (entries {
-            name = toString i;
-            manifest = builtins.fromJSON (builtins.readFile file);
-          });
+        map entryKey (entries {
+          name = toString i;
+          manifest = builtins.fromJSON (builtins.readFile file);
+        });
       pipeline = (pipeline.manifestFeatures args).drvPath;
       validation = (pipeline.manifestFeatures (args // { packages = [ ]; })).drvPath;
     };

@@ -8,6 +8,7 @@
 }:
 let
   inherit (import (/. + lib + "/manifest.nix")) entries;
+  entryKey = import ./entry-key.nix;
   one =
     rel:
     let
@@ -16,20 +17,7 @@ let
         manifest = builtins.fromJSON (builtins.readFile (/. + (dir + "/" + rel)));
       };
     in
-    map (
-      e:
-      builtins.concatStringsSep "|" [
-        e.package
-        e.platform
-        (if e.variant == null then "None" else e.variant)
-        e.relativePath
-        e.sha256
-        e.version
-        e.releaseInfo.name
-        e.releaseInfo.license
-        e.releaseInfo.licensePath
-      ]
-    ) es;
+    map entryKey es;
 in
 builtins.listToAttrs (
   map (rel: {
