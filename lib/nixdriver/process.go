@@ -121,9 +121,8 @@ func Validate(ms []Manifest, maxArchives int, log *slog.Logger) (*Validated, err
 	v := &Validated{parsed: map[string]*manifest.Manifest{}}
 	for _, m := range ms {
 		mf, err := manifest.ReadFile(m.Path)
-		if err == nil && maxArchives > 0 && len(mf.Archives()) > maxArchives {
-			err = fmt.Errorf("%s: lists %d archives, more than --max-archives %d (NVIDIA's largest manifest lists %d)",
-				m.Path, len(mf.Archives()), maxArchives, largestRealManifest)
+		if err == nil && maxArchives > 0 {
+			err = archiveBound(m.Path, len(mf.Archives()), maxArchives)
 		}
 		if err != nil {
 			// The error itself is reported once, by the command.
@@ -138,6 +137,15 @@ func Validate(ms []Manifest, maxArchives int, log *slog.Logger) (*Validated, err
 		return nil, noneLeft(v.Refused)
 	}
 	return v, nil
+}
+
+// archiveBound refuses a manifest of n archives past maxArchives.
+func archiveBound(path string, n, maxArchives int) error {
+	if n <= maxArchives {
+		return nil
+	}
+	return fmt.Errorf("%s: lists %d archives, more than --max-archives %d (NVIDIA's largest manifest lists %d)",
+		path, n, maxArchives, largestRealManifest)
 }
 
 // Process runs the Nix work of process-manifests and check-nixpkgs over
