@@ -129,6 +129,8 @@ if [ "\$(id -u nixbld1 2>/dev/null)" != $((uidbase + 1)) ]; then
   done
 fi
 $(if [ ${#command[@]} -gt 0 ]; then printf 'exec'; printf ' %q' "${command[@]}"; fi)
+echo "== Nix \$(nix --version | sed 's/.* //') (Debian $suite): a store with history (scripts/store-history.sh)"
+bash scripts/store-history.sh
 echo "== Nix \$(nix --version | sed 's/.* //') (Debian $suite), root, no daemon"
 go build -o /tmp/testsummary ./scripts/testsummary
 status=0

@@ -61,6 +61,10 @@ for v in $versions; do
   start=$SECONDS
   case $v in
     2.8)
+      # The store of a machine in use (docs/testing.md): earlier sample and
+      # CLI runs with their roots, an older version's outputs, a GC.
+      echo "== a store with history (scripts/store-history.sh)"
+      scripts/store-history.sh
       echo "== go test ./... (Nix $(nix --version | sed 's/.* //'), the host's)"
       # testsummary prints each package's result and failed tests' output, then
       # every skipped test and left-out check with its reason.
