@@ -32,6 +32,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func checkNixpkgsCommand() command {
 	return command{
 		name: "check-nixpkgs",
+		json: jsonLines,
 		args: "[PACKAGES_DIR MANIFEST_DIR...]",
 		summary: "Compare the buildRedist calls of a Nixpkgs cuda-modules packages directory with what the archives of the manifests need " +
 			"(outputs, stubs hook, /usr/ references, library dependencies). Exit 0: no error; 1: a build would fail (or a file does not evaluate); " +
@@ -390,9 +391,11 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints}
 	var err error
 	if c.json {
-		err = enc.Encode(struct {
+		if err = enc.Encode(struct {
 			Summary checkSummary `json:"summary"`
-		}{sum})
+		}{sum}); err == nil {
+			c.e.jsonWritten()
+		}
 	} else {
 		// On stderr: stdout stays the findings alone (a clean check
 		// prints none there), the summary is for the reader.

@@ -21,6 +21,7 @@ const capabilitiesFlagUsage = "Nixpkgs' cudaCapabilities, comma-separated (8.9,9
 func coverageCommand() command {
 	return command{
 		name: "coverage",
+		json: jsonDocument,
 		args: "FILE|DIR",
 		summary: "Say per package and library whether each of Nixpkgs' cudaCapabilities gets SASS that runs as is, PTX the driver can JIT-compile, " +
 			"or nothing (a detail.json, or an aggregate directory holding one). Exit 1 with --require-capabilities when a capability gets nothing.",

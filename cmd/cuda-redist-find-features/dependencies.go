@@ -18,6 +18,7 @@ import (
 func printDependenciesCommand() command {
 	return command{
 		name: "print-dependencies",
+		json: jsonDocument,
 		args: "FILE|DIR",
 		summary: "Print, per package, the sonames its libraries need from other packages and which package of the release provides each " +
 			"(from a detail.json, an aggregate directory, or a directory process-manifests left results in).",

@@ -18,6 +18,7 @@ import (
 func printVendoredCommand() command {
 	return command{
 		name: "print-vendored",
+		json: jsonDocument,
 		args: "FILE|DIR",
 		summary: "Print, per package, the third-party libraries NVIDIA ships inside its archives (vendored: a free distribution ships the soname, " +
 			"no NVIDIA package provides it), what provides each in a free distribution and which libraries need it " +
