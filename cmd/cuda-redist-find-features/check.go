@@ -388,7 +388,7 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 	}
 	n := nixpkgscheck.Count(findings)
 	sum := checkSummary{Files: c.size.files, Checked: c.size.files - n.NotChecked, NotChecked: n.NotChecked, Cases: c.size.cases, Archives: c.size.archives,
-		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints}
+		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints, notWritten: n.NotWritten}
 	var err error
 	if c.json {
 		if err = enc.Encode(struct {
@@ -443,6 +443,8 @@ type checkSummary struct {
 	RefusedManifests int `json:"refusedManifests"`
 	// hintsHidden: --hints=false (the text says the hints were not shown).
 	hintsHidden bool
+	// notWritten: the files --fix could not write (--fix has no --json).
+	notWritten int
 }
 
 func (s checkSummary) text() string {
@@ -453,6 +455,9 @@ func (s checkSummary) text() string {
 	line += fmt.Sprintf(", %d case(s), %d archive(s): %d error(s), %d warning(s), %d hint(s)", s.Cases, s.Archives, s.Errors, s.Warnings, s.Hints)
 	if s.hintsHidden && s.Hints > 0 {
 		line += " (not shown: --hints=false)"
+	}
+	if s.notWritten > 0 {
+		line += fmt.Sprintf(", %d file(s) not written", s.notWritten)
 	}
 	if s.Failures+s.RefusedManifests > 0 {
 		line += fmt.Sprintf(", %d archive(s) and %d manifest(s) not checked", s.Failures, s.RefusedManifests)
