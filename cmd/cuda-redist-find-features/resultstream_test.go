@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -106,6 +109,16 @@ func TestJSONWhateverStopsTheRun(t *testing.T) {
 		}
 		if je.ExitCode != code || !strings.Contains(je.Message, tc.want) {
 			t.Errorf("%v: JSON error %+v, want exit code %d and a message with %q", tc.args, je, code, tc.want)
+		}
+		if tc.args[0] == "check-nixpkgs" {
+			// What print-feature-schema --format finding describes.
+			v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+			if err == nil {
+				err = schema.Validate("finding", v)
+			}
+			if err != nil {
+				t.Errorf("%v: the summary against the finding schema: %v", tc.args, err)
+			}
 		}
 	}
 	// --out sends the JSON elsewhere: stdout stays empty.
