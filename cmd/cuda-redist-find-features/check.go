@@ -107,6 +107,11 @@ func (cf *checkFlags) run(e *env, args []string) error {
 	if len(c.manifests) == 0 {
 		return noManifestError(a.manifestDirs, cf.ff)
 	}
+	// A signal while the manifests were read (with --json, caught from
+	// the start): stop before Nix is set up.
+	if err := e.interrupted(); err != nil {
+		return err
+	}
 	// The arguments first, then the environment (program, Nix library).
 	if err := c.attachRunner(cf.nf); err != nil {
 		return err

@@ -51,13 +51,14 @@ func (r *resultStream) failure() error {
 }
 
 // streamName names the file behind stdout for the message: "stdout
-// (/dev/full)" when fd 1 is it, the file's name when it is another.
+// (/dev/full)" for the process's stdout (its name is /dev/stdout), the
+// file's name for another file.
 func streamName(w io.Writer) string {
 	f, ok := w.(*os.File)
 	if !ok {
 		return "stdout"
 	}
-	if f.Fd() != 1 {
+	if f != os.Stdout {
 		return f.Name()
 	}
 	if target, err := os.Readlink("/proc/self/fd/1"); err == nil {
