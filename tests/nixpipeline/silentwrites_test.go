@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,26 +13,6 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
-
-// runTo runs the program with stdout going to stdout, the environment
-// changed by env (NAME=VALUE, last wins), and returns the exit code and
-// stderr.
-func runTo(t *testing.T, stdout io.Writer, env []string, args ...string) (int, string) {
-	t.Helper()
-	cmd := exec.Command(programBinary(t), args...)
-	cmd.Dir = repoRoot()
-	cmd.Env = append(append(os.Environ(), "TMPDIR="+t.TempDir()), env...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return code, stderr.String()
-}
 
 // TestProcessManifestsStdoutFull: process-manifests with stdout on
 // /dev/full writes its files, then exits 1 saying the list of them could
