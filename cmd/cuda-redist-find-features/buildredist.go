@@ -21,7 +21,7 @@ func printBuildRedistCommand() command {
 		args:    "FILE|DIR",
 		summary: "Print what each package's buildRedist call should declare (from a buildRedist.json, an aggregate directory, or a directory process-manifests left results in) as a table.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table"+jsonErrorUsage)
 			out := fs.String("out", "", "write to this file instead of stdout")
 			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			return func(args []string) error {

@@ -28,7 +28,7 @@ func coverageCommand() command {
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			caps := fs.String("cuda-capabilities", "", capabilitiesFlagUsage+" (required)")
 			require := fs.Bool("require-capabilities", false, "exit 1 when a library with device code gets nothing for a capability")
-			asJSON := fs.Bool("json", false, "print JSON instead of a table (fields: capabilities, archives, none)")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table (fields: capabilities, archives, none)"+jsonErrorUsage)
 			out := fs.String("out", "", "write to this file instead of stdout")
 			return func(args []string) error {
 				if err := wantArgs("coverage", args, 1, "one FILE or DIR"); err != nil {

@@ -28,6 +28,9 @@ const (
 	jsonLines = jsonMode("lines")
 )
 
+// jsonErrorUsage ends the help of a one-document command's --json.
+const jsonErrorUsage = `; a run that stops before it prints {"error": {message, exitCode, signal}} instead`
+
 // jsonAnnotation is the cobra annotation that carries a command's
 // jsonMode, so that run knows it even when the command line did not
 // parse.
