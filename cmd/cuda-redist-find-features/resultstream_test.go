@@ -3,15 +3,18 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -169,4 +172,30 @@ func jsonErrorOf(t *testing.T, lines bool, stdout string) (jsonError, bool) {
 		return jsonError{}, false
 	}
 	return *doc.Error, true
+}
+
+// TestJSONDocumentAfterSignal: a one-document command (print-vendored,
+// coverage, …) with --json that a signal reached before its result
+// writes no result but the error document, with the signal and its exit
+// code. (Their runs are too short to signal from outside: the pieces are
+// tested in-process, the whole path through check-nixpkgs in
+// tests/nixpipeline.) On main the result was written and the signal
+// ignored.
+func TestJSONDocumentAfterSignal(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(&interrupt.Error{Signal: syscall.SIGTERM})
+	var out, errOut bytes.Buffer
+	e := &env{stdout: &out, stderr: &errOut, ctx: ctx}
+	err := writeTableOrJSON(e, "", true, map[string]int{"result": 1}, nil)
+	if err == nil || out.Len() != 0 {
+		t.Fatalf("wrote %q, returned %v; want nothing written and the interruption", out.String(), err)
+	}
+	code, je := e.outcome("print-vendored", &runError{err}, &errOut)
+	e.writeJSONError(jsonDocument, je)
+	if want := `{"error":{"message":"interrupted by SIGTERM","exitCode":143,"signal":"SIGTERM"}}` + "\n"; code != 143 || out.String() != want {
+		t.Errorf("exit %d, stdout %q; want 143 and %q", code, out.String(), want)
+	}
+	if !strings.Contains(errOut.String(), "print-vendored: interrupted by SIGTERM") {
+		t.Errorf("stderr %q does not say interrupted", errOut.String())
+	}
 }
