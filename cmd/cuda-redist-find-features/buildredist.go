@@ -17,10 +17,11 @@ import (
 func printBuildRedistCommand() command {
 	return command{
 		name:    "print-buildredist",
+		json:    jsonDocument,
 		args:    "FILE|DIR",
 		summary: "Print what each package's buildRedist call should declare (from a buildRedist.json, an aggregate directory, or a directory process-manifests left results in) as a table.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table"+jsonErrorUsage)
 			out := fs.String("out", "", "write to this file instead of stdout")
 			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			return func(args []string) error {
@@ -38,10 +39,17 @@ func printBuildRedistCommand() command {
 				if err = readFormat(path, "buildredist", false, &decls); err != nil {
 					return err
 				}
+				if err := e.interrupted(); err != nil {
+					return err
+				}
 				if *asJSON {
 					// As cuda-redist-aggregate's print-buildredist, the
 					// buildRedist derivation's builder, writes it.
-					return aggregate.WriteDecls(decls, *out, e.stdout)
+					if err := aggregate.WriteDecls(decls, *out, e.stdout); err != nil {
+						return err
+					}
+					e.jsonWritten()
+					return nil
 				}
 				var b strings.Builder
 				writeBuildRedistTable(&b, decls)

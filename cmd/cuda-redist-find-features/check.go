@@ -32,6 +32,7 @@ func (e *exitError) Unwrap() error { return e.err }
 func checkNixpkgsCommand() command {
 	return command{
 		name: "check-nixpkgs",
+		json: jsonLines,
 		args: "[PACKAGES_DIR MANIFEST_DIR...]",
 		summary: "Compare the buildRedist calls of a Nixpkgs cuda-modules packages directory with what the archives of the manifests need " +
 			"(outputs, stubs hook, /usr/ references, library dependencies). Exit 0: no error; 1: a build would fail (or a file does not evaluate); " +
@@ -66,7 +67,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.cudaVersion = fs.String("cuda-version", "", "cudaVersion for packages without CUDA variants (default: the manifest's version for the cuda redist, else "+nixpkgscheck.DefaultCudaVersion+")")
 	cf.globstar = fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 	cf.hints = fs.Bool("hints", true, "also print hints: outputs that could be split off, unused or unresolvable dependencies (never an error)")
-	cf.jsonOut = fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path, files, count), then a last line {\"summary\": {files, checked, notChecked, cases, archives, errors, warnings, hints, failures, refusedManifests}}")
+	cf.jsonOut = fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path, files, count), then a last line {\"summary\": {files, checked, notChecked, cases, archives, errors, warnings, hints, failures, refusedManifests}}; a run that stops early (an error, a signal) ends with {\"summary\": {\"error\": {message, exitCode, signal}}} instead")
 	cf.evalOnly = fs.Bool("eval-only", false, "only evaluate the package files (for every platform and CUDA version of the manifests), fetching no archive: seconds, not hours")
 	cf.jobs = fs.Int("eval-jobs", 0, "nix-instantiate processes at once when package files are evaluated one by one (default: the number of CPUs)")
 	cf.evalTimeout = fs.Duration("eval-timeout", pkgeval.DefaultTimeout, "time bound of each nix-instantiate that evaluates package files; a file that runs past it is an ERROR")
@@ -105,6 +106,11 @@ func (cf *checkFlags) run(e *env, args []string) error {
 	}
 	if len(c.manifests) == 0 {
 		return noManifestError(a.manifestDirs, cf.ff)
+	}
+	// A signal while the manifests were read (with --json, caught from
+	// the start): stop before Nix is set up.
+	if err := e.interrupted(); err != nil {
+		return err
 	}
 	// The arguments first, then the environment (program, Nix library).
 	if err := c.attachRunner(cf.nf); err != nil {
@@ -387,12 +393,14 @@ func (c *checkRun) report(findings []nixpkgscheck.Finding) error {
 	}
 	n := nixpkgscheck.Count(findings)
 	sum := checkSummary{Files: c.size.files, Checked: c.size.files - n.NotChecked, NotChecked: n.NotChecked, Cases: c.size.cases, Archives: c.size.archives,
-		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints}
+		Errors: n.Errors, Warnings: n.Warnings, Hints: n.Hints, Failures: n.Failures, RefusedManifests: n.Refused, hintsHidden: !c.hints, notWritten: n.NotWritten}
 	var err error
 	if c.json {
-		err = enc.Encode(struct {
+		if err = enc.Encode(struct {
 			Summary checkSummary `json:"summary"`
-		}{sum})
+		}{sum}); err == nil {
+			c.e.jsonWritten()
+		}
 	} else {
 		// On stderr: stdout stays the findings alone (a clean check
 		// prints none there), the summary is for the reader.
@@ -440,6 +448,8 @@ type checkSummary struct {
 	RefusedManifests int `json:"refusedManifests"`
 	// hintsHidden: --hints=false (the text says the hints were not shown).
 	hintsHidden bool
+	// notWritten: the files --fix could not write (--fix has no --json).
+	notWritten int
 }
 
 func (s checkSummary) text() string {
@@ -450,6 +460,9 @@ func (s checkSummary) text() string {
 	line += fmt.Sprintf(", %d case(s), %d archive(s): %d error(s), %d warning(s), %d hint(s)", s.Cases, s.Archives, s.Errors, s.Warnings, s.Hints)
 	if s.hintsHidden && s.Hints > 0 {
 		line += " (not shown: --hints=false)"
+	}
+	if s.notWritten > 0 {
+		line += fmt.Sprintf(", %d file(s) not written", s.notWritten)
 	}
 	if s.Failures+s.RefusedManifests > 0 {
 		line += fmt.Sprintf(", %d archive(s) and %d manifest(s) not checked", s.Failures, s.RefusedManifests)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/fixrun"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
@@ -12,7 +13,9 @@ import (
 // repair repairs the package files after a check (lib/check/fixrun):
 // the diff goes to stdout, the files are written unless --dry-run (a
 // file changed meanwhile is an error finding and is left alone), then
-// what the check of the repaired files still finds.
+// what the check of the repaired files still finds. A file that could not
+// be written is an error naming it and the system's reason, and fails the
+// run (nixpkgscheck.KindNotWritten).
 func (c *checkRun) repair(ctx context.Context, packagesDir string, files []string, unread []nixpkgscheck.Finding, plan *nixpkgscheck.Plan, results map[string][]pkgeval.Result) error {
 	fix, err := fixrun.Prepare(ctx, packagesDir, files, results, fixrun.Options{Eval: c.eval, Plan: plan, Globstar: c.globstar, Unread: unread, RemoveVendored: c.removeVendored})
 	if err != nil {
@@ -25,6 +28,12 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 	c.size.files = fix.Checked // the new files count
 	if !c.dryRun {
 		failed := fix.Write(func(path string) { c.e.log.Info("fixed", "file", path) })
+		for _, f := range failed {
+			if f.Kind == nixpkgscheck.KindNotWritten {
+				// On stderr too: stdout may be a file the reader opens later.
+				c.e.log.Error("--fix", "file", filepath.Join(packagesDir, f.File), "error", f.Message)
+			}
+		}
 		findings = append(findings, failed...)
 		nixpkgscheck.Sort(findings)
 	}

@@ -12,6 +12,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/interrupt"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixdriver/nixlog"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
@@ -55,6 +56,9 @@ type command struct {
 	setup   func(fs *flag.FlagSet, env *env) func(args []string) error
 	// values are the values shell completion offers for a flag.
 	values map[string][]string
+	// json is what the command's --json flag writes on stdout (see
+	// jsonMode); noJSON for a command without one.
+	json jsonMode
 }
 
 // env is what every command gets: where to write, and the logger.
@@ -77,6 +81,9 @@ type env struct {
 	// ctx and stopSignals: see context().
 	ctx         context.Context
 	stopSignals func()
+	// jsonDone: the command's JSON result is complete on stdout (see
+	// jsonWritten).
+	jsonDone bool
 }
 
 func commands() []command {
@@ -174,7 +181,8 @@ func (c command) cobra(e *env) *cobra.Command {
 		GroupID: c.group,
 		Hidden:  c.hidden,
 		// Each command checks its own arguments and says what it expected.
-		Args: cobra.ArbitraryArgs,
+		Args:        cobra.ArbitraryArgs,
+		Annotations: map[string]string{jsonAnnotation: string(c.json)},
 	}
 	if cmd.GroupID == "" {
 		cmd.GroupID = groupOf(c.name)
@@ -183,7 +191,10 @@ func (c command) cobra(e *env) *cobra.Command {
 	for name, values := range c.values {
 		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp))
 	}
-	cmd.RunE = func(_ *cobra.Command, args []string) error {
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if jsonRequested(cmd, nil) != noJSON {
+			e.expectJSON()
+		}
 		defer func() {
 			for _, f := range e.atExit {
 				f()
@@ -240,9 +251,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		// Nix's colours (its structured log's messages keep them).
 		stderr = ansi.NewWriter(stderr)
 	}
-	safeOut, safeErr := safetext.NewWriter(stdout), safetext.NewWriter(stderr)
+	results := newResultStream(stdout)
+	safeOut, safeErr := safetext.NewWriter(results), safetext.NewWriter(stderr)
 	defer safeErr.Flush()
-	defer safeOut.Flush()
 	e := &env{stdout: safeOut, stderr: safeErr, terminal: stderr, log: newLogger(safeErr, slog.LevelInfo)}
 	root := newRootCmd(e)
 	root.SetArgs(args)
@@ -251,28 +262,56 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cmd, err = root.ExecuteC()
 	}
 	e.stopContext()
-	if err == nil {
-		return exitOK
+	if err != nil && results.err != nil && errors.Is(err, results.err) {
+		// The command returned the failed write: said once, with where
+		// stdout went.
+		err = &runError{results.failure()}
+		results.reported = true
 	}
 	name := prog
 	if cmd != nil && cmd != root {
 		name = cmd.CommandPath()
 	}
+	code, je := e.outcome(name, err, stderr)
+	if cmd != nil && cmd != root && code != exitOK && !e.jsonDone {
+		if mode := jsonRequested(cmd, args); mode != noJSON {
+			e.writeJSONError(mode, je)
+		}
+	}
+	if err := safeOut.Flush(); err != nil && results.err == nil {
+		results.err = err
+	}
+	if ferr := results.failure(); ferr != nil {
+		fmt.Fprintf(e.stderr, "%s: %v\n", name, ferr)
+		if code == exitOK {
+			code = exitFail
+		}
+	}
+	return code
+}
+
+// outcome says on stderr why the command failed, if it did, and returns
+// the exit code and the error as --json writes it.
+func (e *env) outcome(name string, err error, stderr io.Writer) (int, jsonError) {
+	if err == nil {
+		return exitOK, jsonError{}
+	}
 	if code, ok := e.reportInterrupted(e.stderr, name); ok {
-		return code
+		ie, _ := interrupt.Cause(e.ctx)
+		return code, jsonError{Message: ie.Error(), ExitCode: code, Signal: interrupt.SignalName(ie.Signal)}
 	}
 	fmt.Fprintf(e.stderr, "%s: %v\n", name, err)
+	code := exitFail
 	var re *runError
 	if !errors.As(err, &re) || errors.Is(err, errUsage) {
 		// cobra's own errors (unknown commands and flags, bad values) and
 		// the commands' usage errors.
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", name)
-		return exitUsage
+		code = exitUsage
+	} else if c, ok := exitCodeOf(err); ok {
+		code = c
 	}
-	if code, ok := exitCodeOf(err); ok {
-		return code
-	}
-	return exitFail
+	return code, jsonError{Message: err.Error(), ExitCode: code}
 }
 
 // newLogger is the logger of every command: log/slog's text format,

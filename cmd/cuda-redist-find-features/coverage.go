@@ -21,13 +21,14 @@ const capabilitiesFlagUsage = "Nixpkgs' cudaCapabilities, comma-separated (8.9,9
 func coverageCommand() command {
 	return command{
 		name: "coverage",
+		json: jsonDocument,
 		args: "FILE|DIR",
 		summary: "Say per package and library whether each of Nixpkgs' cudaCapabilities gets SASS that runs as is, PTX the driver can JIT-compile, " +
 			"or nothing (a detail.json, or an aggregate directory holding one). Exit 1 with --require-capabilities when a capability gets nothing.",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			caps := fs.String("cuda-capabilities", "", capabilitiesFlagUsage+" (required)")
 			require := fs.Bool("require-capabilities", false, "exit 1 when a library with device code gets nothing for a capability")
-			asJSON := fs.Bool("json", false, "print JSON instead of a table (fields: capabilities, archives, none)")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table (fields: capabilities, archives, none)"+jsonErrorUsage)
 			out := fs.String("out", "", "write to this file instead of stdout")
 			return func(args []string) error {
 				if err := wantArgs("coverage", args, 1, "one FILE or DIR"); err != nil {

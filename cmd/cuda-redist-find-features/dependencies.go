@@ -18,11 +18,12 @@ import (
 func printDependenciesCommand() command {
 	return command{
 		name: "print-dependencies",
+		json: jsonDocument,
 		args: "FILE|DIR",
 		summary: "Print, per package, the sonames its libraries need from other packages and which package of the release provides each " +
 			"(from a detail.json, an aggregate directory, or a directory process-manifests left results in).",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table"+jsonErrorUsage)
 			out := fs.String("out", "", "write to this file instead of stdout")
 			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			return func(args []string) error {

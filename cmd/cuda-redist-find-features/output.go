@@ -16,12 +16,19 @@ func writeResult(e *env, path string, data []byte) error {
 // writeTableOrJSON writes v as canonical JSON when asJSON, else the table
 // that writeTable draws, to stdout or out.
 func writeTableOrJSON(e *env, out string, asJSON bool, v any, writeTable func(*strings.Builder)) error {
+	if err := e.interrupted(); err != nil {
+		return err
+	}
 	if asJSON {
 		data, err := features.Encode(v)
 		if err != nil {
 			return err
 		}
-		return writeResult(e, out, data)
+		if err := writeResult(e, out, data); err != nil {
+			return err
+		}
+		e.jsonWritten()
+		return nil
 	}
 	var b strings.Builder
 	writeTable(&b)

@@ -18,12 +18,13 @@ import (
 func printVendoredCommand() command {
 	return command{
 		name: "print-vendored",
+		json: jsonDocument,
 		args: "FILE|DIR",
 		summary: "Print, per package, the third-party libraries NVIDIA ships inside its archives (vendored: a free distribution ships the soname, " +
 			"no NVIDIA package provides it), what provides each in a free distribution and which libraries need it " +
 			"(from a detail.json, an aggregate directory, or a directory process-manifests left results in; docs/vendored.md).",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
-			asJSON := fs.Bool("json", false, "print JSON instead of a table")
+			asJSON := fs.Bool("json", false, "print JSON instead of a table"+jsonErrorUsage)
 			out := fs.String("out", "", "write to this file instead of stdout")
 			version := fs.String("version", "", "with a directory process-manifests left results in (aggregate_<version> links): the release to read (default: the newest)")
 			indexes := fs.StringArray("soname-index", nil, "a soname index to read besides the default (repeatable): plain text or nix-locate output (docs/vendored.md)")

@@ -14,6 +14,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -164,14 +165,28 @@ func sampleArgs(t *testing.T, attr string) []string {
 // finds nix/) and returns its exit code, stdout and stderr.
 func runProgram(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	cmd := exec.Command(programBinary(t), args...)
-	cmd.Dir = repoRoot()
 	// A temporary directory of its own, to check the run leaves nothing
 	// of its own there (GC roots, features read back from a store).
 	tmp := t.TempDir()
-	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout bytes.Buffer
+	code, stderr := runTo(t, &stdout, []string{"TMPDIR=" + tmp}, args...)
+	if left, _ := filepath.Glob(filepath.Join(tmp, "crff-*")); len(left) > 0 {
+		t.Errorf("%v left %v in TMPDIR", args, left)
+	}
+	return code, stdout.String(), stderr
+}
+
+// runTo runs the program with stdout going to stdout and the
+// environment changed by env (NAME=VALUE; TMPDIR is a new directory
+// unless env sets it), and returns the exit code and stderr.
+func runTo(t *testing.T, stdout io.Writer, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(programBinary(t), args...)
+	cmd.Dir = repoRoot()
+	// os/exec keeps the last of a variable given twice.
+	cmd.Env = append(append(os.Environ(), "TMPDIR="+t.TempDir()), env...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdout, &stderr
 	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
@@ -179,10 +194,7 @@ func runProgram(t *testing.T, args ...string) (int, string, string) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	if left, _ := filepath.Glob(filepath.Join(tmp, "crff-*")); len(left) > 0 {
-		t.Errorf("%v left %v in TMPDIR", args, left)
-	}
-	return code, stdout.String(), stderr.String()
+	return code, stderr.String()
 }
 
 func diffPaths(t *testing.T, expected, actual string) {

@@ -3,6 +3,7 @@ package nixpipeline
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,7 +24,14 @@ const hangGuard = 2 * time.Minute
 // tmp and a token in its environment (checkNothingRunning looks for it).
 func startRun(t *testing.T, tmp, token string, args ...string) (*exec.Cmd, <-chan error, *bytes.Buffer) {
 	t.Helper()
+	return startRunTo(t, nil, tmp, token, args...)
+}
+
+// startRunTo is startRun with the run's stdout going to stdout.
+func startRunTo(t *testing.T, stdout io.Writer, tmp, token string, args ...string) (*exec.Cmd, <-chan error, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(programBinary(t), args...)
+	cmd.Stdout = stdout
 	cmd.Dir = repoRoot()
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "CRFF_INTERRUPT_TEST="+token)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -24,8 +24,10 @@ const KindChanged = "changedDuringFix"
 // the rename the file is read again and compared with the bytes the run
 // read (a new file must still not exist: it is linked in, which fails if
 // it does). A file that differs is left alone and is an error finding
-// naming it; a file that cannot be written is one too; every other file
-// is still written. written gets the path of each file written.
+// naming it; a file that cannot be written (a read-only file system, a
+// full disk) is one too, of kind nixpkgscheck.KindNotWritten, naming the
+// step and the system's reason; every other file is still written.
+// written gets the path of each file written.
 func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 	var failed []nixpkgscheck.Finding
 	for _, file := range fr.Files() {
@@ -40,7 +42,8 @@ func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindChanged, File: file,
 				Message: "not written: " + changed.why + " since --fix read it; left as it is (run check-nixpkgs --fix again)"})
 		case err != nil:
-			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: "notFixed", File: file, Message: "not written: " + err.Error()})
+			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: nixpkgscheck.KindNotWritten, File: file,
+				Message: "not written, left as it was: " + err.Error()})
 		default:
 			written(path)
 		}
@@ -54,7 +57,8 @@ type changedError struct{ why string }
 func (e *changedError) Error() string { return e.why }
 
 // replaceIfUnchanged writes text to path if path still holds old (old ""
-// for a file that must not exist), keeping its mode.
+// for a file that must not exist), keeping its mode. A failure of the
+// system says which step failed, on which file, and why (writeError).
 func replaceIfUnchanged(path, old, text string) error {
 	mode := fs.FileMode(0o644)
 	if old != "" {
@@ -69,7 +73,7 @@ func replaceIfUnchanged(path, old, text string) error {
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".crff-fix-*")
 	if err != nil {
-		return err
+		return &writeError{"creating a temporary file in " + filepath.Dir(path), err}
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.WriteString(text)
@@ -83,7 +87,7 @@ func replaceIfUnchanged(path, old, text string) error {
 		err = cerr
 	}
 	if err != nil {
-		return err
+		return &writeError{"writing its new text to " + tmp.Name(), err}
 	}
 	if old == "" {
 		// link(2) fails when path exists: no file that appeared
@@ -92,7 +96,7 @@ func replaceIfUnchanged(path, old, text string) error {
 			if errors.Is(err, fs.ErrExist) {
 				return &changedError{"a file of this name appeared"}
 			}
-			return err
+			return &writeError{"creating " + path, err}
 		}
 		return nil
 	}
@@ -100,8 +104,30 @@ func replaceIfUnchanged(path, old, text string) error {
 	if err := stillHolds(path, old); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return &writeError{"renaming its new text over " + path, err}
+	}
+	return nil
 }
+
+// writeError is a write the system refused: the step, on which file, and
+// the system's reason alone (ENOSPC's "no space left on device", EROFS's
+// "read-only file system"), not the operation and path again.
+type writeError struct {
+	step string
+	err  error
+}
+
+func (e *writeError) Error() string {
+	reason := e.err.Error()
+	var errno syscall.Errno
+	if errors.As(e.err, &errno) {
+		reason = errno.Error()
+	}
+	return e.step + ": " + reason
+}
+
+func (e *writeError) Unwrap() error { return e.err }
 
 // stillHolds reads path (at most one byte more than old, not opening
 // anything but a regular file) and says whether it holds old.

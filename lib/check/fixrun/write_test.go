@@ -11,6 +11,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 func mustWrite(t *testing.T, path, text string) {
@@ -124,5 +125,71 @@ func TestNewFilesBoundPname(t *testing.T) {
 	failed := fr.Write(func(string) {})
 	if len(failed) != 0 {
 		t.Errorf("Write: %+v", failed)
+	}
+}
+
+// TestWriteSaysWhyNothingWasWritten: a packages directory the system
+// will not write (a read-only file system; a full disk) gets, for each
+// file, an error of kind notWritten naming the step and the system's
+// reason, the files are left as they were, and the outcome says --fix
+// could not write them. On main the errors were of kind notFixed, and the
+// run's last line said "the Nixpkgs builds of these packages would fail".
+// Root ignores mode bits, so the read-only directory is a read-only bind
+// mount for root (testenv.ReadOnlyDir), and the full disk a 64 KiB tmpfs,
+// filled up (testenv.FullDir).
+func TestWriteSaysWhyNothingWasWritten(t *testing.T) {
+	const old = "{ buildRedist }: buildRedist { pname = \"a\"; }\n"
+	populate := func(dir string) { mustWrite(t, filepath.Join(dir, "a.nix"), old) }
+	for _, tc := range []struct {
+		name, reason string
+		dir          func(t *testing.T) string
+	}{
+		{"read-only", "read-only file system", func(t *testing.T) string {
+			dir := t.TempDir()
+			populate(dir)
+			testenv.ReadOnlyDir(t, dir)
+			return dir
+		}},
+		{"full disk", "no space left on device", func(t *testing.T) string { return testenv.FullDir(t, populate) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := tc.dir(t)
+			reason := tc.reason
+			if os.Geteuid() != 0 && tc.name == "read-only" {
+				reason = "permission denied" // mode 0555: EACCES
+			}
+			fr := &Fix{PackagesDir: dir, Old: map[string]string{"a.nix": old, "new.nix": ""},
+				New: map[string]string{"a.nix": strings.ToUpper(old), "new.nix": "{ buildRedist }: buildRedist { pname = \"new\"; }\n"}}
+			var written []string
+			failed := fr.Write(func(path string) { written = append(written, path) })
+			if len(written) != 0 {
+				t.Errorf("written %v", written)
+			}
+			if len(failed) != 2 {
+				t.Fatalf("findings %+v, want one per file", failed)
+			}
+			for _, f := range failed {
+				if f.Level != nixpkgscheck.LevelError || f.Kind != nixpkgscheck.KindNotWritten || !strings.Contains(f.Message, reason) ||
+					!strings.Contains(f.Message, dir) || !strings.HasPrefix(f.Message, "not written, left as it was: ") {
+					t.Errorf("finding %+v, want a notWritten error naming %s and saying %q", f, dir, reason)
+				}
+			}
+			if got := readText(t, filepath.Join(dir, "a.nix")); got != old {
+				t.Errorf("a.nix holds %q", got)
+			}
+			if _, err := os.Lstat(filepath.Join(dir, "new.nix")); err == nil {
+				t.Error("new.nix exists")
+			}
+			code, err := nixpkgscheck.Count(failed).Outcome()
+			if code != nixpkgscheck.ExitErrors || err == nil || !strings.Contains(err.Error(), "--fix could not write 2 file(s)") || strings.Contains(err.Error(), "builds") {
+				t.Errorf("outcome %d %v, want exit 1 saying --fix could not write 2 files, and nothing of builds", code, err)
+			}
+			entries, _ := os.ReadDir(dir)
+			for _, e := range entries {
+				if strings.Contains(e.Name(), "crff-fix") {
+					t.Errorf("left behind: %s", e.Name())
+				}
+			}
+		})
 	}
 }

@@ -47,6 +47,11 @@ type Finding struct {
 // manifests were not given.
 const KindNotChecked = "notChecked"
 
+// KindNotWritten is the error of a file check-nixpkgs --fix could not
+// write (a read-only file system, a full disk): the file is left as it
+// was, and the run fails saying so (Counts.Outcome).
+const KindNotWritten = "notWritten"
+
 func level(isError bool) string {
 	if isError {
 		return LevelError

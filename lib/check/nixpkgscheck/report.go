@@ -1,6 +1,7 @@
 package nixpkgscheck
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -61,6 +62,8 @@ type Counts struct {
 	// NotChecked are the package files no manifest of their redist was
 	// given for (the notChecked warnings' counts).
 	NotChecked int
+	// NotWritten are the files --fix could not write (among the Errors).
+	NotWritten int
 }
 
 // Count counts the findings by level.
@@ -70,6 +73,9 @@ func Count(findings []Finding) Counts {
 		switch f.Level {
 		case LevelError:
 			n.Errors++
+			if f.Kind == KindNotWritten {
+				n.NotWritten++
+			}
 		case LevelWarning:
 			n.Warnings++
 			if f.Kind == KindNotChecked {
@@ -93,6 +99,13 @@ func Count(findings []Finding) Counts {
 // is not merely incomplete. Warnings and hints never fail.
 func (n Counts) Outcome() (int, error) {
 	switch {
+	case n.NotWritten > 0:
+		// Said first: the fix the diff shows is not in the files.
+		msg := fmt.Sprintf("--fix could not write %d file(s) (the ERROR lines say which and why): each is left as it was, without the diff's changes", n.NotWritten)
+		if other := n.Errors - n.NotWritten; other > 0 {
+			msg += fmt.Sprintf("; %d other error(s): the Nixpkgs builds of these packages would fail", other)
+		}
+		return ExitErrors, errors.New(msg)
 	case n.Errors > 0:
 		return ExitErrors, fmt.Errorf("%d error(s): the Nixpkgs builds of these packages would fail", n.Errors)
 	case n.Refused > 0 && n.Failures > 0:

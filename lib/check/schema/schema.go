@@ -248,7 +248,14 @@ func Feature(format string) (map[string]any, error) {
 		for _, n := range names {
 			counts[n] = count
 		}
-		summary := closed(obj{"summary": closed(counts, names...)}, "summary")
+		// A run that stopped before its summary (a usage error, no nix,
+		// an unwritable temporary directory, a signal) ends with its error.
+		stopped := closed(obj{"error": closed(obj{
+			"message":  str(),
+			"exitCode": obj{"type": "integer", "minimum": 1},
+			"signal":   enumOf([]string{"SIGINT", "SIGTERM"}),
+		}, "message", "exitCode")}, "error")
+		summary := closed(obj{"summary": obj{"oneOf": []any{closed(counts, names...), stopped}}}, "summary")
 		doc["oneOf"] = []any{finding, summary}
 	case "coverage":
 		doc["$id"] = baseID + "feature-coverage.json"
