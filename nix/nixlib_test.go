@@ -255,7 +255,7 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	os.WriteFile(filepath.Join(dead, "nix", "cli.nix"), []byte("half"), 0o444)
 	os.WriteFile(filepath.Join(root, ".tmp-file"), nil, 0o444)
 
-	lock, err := os.OpenFile(filepath.Join(root, lockName), os.O_RDWR, 0)
+	lock, err := os.OpenFile(filepath.Join(root, lockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 )
@@ -53,10 +54,15 @@ func storeNixLib(ctx context.Context, dir string) (string, error) {
 	// commands, before it is rooted.
 	var last error
 	for range 2 {
-		out, err := nixexec.Command("nix-instantiate", "--eval", "--read-write-mode", "--json", "--expr", storeNixLibExpr,
-			"--argstr", "dir", dir, "--argstr", "name", nixlib.StoreName, "--argstr", "sha256", fmt.Sprintf("%x", narHash)).Output(ctx)
+		add := nixexec.Command("nix-instantiate", "--eval", "--read-write-mode", "--json", "--expr", storeNixLibExpr,
+			"--argstr", "dir", dir, "--argstr", "name", nixlib.StoreName, "--argstr", "sha256", fmt.Sprintf("%x", narHash))
+		addErr := &nixexec.LimitedBuffer{Max: 64 << 10}
+		add.Stderr = addErr
+		out, err := add.Output(ctx)
 		if err != nil {
-			return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate: %w", dir, err)
+			// "store path mismatch": what Nix read is not what this
+			// binary carries (changed after the cache's check).
+			return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate: %w: %s", dir, err, pkgeval.NixMessage(addErr.String(), ""))
 		}
 		var got string
 		if err := json.Unmarshal(bytes.TrimSpace(out), &got); err != nil {
@@ -66,9 +72,9 @@ func storeNixLib(ctx context.Context, dir string) (string, error) {
 		if want := nixlib.StorePath(filepath.Dir(got), nixlib.StoreName, narHash); got != want {
 			return "", fmt.Errorf("adding the Nix library %s to the store: Nix added %s, not %s", dir, got, want)
 		}
-		var stderr strings.Builder
+		stderr := &nixexec.LimitedBuffer{Max: 64 << 10}
 		cmd := nixexec.Command("nix-store", "--realise", got, "--add-root", root)
-		cmd.Stderr = &stderr
+		cmd.Stderr = stderr
 		if last = cmd.Run(ctx); last == nil {
 			return got, nil
 		}
