@@ -1,15 +1,14 @@
 package nixdriver
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
 	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 )
@@ -65,7 +64,7 @@ func storeNixLib(ctx context.Context, dir string) (string, error) {
 			return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate: %w: %s", dir, err, pkgeval.NixMessage(addErr.String(), ""))
 		}
 		var got string
-		if err := json.Unmarshal(bytes.TrimSpace(out), &got); err != nil {
+		if err := jsoncheck.Unmarshal("nix-instantiate's output", out, &got); err != nil {
 			return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate printed %q", dir, out)
 		}
 		// Nix checked the hash; the name says so again, in Go.
