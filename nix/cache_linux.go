@@ -103,9 +103,9 @@ func Extract(cacheRoot string) (string, error) {
 		if err := syscall.Renameat(c.fd, name, c.fd, old); err != nil {
 			return "", fmt.Errorf("nix library cache: replacing the changed %s: %w", dir, err)
 		}
-		if err := removeAt(c.fd, old); err != nil {
-			return "", fmt.Errorf("nix library cache: removing the changed copy of %s (now %s): %w", dir, filepath.Join(cacheRoot, old), err)
-		}
+		// Moved aside, it is a leftover: should this removal fail, a
+		// later run's will be tried.
+		removeAt(c.fd, old)
 	}
 	tmp := tmpName()
 	if err := writeAt(c.fd, tmp, lib); err != nil {

@@ -222,7 +222,7 @@ func extractNixLib(ctx context.Context, cacheRoot string) (string, error) {
 	}
 	store, err := storeNixLib(ctx, dir)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%w; or pass --nix-lib", err)
 	}
 	return filepath.Join(store, "nix"), nil
 }
