@@ -2,10 +2,13 @@ package nixdriver
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"sync"
+	"syscall"
 	"testing"
 
 	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
@@ -94,36 +97,67 @@ func TestEmbeddedLibraryIsEvaluatedFromTheStore(t *testing.T) {
 	}
 }
 
-// TestConcurrentFirstRunsEvaluate is issue 37's parallel CI jobs, through
-// the whole path: rounds of 6 runs that find the library on an empty
-// cache at once, then evaluate it. All succeed (before: some failed
-// with "replacing the changed …: directory not empty").
+// TestConcurrentFirstRunsEvaluate is issue 37's parallel CI jobs: six
+// processes (this test binary again) find the library on an empty cache
+// at once, then evaluate it. A gate starts them together: each says it is
+// ready, then waits for a shared lock on the gate that this test holds
+// exclusively until all are ready. All succeed (before: some failed with
+// "replacing the changed …: directory not empty"); three rounds.
 func TestConcurrentFirstRunsEvaluate(t *testing.T) {
+	if os.Getenv("CRFF_NIXLIB_RUN") == "1" {
+		concurrentRun(t)
+		return
+	}
 	testenv.RequireNix(t, "nix-instantiate")
 	const runs, rounds = 6, 3
 	for round := range rounds {
 		t.Setenv("XDG_CACHE_HOME", t.TempDir())
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		errs := make([]error, runs)
-		for i := range runs {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				lib, err := FindNixLib("")
-				if err == nil {
-					err = evalEmptyRun(t, lib)
-				}
-				errs[i] = err
-			}()
+		results := t.TempDir()
+		t.Setenv("CRFF_NIXLIB_RESULTS", results)
+		gate, err := os.Create(filepath.Join(results, "gate"))
+		if err != nil {
+			t.Fatal(err)
 		}
-		close(start)
-		wg.Wait()
-		for i, err := range errs {
-			if err != nil {
-				t.Errorf("round %d, run %d: %v", round, i, err)
+		if err := syscall.Flock(int(gate.Fd()), syscall.LOCK_EX); err != nil {
+			t.Fatal(err)
+		}
+		var helpers []*exec.Cmd
+		for range runs {
+			helper, line := testenv.StartHelper(t, "TestConcurrentFirstRunsEvaluate", "CRFF_NIXLIB_RUN")
+			if line != "ready" {
+				t.Fatalf("helper: %q", line)
+			}
+			helpers = append(helpers, helper)
+		}
+		gate.Close() // all start
+		for i, h := range helpers {
+			if err := h.Wait(); err != nil {
+				msg, _ := os.ReadFile(filepath.Join(results, strconv.Itoa(h.Process.Pid)))
+				t.Errorf("round %d, run %d: %v: %s", round, i, err, msg)
 			}
 		}
+	}
+}
+
+// concurrentRun is one run of TestConcurrentFirstRunsEvaluate: it waits
+// at the gate, finds the library and evaluates it, and leaves its error
+// in the results directory under its pid.
+func concurrentRun(t *testing.T) {
+	results := os.Getenv("CRFF_NIXLIB_RESULTS")
+	gate, err := os.Open(filepath.Join(results, "gate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("ready")
+	if err := syscall.Flock(int(gate.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	lib, err := FindNixLib("")
+	if err == nil {
+		err = evalEmptyRun(t, lib)
+	}
+	if err != nil {
+		os.WriteFile(filepath.Join(results, strconv.Itoa(os.Getpid())), []byte(err.Error()), 0o644)
+		t.Fatal(err)
 	}
 }
