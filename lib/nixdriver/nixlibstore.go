@@ -53,23 +53,9 @@ func storeNixLib(ctx context.Context, dir string) (string, error) {
 	// commands, before it is rooted.
 	var last error
 	for range 2 {
-		add := nixexec.Command("nix-instantiate", "--eval", "--read-write-mode", "--json", "--expr", storeNixLibExpr,
-			"--argstr", "dir", dir, "--argstr", "name", nixlib.StoreName, "--argstr", "sha256", fmt.Sprintf("%x", narHash))
-		addErr := &nixexec.LimitedBuffer{Max: 64 << 10}
-		add.Stderr = addErr
-		out, err := add.Output(ctx)
+		got, err := addChecked(ctx, dir, nixlib.StoreName, narHash)
 		if err != nil {
-			// "store path mismatch": what Nix read is not what this
-			// binary carries (changed after the cache's check).
-			return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate: %w: %s", dir, err, pkgeval.NixMessage(addErr.String(), ""))
-		}
-		var got string
-		if err := jsoncheck.Unmarshal("nix-instantiate's output", out, &got); err != nil {
-			return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate printed %q", dir, out)
-		}
-		// Nix checked the hash; the name says so again, in Go.
-		if want := nixlib.StorePath(filepath.Dir(got), nixlib.StoreName, narHash); got != want {
-			return "", fmt.Errorf("adding the Nix library %s to the store: Nix added %s, not %s", dir, got, want)
+			return "", err
 		}
 		stderr := &nixexec.LimitedBuffer{Max: 64 << 10}
 		cmd := nixexec.Command("nix-store", "--realise", got, "--add-root", root)
@@ -80,6 +66,30 @@ func storeNixLib(ctx context.Context, dir string) (string, error) {
 		last = fmt.Errorf("rooting the Nix library's store path %s at %s: nix-store: %w: %s", got, root, last, strings.TrimSpace(stderr.String()))
 	}
 	return "", last
+}
+
+// addChecked adds the directory dir to the store under name, checked
+// against narHash by Nix, and returns its store path.
+func addChecked(ctx context.Context, dir, name string, narHash [32]byte) (string, error) {
+	add := nixexec.Command("nix-instantiate", "--eval", "--read-write-mode", "--json", "--expr", storeNixLibExpr,
+		"--argstr", "dir", dir, "--argstr", "name", name, "--argstr", "sha256", fmt.Sprintf("%x", narHash))
+	stderr := &nixexec.LimitedBuffer{Max: 64 << 10}
+	add.Stderr = stderr
+	out, err := add.Output(ctx)
+	if err != nil {
+		// "store path mismatch": what Nix read is not what this binary
+		// carries (changed after the cache's check).
+		return "", fmt.Errorf("adding the Nix library %s to the store: nix-instantiate: %w: %s", dir, err, pkgeval.NixMessage(stderr.String(), ""))
+	}
+	var got string
+	if err := jsoncheck.Unmarshal("nix-instantiate's output", out, &got); err != nil {
+		return "", fmt.Errorf("adding the Nix library %s to the store: %w", dir, err)
+	}
+	// Nix checked the hash; the name says so again, in Go.
+	if want := nixlib.StorePath(filepath.Dir(got), name, narHash); got != want {
+		return "", fmt.Errorf("adding the Nix library %s to the store: Nix added %s, not %s", dir, got, want)
+	}
+	return got, nil
 }
 
 // isLiveRoot says whether the link root points at the store path want

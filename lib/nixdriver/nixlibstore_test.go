@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
@@ -94,6 +95,36 @@ func TestEmbeddedLibraryIsEvaluatedFromTheStore(t *testing.T) {
 	// The GC root keeps it; the next run asks Nix nothing.
 	if target, err := os.Readlink(libraryDir(t, root) + ".gcroot"); err != nil || target != filepath.Dir(lib) {
 		t.Errorf("GC root: %q %v, want a link to %s", target, err, filepath.Dir(lib))
+	}
+}
+
+// TestAddCheckedRefusesOtherBytes: a directory whose NAR is not the
+// library's, added under the library's hash, is refused by Nix ("store
+// path mismatch"), as a cli.nix swapped between the cache's check and the
+// copy into the store would be (a name no store holds, so that Nix reads
+// the directory). The library's own bytes are taken, at the path
+// nixlib.StorePath computes.
+func TestAddCheckedRefusesOtherBytes(t *testing.T) {
+	testenv.RequireNix(t, "nix-instantiate")
+	dir, err := nixlib.Extract(filepath.Join(t.TempDir(), nixlib.CacheName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib, _ := nixlib.Files()
+	narHash, err := nixlib.NarHash(lib)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("crff-test-%d-%d", os.Getpid(), time.Now().UnixNano())
+	got, err := addChecked(context.Background(), dir, name, narHash)
+	if want := nixlib.StorePath(nixStoreDir(), name, narHash); err != nil || got != want {
+		t.Fatalf("the library's bytes: %q %v, want %s", got, err, want)
+	}
+	swap(t, dir)
+	name += "-swapped"
+	got, err = addChecked(context.Background(), dir, name, narHash)
+	if err == nil || !strings.Contains(err.Error(), "store path mismatch") {
+		t.Fatalf("swapped bytes: %q %v, want Nix's store path mismatch", got, err)
 	}
 }
 
