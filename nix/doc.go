@@ -4,7 +4,10 @@
 //
 // Nix reads files, not Go values: Extract writes the library once into a
 // cache directory named after its content hash, atomically (a temporary
-// directory renamed into place), and later runs reuse it.
+// directory renamed into place, under a lock), and later runs reuse it.
+// The cache must be the user's alone (cache_linux.go). NarHash and
+// StorePath name the library's copy in the Nix store, which is what Nix
+// evaluates (nixdriver's nixlibstore.go says why).
 //
 // The flake's pipeline builder is built with the crff_noembed tag: its
 // hash then depends on the Go sources alone, so an edit of a Nix file

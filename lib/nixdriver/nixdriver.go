@@ -184,7 +184,11 @@ func FindNixLib(explicit string) (string, error) {
 		}
 	}
 	if nixlib.Embedded {
-		return extractNixLib()
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("no Nix library: %v; set XDG_CACHE_HOME or HOME (the binary writes its Nix library there once), or pass --nix-lib", err)
+		}
+		return extractNixLib(context.Background(), filepath.Join(cache, nixlib.CacheName))
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -200,19 +204,32 @@ func FindNixLib(explicit string) (string, error) {
 	}
 }
 
-// extractNixLib writes the library the binary carries to
-// $XDG_CACHE_HOME/cuda-redist-find-features (else ~/.cache/...).
-func extractNixLib() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no Nix library: %v; set XDG_CACHE_HOME or HOME (the binary writes its Nix library there once), or pass --nix-lib", err)
+// extractNixLib writes the library the binary carries to cacheRoot
+// ($XDG_CACHE_HOME/cuda-redist-find-features, else ~/.cache/...), once,
+// and returns the nix/ directory of its copy in the Nix store
+// (storeNixLib says why there).
+func extractNixLib(ctx context.Context, cacheRoot string) (string, error) {
+	dir, err := nixlib.Extract(cacheRoot)
+	var unsafe *nixlib.UnsafeError
+	if errors.As(err, &unsafe) {
+		return "", err
 	}
-	dir, err := nixlib.Extract(filepath.Join(cache, nixlib.CacheName))
 	if err != nil {
 		return "", fmt.Errorf("%w; set XDG_CACHE_HOME to a writable directory, or pass --nix-lib", err)
 	}
-	return dir, nil
+	if testHookAfterExtract != nil {
+		testHookAfterExtract(dir)
+	}
+	store, err := storeNixLib(ctx, dir)
+	if err != nil {
+		return "", fmt.Errorf("%w; or pass --nix-lib", err)
+	}
+	return filepath.Join(store, "nix"), nil
 }
+
+// testHookAfterExtract, set by tests, runs between the cache's check and
+// the library's copy into the store: where another user would swap a file.
+var testHookAfterExtract func(dir string)
 
 // InstalledNixLib is where the package installs the Nix library relative
 // to the executable at exe.
