@@ -168,7 +168,7 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	if c.eval.Jobs <= 0 {
 		c.eval.Jobs = runtime.NumCPU()
 	}
-	idx, err := loadSonameIndex(cf.sonameIndexes, false)
+	idx, err := loadSonameIndex(e, cf.sonameIndexes, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path"
 	"strings"
@@ -33,7 +35,7 @@ func printVendoredCommand() command {
 				if err := wantArgs("print-vendored", args, 1, "one FILE or DIR"); err != nil {
 					return err
 				}
-				ix, err := loadSonameIndex(*indexes, *noDefault)
+				ix, err := loadSonameIndex(e, *indexes, *noDefault)
 				if err != nil {
 					return err
 				}
@@ -45,7 +47,7 @@ func printVendoredCommand() command {
 				results := vendored.Check(archives, vendored.NVIDIASonames(archives), ix)
 				return writeTableOrJSON(e, *out, *asJSON, results, func(b *strings.Builder) {
 					if len(results) == 0 { // said in words, not a bare header
-						fmt.Fprintf(b, "No vendored library: no shared library of the %d archive(s) is in the soname index (%s).\n", len(archives), strings.Join(ix.Sources, ", "))
+						fmt.Fprintf(b, "No vendored library: no shared library of the %d archive(s) is in the soname index (%s).\n", len(archives), indexSources(ix))
 						return
 					}
 					writeVendoredTable(b, results)
@@ -56,8 +58,9 @@ func printVendoredCommand() command {
 }
 
 // loadSonameIndex reads the default index (unless left out) and the
-// files named.
-func loadSonameIndex(files []string, noDefault bool) (*sonameindex.Index, error) {
+// files named, and says what each file gave: its entries and the lines
+// left out.
+func loadSonameIndex(e *env, files []string, noDefault bool) (*sonameindex.Index, error) {
 	if noDefault && len(files) == 0 {
 		return nil, usageErrorf("--no-default-index needs at least one --soname-index FILE")
 	}
@@ -66,11 +69,30 @@ func loadSonameIndex(files []string, noDefault bool) (*sonameindex.Index, error)
 		ix = sonameindex.Default()
 	}
 	for _, name := range files {
+		entries, skipped, dropped := ix.Len(), ix.Skipped(), ix.Dropped()
 		if err := readSonameIndex(ix, name); err != nil {
 			return nil, err
 		}
+		// A WARN when lines were skipped: the default level shows it, and
+		// a count of zero would be noise.
+		level := slog.LevelInfo
+		if ix.Skipped() > skipped {
+			level = slog.LevelWarn
+		}
+		e.log.Log(context.Background(), level, "soname index read", "file", name, "entries", ix.Len()-entries,
+			"skippedNotInLib", ix.Skipped()-skipped, "droppedOverPerName", ix.Dropped()-dropped)
 	}
 	return ix, nil
+}
+
+// indexSources names the index's files and, when there were any, the
+// nix-locate lines left out as not under a store path's lib/.
+func indexSources(ix *sonameindex.Index) string {
+	s := strings.Join(ix.Sources, ", ")
+	if n := ix.Skipped(); n > 0 {
+		s += fmt.Sprintf("; %d nix-locate lines not under a store path's lib/ skipped", n)
+	}
+	return s
 }
 
 func readSonameIndex(ix *sonameindex.Index, name string) error {

@@ -75,6 +75,34 @@ func TestPrintVendoredIndex(t *testing.T) {
 	}
 }
 
+// TestPrintVendoredIndexSkipsOtherLib: nix-locate lines of libraries
+// below another folder's lib/ (what docs/vendored.md's recipe lists
+// besides each package's lib/) are skipped and counted, on stderr and in
+// the summary, and the index is read.
+func TestPrintVendoredIndexSkipsOtherLib(t *testing.T) {
+	dir := vendoredDir(t)
+	index := filepath.Join(dir, "nix-locate.txt")
+	lines := "qt6.qtbase.out  9,000,000 r /nix/store/aaaa-qtbase-6.7.0/lib/libQt6Core.so.6\n" +
+		"jetbrains.idea  1,000 r /nix/store/bbbb-idea-2024.1/idea/lib/libpty.so\n" +
+		"vscode  2,000 r /nix/store/cccc-vscode-1.90/share/vscode/lib/libffmpeg.so\n"
+	if err := os.WriteFile(index, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("print-vendored", "--no-default-index", "--soname-index", index, dir)
+	if code != 0 || !strings.Contains(stdout, "libQt6Core.so.6 (qt6.qtbase.out)") ||
+		!strings.Contains(stderr, "soname index read") || !strings.Contains(stderr, "entries=1") || !strings.Contains(stderr, "skippedNotInLib=2") {
+		t.Errorf("exit %d, stderr %s\n%s", code, stderr, stdout)
+	}
+	// Nothing vendored: the summary names the index and the lines skipped.
+	if err := os.WriteFile(index, []byte(lines[strings.Index(lines, "\n")+1:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCLI("print-vendored", "--no-default-index", "--soname-index", index, dir)
+	if want := "is in the soname index (" + index + "; 2 nix-locate lines not under a store path's lib/ skipped).\n"; code != 0 || !strings.HasSuffix(stdout, want) {
+		t.Errorf("exit %d, stderr %s, stdout %q, want it to end %q", code, stderr, stdout, want)
+	}
+}
+
 // TestPrintVendoredBadIndex: a bad index line fails naming file and line;
 // no index at all is a usage error.
 func TestPrintVendoredBadIndex(t *testing.T) {

@@ -67,6 +67,53 @@ func TestKeepOutput(t *testing.T) {
 	}
 }
 
+// TestKeepOutputReplacesAnyLink: a symlink in the link's place, dangling
+// (relative, or to a path outside the store, which nix-store --add-root
+// refuses: "already exists") or to another directory, is replaced by the
+// rooted link to out, and nothing is left beside it; a directory is
+// refused by name and left as it is.
+func TestKeepOutputReplacesAnyLink(t *testing.T) {
+	out := storeDir(t)
+	ctx := context.Background()
+	r := &Runner{}
+	for name, target := range map[string]string{
+		"dangling relative": "aggregate_gone",
+		"dangling absolute": "/nonexistent/crff-keep-test",
+		"another directory": t.TempDir(),
+		"a gone store path": "/nix/store/00000000000000000000000000000000-gone",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			link := filepath.Join(dir, "aggregate_1.0.0")
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			if changed, err := r.KeepOutput(ctx, out, link); err != nil || !changed {
+				t.Fatalf("KeepOutput over a link to %s: %v %v", target, changed, err)
+			}
+			if cur, err := os.Readlink(link); err != nil || cur != out {
+				t.Errorf("link points at %q (%v), want %s", cur, err, out)
+			}
+			if rooted, err := isRootOf(ctx, out, link); err != nil || !rooted {
+				t.Errorf("not a root: %v %v", rooted, err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("left beside the link: %v", entries)
+			}
+		})
+	}
+	dir := filepath.Join(t.TempDir(), "aggregate_2")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.KeepOutput(ctx, out, dir); err == nil || !strings.Contains(err.Error(), "is not a symlink (a directory)") {
+		t.Errorf("a directory in the link's place: %v", err)
+	}
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		t.Errorf("the directory was replaced: %v", err)
+	}
+}
+
 // TestCopyOutput: the files are copied; a second call writes nothing
 // (mtimes kept); a file the output lacks is removed; a symlink in the
 // directory's place (a local run's link) is replaced by the copy.

@@ -28,10 +28,19 @@ import (
 // The settings are read with `nix show-config --json`: the one command
 // every Nix from 2.8 to 2.34 has (`nix config show` appeared in 2.20; the
 // newer versions print a deprecation warning for show-config, on stderr,
-// which is kept only for an error). What it prints is what the client
-// reads from nix.conf, which is what the daemon reads too unless it was
-// started with other settings; the client's --option values are left out
-// on purpose, since the question is whether the daemon honours them.
+// which is kept only for an error). The client's --option values are left
+// out on purpose, since the question is whether the daemon honours them.
+//
+// What it prints is the client's view: the system nix.conf
+// ($NIX_CONF_DIR/nix.conf, /etc/nix by default), then the user's own
+// (~/.config/nix/nix.conf, $XDG_CONFIG_DIRS, or $NIX_USER_CONF_FILES),
+// then $NIX_CONFIG. The daemon applies none of the user's restricted
+// settings from an untrusted client, so a user's `sandbox = true` (or
+// `trusted-users = alice`) claims what the daemon does not do. The
+// daemon's own settings are read the same way with the user's files and
+// NIX_CONFIG left out (ReadDaemonSettings): what the daemon reads unless
+// it was started with other settings (another NIX_CONF_DIR, --option on
+// its command line), which no client can see.
 
 // Settings are the Nix settings the driver depends on.
 type Settings struct {
@@ -45,12 +54,42 @@ type Settings struct {
 	TrustedUsers []string
 	// Store is the store setting: "auto", "daemon", a URI.
 	Store string
+	// ClientSandbox is the client's own sandbox setting when Sandbox is
+	// the daemon's (daemonView): a user's nix.conf may claim what the
+	// daemon does not do.
+	ClientSandbox string
 }
 
 // ReadSettings runs `nix show-config --json` (with no --option of the
-// run's: see above).
+// run's: see above): the client's view.
 func ReadSettings(ctx context.Context) (Settings, error) {
+	return readSettings(ctx, nil)
+}
+
+// ReadDaemonSettings runs `nix show-config --json` as the daemon reads
+// its nix.conf: with NIX_USER_CONF_FILES empty (no user's nix.conf: Nix
+// 2.8 to 2.34 read exactly the files it lists) and without NIX_CONFIG.
+func ReadDaemonSettings(ctx context.Context) (Settings, error) {
+	return readSettings(ctx, daemonEnv(os.Environ()))
+}
+
+// daemonEnv is env without what only the client reads: NIX_CONFIG, and
+// NIX_USER_CONF_FILES set empty.
+func daemonEnv(env []string) []string {
+	out := []string{"NIX_USER_CONF_FILES="}
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if name != "NIX_CONFIG" && name != "NIX_USER_CONF_FILES" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// readSettings runs `nix show-config --json` in env (nil: the process's).
+func readSettings(ctx context.Context, env []string) (Settings, error) {
 	cmd := nixexec.Command("nix", append(append([]string{}, nixCommand...), "show-config", "--json")...)
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	var stdout bytes.Buffer
@@ -179,6 +218,14 @@ func (s Settings) ThroughDaemon(c Client, socketExists bool) bool {
 	return false
 }
 
+// daemonView is s (the client's view) with the settings the daemon
+// decides taken from d (the daemon's own nix.conf): the client keeps
+// only its store setting.
+func (s Settings) daemonView(d Settings) Settings {
+	d.Store, d.ClientSandbox = s.Store, s.Sandbox
+	return d
+}
+
 // Trusted says whether trusted-users names the client, one of its groups
 // (@group) or everyone (*).
 func (s Settings) Trusted(c Client) bool {
@@ -217,8 +264,12 @@ func (s Settings) SandboxWarning(options [][2]string, c Client, throughDaemon bo
 	if who == "" {
 		who = "this user"
 	}
-	return fmt.Sprintf("the nix-daemon builds without the sandbox (sandbox = %s in nix.conf) and ignores --option sandbox true from %s, who is not in trusted-users (%s): detections run unsandboxed; set `sandbox = true` in /etc/nix/nix.conf (NixOS: nix.settings.sandbox = true) and restart nix-daemon",
-		s.Sandbox, who, strings.Join(s.TrustedUsers, " "))
+	claim := ""
+	if s.ClientSandbox != "" && s.ClientSandbox != s.Sandbox {
+		claim = fmt.Sprintf(" (the sandbox = %s of this user's nix.conf or NIX_CONFIG is a client setting the daemon ignores)", s.ClientSandbox)
+	}
+	return fmt.Sprintf("the nix-daemon builds without the sandbox (sandbox = %s in nix.conf) and ignores --option sandbox true from %s, who is not in trusted-users (%s)%s: detections run unsandboxed; set `sandbox = true` in /etc/nix/nix.conf (NixOS: nix.settings.sandbox = true) and restart nix-daemon",
+		s.Sandbox, who, strings.Join(s.TrustedUsers, " "), claim)
 }
 
 // daemonSocket is where nix-daemon listens (Nix's default state
@@ -264,6 +315,17 @@ func (r *Runner) CheckSettings(ctx context.Context, log *slog.Logger) {
 	_, statErr := os.Stat(daemonSocket())
 	c := CurrentClient()
 	throughDaemon := s.ThroughDaemon(c, statErr == nil)
+	if throughDaemon {
+		// The store setting is the client's; the sandbox, trusted-users
+		// and substituters are the daemon's own, whatever the user's
+		// nix.conf claims (see ReadDaemonSettings).
+		d, err := ReadDaemonSettings(ctx)
+		if err != nil {
+			log.Warn("could not read nix-daemon's settings; the sandbox is not checked", "error", err)
+			return
+		}
+		s = s.daemonView(d)
+	}
 	if w := s.SandboxWarning(r.Options, c, throughDaemon); w != "" {
 		log.Warn(w)
 	}

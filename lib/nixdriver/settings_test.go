@@ -6,7 +6,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -186,6 +188,45 @@ func TestCheckSettingsReadsLocalDaemonStore(t *testing.T) {
 		r.CheckSettings(context.Background(), discard)
 		if r.settingsChecked != want {
 			t.Errorf("--store %s: settings read %v, want %v", store, r.settingsChecked, want)
+		}
+	}
+}
+
+// TestUserConfDoesNotSilenceSandboxWarning: through a daemon whose
+// nix.conf says sandbox = false and trusts someone else, a user whose own
+// nix.conf (NIX_USER_CONF_FILES) and NIX_CONFIG claim sandbox = true and
+// trusted-users = * still gets the warning: the daemon ignores a client's
+// restricted settings, so its own nix.conf decides. With the sandbox on
+// in the daemon's nix.conf, no warning.
+func TestUserConfDoesNotSilenceSandboxWarning(t *testing.T) {
+	testenv.RequireNix(t, "nix")
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Setenv("NIX_USER_CONF_FILES", write("user/nix.conf", "sandbox = true\ntrusted-users = *\n"))
+	t.Setenv("NIX_CONFIG", "sandbox = true")
+	t.Setenv("NIX_CONF_DIR", filepath.Join(dir, "system"))
+	for daemonSandbox, want := range map[string]bool{"false": true, "true": false} {
+		write("system/nix.conf", "sandbox = "+daemonSandbox+"\ntrusted-users = crff-nobody-else\n")
+		var log bytes.Buffer
+		r := &Runner{Store: "daemon", Options: [][2]string{SandboxOption}}
+		r.CheckSettings(context.Background(), slog.New(slog.NewTextHandler(&log, nil)))
+		if got := strings.Contains(log.String(), "detections run unsandboxed"); got != want {
+			t.Errorf("daemon's sandbox = %s, the user's true: warned %v, want %v:\n%s", daemonSandbox, got, want, log.String())
+		}
+		if want && !strings.Contains(log.String(), "client setting the daemon ignores") {
+			t.Errorf("the warning does not say the user's sandbox = true is ignored:\n%s", log.String())
+		}
+		if r.untrusted == nil {
+			t.Errorf("daemon's sandbox = %s: taken for a trusted user (the user's trusted-users = * counted)", daemonSandbox)
 		}
 	}
 }

@@ -43,21 +43,43 @@ type Entry struct {
 	Provider string `json:"provider"`
 }
 
-// Index is the names of one or more index files.
+// Index is the names of one or more index files. It is held compact,
+// names and entries in slices and indexes into them, about 120 bytes
+// per entry: at MaxEntries a few hundred megabytes, where a map of
+// entries and a slice of them per name took 1.1 GB and failed under a
+// 2 GB address-space limit before the refusal (docs/safety.md).
 type Index struct {
-	byName  map[string][]Entry
-	byStem  map[string][]string // stem (libfoo.so) → the names with it
-	strs    map[string]string   // providers and folders, stored once
-	seen    map[Entry]bool      // every entry kept: a repeated line costs one map lookup
-	entries int
+	byName  map[string]int32 // name → its record in names
+	byStem  map[string]int32 // stem (libfoo.so) → the last name with it added
+	names   []nameRec
+	entries []entryRec
+	strs    []string         // providers and folders, stored once
+	strID   map[string]int32 // their indexes in strs
 	dropped int
+	skipped int
+	// limit is MaxEntries (tests set a smaller one).
+	limit int
 	// Sources are the files read, in order.
 	Sources []string
 }
 
+// nameRec is one distinct name: its entries are a chain through
+// entryRec.next from first, and the names of one stem a chain through
+// nextStem.
+type nameRec struct {
+	name     string
+	first    int32
+	n        int32 // entries in the chain, at most MaxPerName
+	nextStem int32 // -1 ends the chain
+}
+
+// entryRec is one entry: its folder's and provider's indexes in strs,
+// and the name's next entry (-1 ends the chain).
+type entryRec struct{ folder, provider, next int32 }
+
 // New returns an empty index.
 func New() *Index {
-	return &Index{byName: map[string][]Entry{}, byStem: map[string][]string{}, strs: map[string]string{}, seen: map[Entry]bool{}}
+	return &Index{byName: map[string]int32{}, byStem: map[string]int32{}, strID: map[string]int32{}, limit: MaxEntries}
 }
 
 // Default returns the embedded index (Debian bookworm main).
@@ -70,11 +92,17 @@ func Default() *Index {
 }
 
 // Len is the number of distinct entries.
-func (ix *Index) Len() int { return ix.entries }
+func (ix *Index) Len() int { return len(ix.entries) }
 
 // Dropped is the number of lines left out because their name already had
 // MaxPerName entries (a repeated line counts each time).
 func (ix *Index) Dropped() int { return ix.dropped }
+
+// Skipped is the number of nix-locate lines left out because their file
+// is not under a store path's lib/ (`/nix/store/…-foo/opt/foo/lib/libx.so`):
+// what `nix-locate --regex '/lib/.*\.so'` lists besides the libraries of
+// lib/, not a library on a package's linker path.
+func (ix *Index) Skipped() int { return ix.skipped }
 
 // Read adds the lines of r, an index file named source. An error names
 // the source and line; the entries of the lines before it stay.
@@ -150,7 +178,8 @@ func (ix *Index) nixLocate(f []string) error {
 	rest := strings.TrimPrefix(f[3], "/nix/store/")
 	_, inStore, ok := strings.Cut(rest, "/")
 	if !ok || !strings.HasPrefix(inStore, "lib/") {
-		return fmt.Errorf("nix-locate line: %s is not under a store path's lib/", f[3])
+		ix.skipped++ // another folder's lib/ (opt/foo/lib/): counted, not an error
+		return nil
 	}
 	dir, name := path.Split(inStore)
 	if !isLibraryName(name) {
@@ -176,34 +205,66 @@ func (ix *Index) add(name, folder, provider string) error {
 	if !isLibraryName(name) {
 		return fmt.Errorf("%q is not a library name (lib*.so or lib*.so.<version>)", name)
 	}
-	e := Entry{Name: name, Folder: ix.intern(folder), Provider: ix.intern(provider)}
-	if ix.seen[e] {
+	id, known := ix.byName[name]
+	last := int32(-1)
+	if known {
+		// A string not yet stored (-1) is in no entry.
+		f, p := ix.strIndex(folder), ix.strIndex(provider)
+		for e := ix.names[id].first; e >= 0; e = ix.entries[e].next {
+			if ix.entries[e].folder == f && ix.entries[e].provider == p {
+				return nil // a repeated line: one walk of at most MaxPerName
+			}
+			last = e
+		}
+		if ix.names[id].n == MaxPerName {
+			ix.dropped++
+			return nil
+		}
+	}
+	// Counted as the lines stream, before anything is added: memory
+	// stays in proportion to the limit, whatever the input's size.
+	if len(ix.entries) >= ix.limit {
+		return fmt.Errorf("more than %d entries", ix.limit)
+	}
+	e := int32(len(ix.entries))
+	ix.entries = append(ix.entries, entryRec{folder: ix.intern(folder), provider: ix.intern(provider), next: -1})
+	if known {
+		ix.entries[last].next = e
+		ix.names[id].n++
 		return nil
 	}
-	list, known := ix.byName[name]
-	if len(list) == MaxPerName {
-		ix.dropped++
-		return nil
+	// Cloned: name is a part of the line read, which must not stay alive.
+	name = strings.Clone(name)
+	id = int32(len(ix.names))
+	st := Stem(name)
+	next, ok := ix.byStem[st]
+	if !ok {
+		next = -1
 	}
-	if ix.entries == MaxEntries {
-		return fmt.Errorf("more than %d entries", MaxEntries)
-	}
-	ix.seen[e] = true
-	ix.entries++
-	ix.byName[name] = append(list, e)
-	if !known {
-		st := Stem(name)
-		ix.byStem[st] = append(ix.byStem[st], name)
-	}
+	ix.names = append(ix.names, nameRec{name: name, first: e, n: 1, nextStem: next})
+	ix.byName[name] = id
+	ix.byStem[st] = id
 	return nil
 }
 
-func (ix *Index) intern(s string) string {
-	if v, ok := ix.strs[s]; ok {
+// strIndex is the index of s in strs, -1 when it is not there.
+func (ix *Index) strIndex(s string) int32 {
+	if v, ok := ix.strID[s]; ok {
 		return v
 	}
-	ix.strs[s] = s
-	return s
+	return -1
+}
+
+// intern stores s once and returns its index.
+func (ix *Index) intern(s string) int32 {
+	if v, ok := ix.strID[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	v := int32(len(ix.strs))
+	ix.strs = append(ix.strs, s)
+	ix.strID[s] = v
+	return v
 }
 
 // Stem is a library name without its version: libfoo.so.1.2 → libfoo.so.
@@ -233,27 +294,44 @@ type Match struct {
 // libfoo_shared.so, libfoo. An entry bound to a folder matches only in a
 // folder of that name (case aside). Sorted by name, folder, provider.
 func (ix *Index) Lookup(name, folder string) []Match {
-	if m := ix.matches([]string{name}, folder, MatchExact); len(m) > 0 {
-		return m
+	if id, ok := ix.byName[name]; ok {
+		if m := ix.matches([]int32{id}, folder, MatchExact); len(m) > 0 {
+			return m
+		}
 	}
 	stem := Stem(name)
-	if m := ix.matches(ix.byStem[stem], folder, MatchVersion); len(m) > 0 {
+	if m := ix.matches(ix.withStem(stem), folder, MatchVersion); len(m) > 0 {
 		return m
 	}
 	for _, suffix := range []string{"-shared.so", "_shared.so"} {
 		if base, ok := strings.CutSuffix(stem, suffix); ok {
-			return ix.matches(ix.byStem[base+".so"], folder, MatchRenamed)
+			return ix.matches(ix.withStem(base+".so"), folder, MatchRenamed)
 		}
 	}
 	return nil
 }
 
-func (ix *Index) matches(names []string, folder, how string) []Match {
+// withStem are the names of a stem.
+func (ix *Index) withStem(stem string) []int32 {
+	id, ok := ix.byStem[stem]
+	if !ok {
+		return nil
+	}
+	var out []int32
+	for ; id >= 0; id = ix.names[id].nextStem {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (ix *Index) matches(ids []int32, folder, how string) []Match {
 	var out []Match
-	for _, n := range names {
-		for _, e := range ix.byName[n] {
-			if e.Folder == "" || strings.EqualFold(e.Folder, folder) {
-				out = append(out, Match{Entry: e, How: how})
+	for _, id := range ids {
+		n := ix.names[id]
+		for e := n.first; e >= 0; e = ix.entries[e].next {
+			en := Entry{Name: n.name, Folder: ix.strs[ix.entries[e].folder], Provider: ix.strs[ix.entries[e].provider]}
+			if en.Folder == "" || strings.EqualFold(en.Folder, folder) {
+				out = append(out, Match{Entry: en, How: how})
 			}
 		}
 	}

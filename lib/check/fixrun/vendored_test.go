@@ -11,8 +11,16 @@ import (
 // postPatch already (Nixpkgs' nsight_systems.nix has one) cannot add its
 // removal; that is a warning naming the file, the file keeps whatever
 // else the fix makes of it, and a file without one gets its removal.
+// The postPatch may be spelt as Nix allows, quoted or as ${"…"} (a
+// second one beside it would make the file fail to evaluate, an ERROR).
 func TestRemoveVendoredRefusalIsAWarning(t *testing.T) {
-	withPatch := "{ buildRedist }:\nbuildRedist {\n  pname = \"a\";\n  outputs = [ \"out\" ];\n  postPatch = \"true\";\n}\n"
+	for _, name := range []string{`postPatch`, `"postPatch"`, `${"postPatch"}`, `${ "postPatch" }`} {
+		t.Run(name, func(t *testing.T) { removeVendoredRefused(t, name) })
+	}
+}
+
+func removeVendoredRefused(t *testing.T, name string) {
+	withPatch := "{ buildRedist }:\nbuildRedist {\n  pname = \"a\";\n  outputs = [ \"out\" ];\n  " + name + " = \"true\";\n}\n"
 	plain := "{ buildRedist }:\nbuildRedist {\n  pname = \"b\";\n  outputs = [ \"out\" ];\n}\n"
 	fr := &Fix{Old: map[string]string{"a.nix": withPatch, "b.nix": plain}, New: map[string]string{},
 		vendored: map[string][]string{"a.nix": {"host-linux-x64/libQt6Core.so.6"}, "b.nix": {"host-linux-x64/libQt6Core.so.6"}}}

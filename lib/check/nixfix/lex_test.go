@@ -78,6 +78,8 @@ buildRedist (
   }
 )`, []string{"inherit", "inherit", "postFixup", "outputs"}, []string{"buildRedist", "lib"},
 			[]string{": out", `(lib.versionOlder finalAttrs.version "13"): doc lib`, "cond: "}},
+		{"quoted names are the names Nix reads; computed ones match nothing", `{ buildRedist, x }: buildRedist { "postPatch" = ""; ${"outputs"} = [ "out" ]; meta."main\x" = 1; ${x} = 2; "${x}y" = 3; inherit "pname"; }`,
+			[]string{"postPatch", "outputs", "meta.mainx", "${…}", "${…}", "inherit"}, []string{"buildRedist", "x"}, []string{": out"}},
 		{"computed outputs are opaque", `{ buildRedist }: buildRedist rec { outputs = [ "out" ] ++ (if a then [ "lib" ] else [ ]) ++ [ x ]; }`,
 			[]string{"outputs"}, []string{"buildRedist"}, []string{": out", "opaque", "opaque"}},
 	}

@@ -195,11 +195,15 @@ func (s *source) findBindings() error {
 		b := binding{first: i}
 		var path []string
 		for ; i < s.attrsClose && !s.is(i, "=") && !(s.is(b.first, "inherit") && s.is(i, ";")); i++ {
-			if s.is(i, "${") || s.is(i, "(") && s.is(b.first, "inherit") {
+			switch {
+			case s.is(i, "${"):
+				path = append(path, s.interpolatedName(i))
 				i = s.match[i]
-				continue
-			}
-			if s.toks[i].kind != kPunct {
+			case s.is(i, "(") && s.is(b.first, "inherit"):
+				i = s.match[i]
+			case s.toks[i].kind == kString:
+				path = append(path, stringName(s.toks[i]))
+			case s.toks[i].kind != kPunct:
 				path = append(path, s.toks[i].text)
 			}
 		}
@@ -223,6 +227,31 @@ func (s *source) findBindings() error {
 		i = end + 1
 	}
 	return nil
+}
+
+// dynamicName stands for an attribute name computed by an
+// interpolation: no name the fixer looks up is equal to it.
+const dynamicName = "${…}"
+
+// stringName is the attribute name a string token spells: Nix reads
+// `"postPatch" = …` as postPatch, so the fixer must too, or it adds a
+// second postPatch beside it. A string with an interpolation is computed.
+func stringName(t token) string {
+	if !t.plain {
+		return dynamicName
+	}
+	return t.value
+}
+
+// interpolatedName is the name of the attribute `${ … }` at token i: the
+// string, when the braces hold one string without interpolation
+// (`${"postPatch"}`, a static name too), else dynamicName.
+func (s *source) interpolatedName(i int) string {
+	end := s.match[i]
+	if end == i+2 && s.toks[i+1].kind == kString {
+		return stringName(s.toks[i+1])
+	}
+	return dynamicName
 }
 
 // binding returns the binding of name, if the set has one.
