@@ -70,6 +70,8 @@ type Result struct {
 	// Work counts the bytes of sections read (strings and notes): at
 	// most the file's size, whatever its section headers say.
 	Work int
+	// looked is the collector's count, for the tests.
+	looked int
 }
 
 // Scan reads the notes and the read-only data sections of an ELF file
@@ -142,6 +144,9 @@ type collector struct {
 	byName  map[string]*features.RuntimeLoad
 	omitted int
 	work    int
+	// looked counts the bytes scanStrings examined one by one around
+	// each ".so" (the hostile tests bound it by the section's size).
+	looked int
 }
 
 func newCollector(soname string, needed []string) *collector {
@@ -155,33 +160,38 @@ func newCollector(soname string, needed []string) *collector {
 	return &collector{skip: skip, byName: map[string]*features.RuntimeLoad{}}
 }
 
-// add records one piece of evidence for name (glob set for templates).
-func (c *collector) add(name, glob, confidence string, ev features.LoadEvidence) *features.RuntimeLoad {
-	if c.skip[name] {
+// add records one piece of evidence for name. Nothing is allocated
+// for a name left out, past MaxLoads, or past MaxEvidence: made builds
+// the glob and the evidence only when they are kept, so a section of
+// millions of names costs its scan, not millions of strings.
+func (c *collector) add(name []byte, confidence string, made func() (glob string, ev features.LoadEvidence)) *features.RuntimeLoad {
+	if c.skip[string(name)] {
 		return nil
 	}
-	l := c.byName[name]
+	l := c.byName[string(name)]
 	if l == nil {
 		if len(c.byName) == MaxLoads {
 			c.omitted++
 			return nil
 		}
-		l = &features.RuntimeLoad{Name: name, Glob: glob, Confidence: confidence, Evidence: []features.LoadEvidence{}}
-		c.byName[name] = l
+		l = &features.RuntimeLoad{Name: string(name), Confidence: confidence, Evidence: []features.LoadEvidence{}}
+		c.byName[l.Name] = l
 	}
 	if rank[confidence] > rank[l.Confidence] {
 		l.Confidence = confidence
 	}
 	if len(l.Evidence) == MaxEvidence {
 		l.EvidenceOmitted++
-	} else {
-		l.Evidence = append(l.Evidence, ev)
+		return l
 	}
+	glob, ev := made()
+	l.Glob = glob
+	l.Evidence = append(l.Evidence, ev)
 	return l
 }
 
 func (c *collector) result() Result {
-	r := Result{Omitted: c.omitted, Work: c.work}
+	r := Result{Omitted: c.omitted, Work: c.work, looked: c.looked}
 	for _, l := range c.byName {
 		r.Loads = append(r.Loads, *l)
 	}

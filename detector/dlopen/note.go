@@ -109,8 +109,9 @@ func (c *collector) readNote(section string, desc []byte, offset uint64) error {
 			if name == "" {
 				return fmt.Errorf("entry %d: an empty soname", i)
 			}
-			l := c.add(keep([]byte(name)), "", Declared, features.LoadEvidence{
-				Kind: KindNote, Section: section, Offset: offset, String: keep(raw),
+			b := []byte(keep([]byte(name)))
+			l := c.add(b, Declared, func() (string, features.LoadEvidence) {
+				return "", features.LoadEvidence{Kind: KindNote, Section: section, Offset: offset, String: keep(raw)}
 			})
 			if l != nil && l.Feature == "" && l.Description == "" && l.Priority == "" {
 				l.Feature, l.Description, l.Priority = keep([]byte(e.Feature)), keep([]byte(e.Description)), keep([]byte(e.Priority))

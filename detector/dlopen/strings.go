@@ -45,6 +45,7 @@ func (c *collector) scanStrings(section string, body []byte, base uint64) {
 		for end < hi && isText(body[end]) {
 			end++
 		}
+		c.looked += end - start
 		c.scanRun(section, body, base, start, end)
 		done, pos = end, end
 	}
@@ -146,41 +147,47 @@ func conversion(s []byte) int {
 	return 0
 }
 
-// nameShape checks a candidate name (stem ".so" version) and returns its
-// glob: "" for a plain name, the names a template or prefix expands to
-// otherwise. ok is false for what cannot be a file name: an empty stem, a
-// leading '.' or '-', a '%' that is no conversion.
-func nameShape(name []byte) (glob string, ok bool) {
+// nameShape checks a candidate name (stem ".so" version): ok is false
+// for what cannot be a file name (an empty stem, a leading '.' or '-', a
+// '%' that is no conversion); templated when it holds a conversion or
+// ends in '.' (a version appended at run time).
+func nameShape(name []byte) (templated, ok bool) {
 	stem := name[:bytes.Index(name, dotSo)]
 	if len(stem) == 0 || stem[0] == '.' || stem[0] == '-' {
-		return "", false
+		return false, false
 	}
+	for i := 0; i < len(name); i++ {
+		if name[i] == '%' {
+			n := conversion(name[i:])
+			if n == 0 {
+				return false, false
+			}
+			templated = true
+			i += n - 1
+		}
+	}
+	return templated || name[len(name)-1] == '.', true
+}
+
+// globOf is the shell glob of the names a template or prefix expands to:
+// each conversion, and a last '.', followed by '*'.
+func globOf(name []byte) string {
 	var g strings.Builder
-	templated := false
 	for i := 0; i < len(name); {
 		if name[i] != '%' {
 			g.WriteByte(name[i])
 			i++
 			continue
 		}
-		n := conversion(name[i:])
-		if n == 0 {
-			return "", false
-		}
-		templated = true
-		if s := g.String(); !strings.HasSuffix(s, "*") {
+		if !strings.HasSuffix(g.String(), "*") {
 			g.WriteByte('*')
 		}
-		i += n
+		i += conversion(name[i:])
 	}
 	if name[len(name)-1] == '.' {
-		templated = true
 		g.WriteByte('*')
 	}
-	if !templated {
-		return "", true
-	}
-	return g.String(), true
+	return g.String()
 }
 
 // classify records the name r.text[ts:te] with the evidence its place
@@ -198,7 +205,7 @@ func nameShape(name []byte) (glob string, ok bool) {
 //     maintainer but not a load by itself. Only lib* names count here.
 func (c *collector) classify(section string, r run, ts, te int) {
 	name := r.text[ts:te]
-	glob, ok := nameShape(name)
+	templated, ok := nameShape(name)
 	if !ok {
 		return
 	}
@@ -212,7 +219,7 @@ func (c *collector) classify(section string, r run, ts, te int) {
 		switch {
 		case name[len(name)-1] == '.':
 			kind = KindPrefix
-		case glob != "":
+		case templated:
 			kind = KindTemplate
 		}
 	case whole && bytes.HasSuffix(prefix, []byte("/")) && !bytes.ContainsAny(prefix, " \t\n\r;") && (r.afterNUL || r.afterBinary):
@@ -221,9 +228,20 @@ func (c *collector) classify(section string, r run, ts, te int) {
 		kind, confidence = KindNearBinary, Medium
 	case !lib:
 		return
+	default:
+		// In a sentence a last '.' is its full stop ("skipping
+		// libgdrapi.so.2."), not a version to come.
+		if name[len(name)-1] == '.' {
+			name = name[:len(name)-1]
+			templated, _ = nameShape(name)
+		}
 	}
-	c.add(string(name), glob, confidence, features.LoadEvidence{
-		Kind: kind, Section: section, Offset: r.offset, String: keep(r.text),
+	c.add(name, confidence, func() (string, features.LoadEvidence) {
+		glob := ""
+		if templated {
+			glob = globOf(name)
+		}
+		return glob, features.LoadEvidence{Kind: kind, Section: section, Offset: r.offset, String: keep(r.text)}
 	})
 }
 
