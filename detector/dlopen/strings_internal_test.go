@@ -28,8 +28,12 @@ func summarize(r Result) []found {
 }
 
 func scanSection(body, soname string, needed ...string) Result {
+	return scanBytes([]byte(body), soname, needed...)
+}
+
+func scanBytes(body []byte, soname string, needed ...string) Result {
 	c := newCollector(soname, needed)
-	c.scanStrings(".rodata", []byte(body), 0x1000)
+	c.scanStrings(".rodata", body, 0x1000)
 	return c.result()
 }
 
