@@ -119,42 +119,31 @@ fetch() {
   touch "$out/.complete"
 }
 
-# fetch_wheels OUT REQUIREMENT...: pip-download the pinned wheels into
-# OUT/wheels and unpack them into OUT/root.
+# fetch_wheels OUT FILES REQUIREMENT...: pip-download the pinned wheels
+# into OUT/wheels, each checked against its sha256 when the requirements
+# give one (pip's --require-hashes), and unpack their FILES (a zip
+# pattern, '*' for all) into OUT/root. When FILES is not '*', the wheels
+# are deleted once unpacked.
 fetch_wheels() {
-  local out=$1 w
-  shift
-  if [ -f "$out/.complete" ]; then
-    return 0
-  fi
-  mkdir -p "$out/wheels"
-  for w in "$@"; do
-    pip3 download --no-deps --disable-pip-version-check -q -d "$out/wheels" "$w"
-  done
-  rm -rf "$out/root"
-  for w in "$out"/wheels/*.whl; do
-    unzip -qo "$w" -d "$out/root"
-  done
-  touch "$out/.complete"
-}
-
-# fetch_wheel_libs OUT REQUIREMENT...: pip-download pinned wheels, each
-# checked against its sha256 (--require-hashes), unpack their *.so* files
-# into OUT/root and delete the wheels.
-fetch_wheel_libs() {
-  local out=$1 w
-  shift
+  local out=$1 files=$2 w
+  shift 2
   if [ -f "$out/.complete" ]; then
     return 0
   fi
   mkdir -p "$out/wheels"
   printf '%s\n' "$@" > "$out/requirements.txt"
-  pip3 download --no-deps --disable-pip-version-check -q --require-hashes -r "$out/requirements.txt" -d "$out/wheels"
+  local hashes=()
+  if grep -q -- '--hash=' "$out/requirements.txt"; then
+    hashes=(--require-hashes)
+  fi
+  pip3 download --no-deps --disable-pip-version-check -q "${hashes[@]}" -r "$out/requirements.txt" -d "$out/wheels"
   rm -rf "$out/root"
   for w in "$out"/wheels/*.whl; do
-    unzip -qo "$w" '*.so*' -d "$out/root"
+    unzip -qo "$w" "$files" -d "$out/root"
   done
-  rm -rf "$out/wheels"
+  if [ "$files" != '*' ]; then
+    rm -rf "$out/wheels"
+  fi
   touch "$out/.complete"
 }
 
@@ -162,7 +151,7 @@ fetch_wheel_libs() {
 fetch bookworm "$dest" "${cuda118[@]}"
 fetch experimental "$dest/cuda-12.5" "${cuda125[@]}"
 fetch bookworm "$dest/nsight-systems" nsight-systems
-fetch_wheels "$dest/cuda-13" "${cuda13[@]}"
+fetch_wheels "$dest/cuda-13" '*' "${cuda13[@]}"
 fetch bookworm "$dest/dlopen/cuda-11.8" "${dlopen118[@]}"
-fetch_wheel_libs "$dest/dlopen/cu12" "${dlopen12[@]}"
-fetch_wheel_libs "$dest/dlopen/cu13" "${dlopen13[@]}"
+fetch_wheels "$dest/dlopen/cu12" '*.so*' "${dlopen12[@]}"
+fetch_wheels "$dest/dlopen/cu13" '*.so*' "${dlopen13[@]}"
