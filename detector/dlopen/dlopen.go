@@ -180,19 +180,46 @@ func (c *collector) add(name []byte, confidence string, made func() (glob string
 	if rank[confidence] > rank[l.Confidence] {
 		l.Confidence = confidence
 	}
-	if len(l.Evidence) == MaxEvidence {
-		l.EvidenceOmitted++
+	if len(l.Evidence) < MaxEvidence {
+		glob, ev := made()
+		l.Glob = glob
+		l.Evidence = append(l.Evidence, ev)
 		return l
 	}
-	glob, ev := made()
-	l.Glob = glob
-	l.Evidence = append(l.Evidence, ev)
+	// Full: a stronger place replaces the weakest kept (the last of the
+	// weakest), so four messages never crowd out the string itself.
+	l.EvidenceOmitted++
+	weakest := 0
+	for i, e := range l.Evidence {
+		if rank[kindConfidence[e.Kind]] <= rank[kindConfidence[l.Evidence[weakest].Kind]] {
+			weakest = i
+		}
+	}
+	if rank[confidence] > rank[kindConfidence[l.Evidence[weakest].Kind]] {
+		glob, ev := made()
+		l.Glob = glob
+		l.Evidence[weakest] = ev
+	}
 	return l
+}
+
+// kindConfidence is the confidence each kind of evidence gives.
+var kindConfidence = map[string]string{
+	KindNote: Declared, KindSoname: High, KindTemplate: High, KindPrefix: High,
+	KindPath: Medium, KindNearBinary: Medium, KindMention: Low,
 }
 
 func (c *collector) result() Result {
 	r := Result{Omitted: c.omitted, Work: c.work, looked: c.looked}
 	for _, l := range c.byName {
+		// Strongest first, then in file order.
+		sort.SliceStable(l.Evidence, func(i, j int) bool {
+			a, b := l.Evidence[i], l.Evidence[j]
+			if ra, rb := rank[kindConfidence[a.Kind]], rank[kindConfidence[b.Kind]]; ra != rb {
+				return ra > rb
+			}
+			return a.Offset < b.Offset
+		})
 		r.Loads = append(r.Loads, *l)
 	}
 	sort.Slice(r.Loads, func(i, j int) bool { return r.Loads[i].Name < r.Loads[j].Name })

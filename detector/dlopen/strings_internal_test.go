@@ -104,6 +104,25 @@ func TestEvidenceBounded(t *testing.T) {
 	}
 }
 
+// TestStrongEvidenceKept: messages found first never crowd out the
+// string itself; the strongest place comes first.
+func TestStrongEvidenceKept(t *testing.T) {
+	body := strings.Repeat("\x00failed to open libnvrtc.so.13: %s", 6) + "\x00libnvrtc.so.13\x00"
+	r := scanSection(body, "")
+	if len(r.Loads) != 1 {
+		t.Fatalf("loads %v", summarize(r))
+	}
+	l := r.Loads[0]
+	if l.Confidence != High || l.Evidence[0].Kind != KindSoname || len(l.Evidence) != MaxEvidence || l.EvidenceOmitted != 3 {
+		t.Errorf("%+v", l)
+	}
+	for i := 2; i < len(l.Evidence); i++ {
+		if l.Evidence[i].Offset < l.Evidence[i-1].Offset {
+			t.Errorf("mentions out of file order: %+v", l.Evidence)
+		}
+	}
+}
+
 func ExampleIsLoad() {
 	for _, c := range []string{Declared, High, Medium, Low} {
 		fmt.Println(c, IsLoad(c))

@@ -157,8 +157,9 @@ type RuntimeLoad struct {
 	Feature     string `json:"feature,omitempty"`
 	Description string `json:"description,omitempty"`
 	Priority    string `json:"priority,omitempty"`
-	// Evidence lists where the name was found, in file order, at most
-	// detector/dlopen.MaxEvidence; EvidenceOmitted counts the rest.
+	// Evidence lists where the name was found, the strongest first, then
+	// in file order, at most detector/dlopen.MaxEvidence (a stronger
+	// place replaces the weakest kept); EvidenceOmitted counts the rest.
 	Evidence        []LoadEvidence `json:"evidence"`
 	EvidenceOmitted int            `json:"evidenceOmitted,omitempty"`
 }

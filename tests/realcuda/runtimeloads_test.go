@@ -11,6 +11,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/dlopen"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
@@ -182,4 +183,44 @@ func checkLibrary(t *testing.T, set, dir string, hl handLibrary) measure {
 		}
 	}
 	return m
+}
+
+// TestRuntimeLoadsTheIssueNames checks the loads issue 39 names, each
+// read from the real library and absent from its DT_NEEDED: cuBLASLt 13
+// loads NVRTC 13, cuDNN loads cuBLASLt and NVRTC, NCCL loads NVML and
+// the verbs library, cuFile loads libnuma and liburcu.
+func TestRuntimeLoadsTheIssueNames(t *testing.T) {
+	dir := testenv.RealCUDA(t)
+	for _, tc := range []struct{ path, name string }{
+		{"cuda-13/root/nvidia/cu13/lib/libcublasLt.so.13", "libnvrtc.so.13"},
+		{"cuda-13/root/nvidia/cu13/lib/libcublasLt.so.13", "libcuda.so.1"},
+		{"dlopen/cu13/root/nvidia/cudnn/lib/libcudnn_adv.so.9", "libcublasLt.so.13"},
+		{"dlopen/cu13/root/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9", "libnvrtc.so.13"},
+		{"dlopen/cu12/root/nvidia/cudnn/lib/libcudnn_graph.so.9", "libnvrtc.so.%d"},
+		{"dlopen/cu12/root/nvidia/cudnn/lib/libcudnn_ext.so.9", "libnvrtc.so."},
+		{"dlopen/cu12/root/nvidia/nccl/lib/libnccl.so.2", "libnvidia-ml.so.1"},
+		{"dlopen/cu13/root/nvidia/nccl/lib/libnccl.so.2", "libibverbs.so.1"},
+		{"dlopen/cu12/root/nvidia/cufile/lib/libcufile.so.0", "libnuma.so.%s"},
+		{"dlopen/cu13/root/nvidia/cu13/lib/libcufile.so.0", "liburcu-bp.so"},
+		{"dlopen/cuda-11.8/root/usr/lib/x86_64-linux-gnu/libcublasLt.so.11.11.3.6", "libnvrtc.so"},
+	} {
+		data, err := os.ReadFile(filepath.Join(dir, tc.path))
+		if err != nil {
+			t.Fatalf("%v (run scripts/fetch-real-cuda.sh %s)", err, dir)
+		}
+		info, err := elfinfo.Read(data)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.path, err)
+		}
+		if slices.Contains(info.Needed, tc.name) {
+			t.Errorf("%s: %s is DT_NEEDED, no runtime load", tc.path, tc.name)
+		}
+		i := slices.IndexFunc(info.RuntimeLoads, func(l features.RuntimeLoad) bool { return l.Name == tc.name })
+		if i < 0 || !dlopen.IsLoad(info.RuntimeLoads[i].Confidence) {
+			t.Errorf("%s: %s not found as a load", tc.path, tc.name)
+			continue
+		}
+		l := info.RuntimeLoads[i]
+		t.Logf("%s: %s (%s) %s at %#x: %q", filepath.Base(tc.path), l.Name, l.Confidence, l.Evidence[0].Section, l.Evidence[0].Offset, l.Evidence[0].String)
+	}
 }
