@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/dlopen"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
 // Sections that hold fatbin containers. cuobjdump reads .nv_fatbin when a
@@ -52,6 +54,11 @@ type Info struct {
 	Comments []string
 	// Images are the fatbin entries, in file order.
 	Images []fatbin.Entry
+	// RuntimeLoads are what a shared library may load at run time
+	// besides its DT_NEEDED (detector/dlopen); RuntimeLoadsOmitted counts
+	// the strings past its bounds.
+	RuntimeLoads        []features.RuntimeLoad
+	RuntimeLoadsOmitted int
 }
 
 // Archs returns the distinct GPU architectures of the file's device code.
@@ -85,6 +92,11 @@ func Read(data []byte) (*Info, error) {
 	r.readComment(info)
 	if err := r.readDynamic(info); err != nil {
 		return info, errors.Join(err, verErr)
+	}
+	if f.Type == elf.ET_DYN {
+		loads, err := dlopen.Scan(f, data, info.Soname, info.Needed)
+		info.RuntimeLoads, info.RuntimeLoadsOmitted = loads.Loads, loads.Omitted
+		verErr = errors.Join(verErr, err)
 	}
 	sec := f.Section(sectionFatbin)
 	if sec == nil {

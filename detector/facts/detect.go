@@ -226,6 +226,7 @@ func (t *tree) libraries() []features.Library {
 			lib.Kind, lib.Soname = fi.kind, fi.soname
 			lib.Needed = nonNil(fi.needed)
 			lib.VersionDefinitions, lib.Comments = fi.versionDefs, fi.comments
+			lib.RuntimeLoads, lib.RuntimeLoadsOmitted = fi.runtimeLoads, fi.runtimeLoadsOmitted
 			fi.describeDeviceCode(&lib)
 			if fi.err != nil {
 				lib.Error = fi.err.Error()
@@ -248,7 +249,20 @@ func (t *tree) libraries() []features.Library {
 func detailBytes(lib *features.Library) int {
 	return len(lib.Soname) + stringsBytes(lib.Needed) + stringsBytes(lib.CudaArchitectures) + stringsBytes(lib.SASSArchitectures) +
 		stringsBytes(lib.PTXArchitectures) + fatbinGroupBytes*len(lib.FatbinEntries) + stringsBytes(lib.FatbinWarnings) + len(lib.Error) +
-		stringsBytes(lib.VersionDefinitions) + stringsBytes(lib.Comments)
+		stringsBytes(lib.VersionDefinitions) + stringsBytes(lib.Comments) + runtimeLoadBytes(lib.RuntimeLoads)
+}
+
+// runtimeLoadBytes is what the runtime loads of a record cost in the
+// JSON: their strings and a field's worth of keys each.
+func runtimeLoadBytes(loads []features.RuntimeLoad) int {
+	n := 0
+	for _, l := range loads {
+		n += len(l.Name) + len(l.Glob) + len(l.Confidence) + len(l.Feature) + len(l.Description) + len(l.Priority) + fatbinGroupBytes
+		for _, e := range l.Evidence {
+			n += len(e.Kind) + len(e.Section) + len(e.String) + fatbinGroupBytes
+		}
+	}
+	return n
 }
 
 func isStubPath(rel string) bool {

@@ -33,7 +33,11 @@ type fileInfo struct {
 	// versionDefs and comments are the provenance facts of a shared
 	// library (elfinfo.Info's VersionDefs and Comments).
 	versionDefs, comments []string
-	err                   error
+	// runtimeLoads are a shared library's dlopen candidates
+	// (elfinfo.Info's RuntimeLoads and RuntimeLoadsOmitted).
+	runtimeLoads        []features.RuntimeLoad
+	runtimeLoadsOmitted int
+	err                 error
 }
 
 // describeDeviceCode fills a library record's device code fields.
@@ -98,6 +102,7 @@ func inspect(rel string, data []byte) *fileInfo {
 			case elf.ET_DYN:
 				fi.kind = libShared
 				fi.versionDefs, fi.comments = info.VersionDefs, info.Comments
+				fi.runtimeLoads, fi.runtimeLoadsOmitted = info.RuntimeLoads, info.RuntimeLoadsOmitted
 			case elf.ET_REL:
 				fi.kind = libObject
 			}

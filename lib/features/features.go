@@ -82,7 +82,16 @@ type Library struct {
 	// section, the compilers that built it ("GCC: (GNU) 10.3.1"), bounded
 	// (elfinfo.MaxComments of elfinfo.MaxCommentLen bytes); absent when none.
 	Comments []string `json:"comments,omitempty"`
-	Stub     bool     `json:"stub"`
+	// RuntimeLoads are the libraries the file may load at run time
+	// (dlopen) that its DT_NEEDED and DT_SONAME do not name: what its
+	// .note.dlopen declares and the library names its read-only data
+	// holds, each with its evidence (docs/runtime-dependencies.md);
+	// absent when none. At most detector/dlopen.MaxLoads names, sorted.
+	RuntimeLoads []RuntimeLoad `json:"runtimeLoads,omitempty"`
+	// RuntimeLoadsOmitted counts the strings past that bound, not
+	// looked at (absent when 0).
+	RuntimeLoadsOmitted int  `json:"runtimeLoadsOmitted,omitempty"`
+	Stub                bool `json:"stub"`
 	// Error says why the file could not be fully read; detection goes on.
 	Error string `json:"error,omitempty"`
 }
@@ -125,4 +134,50 @@ func (g *Grouped) UnmarshalJSON(b []byte) error {
 	}
 	g.Groups = nil
 	return json.Unmarshal(b, &g.List)
+}
+
+// RuntimeLoad is one library name a file may load at run time, with the
+// evidence for it. Name is a soname (libnvrtc.so.13), or, when Glob is
+// set, a template as the file writes it (libnvrtc.so.%d, the prefix
+// libnvrtc.so.) with Glob the names it can expand to (libnvrtc.so.*):
+// resolution matches Name, or Glob, against providedLibs, the driver's
+// libraries and a soname index, and needs nothing else from the tree.
+type RuntimeLoad struct {
+	Name string `json:"name"`
+	Glob string `json:"glob,omitempty"`
+	// Confidence is the strongest evidence's: "declared" (.note.dlopen),
+	// "high" (a string that is exactly a name or template), "medium" (an
+	// absolute or relative path ending in the name; a name right after
+	// binary data), "low" (a name inside other text: an error message,
+	// a help text; not a load by itself).
+	Confidence string `json:"confidence"`
+	// Feature, Description and Priority are the .note.dlopen entry's
+	// (priority "required", "recommended" or "suggested"), when it has
+	// them.
+	Feature     string `json:"feature,omitempty"`
+	Description string `json:"description,omitempty"`
+	Priority    string `json:"priority,omitempty"`
+	// Evidence lists where the name was found, the strongest first, then
+	// in file order, at most detector/dlopen.MaxEvidence (a stronger
+	// place replaces the weakest kept); EvidenceOmitted counts the rest.
+	Evidence        []LoadEvidence `json:"evidence"`
+	EvidenceOmitted int            `json:"evidenceOmitted,omitempty"`
+}
+
+// LoadEvidence is one place a runtime load's name was found.
+type LoadEvidence struct {
+	// Kind: "note" (a .note.dlopen entry), "soname" (a string that is
+	// exactly the name), "template" (exactly a printf-style template),
+	// "prefix" (exactly a name ending in ".so.", a version appended at
+	// run time), "path" (a path whose last component is the name),
+	// "nearBinary" (the name ends a string that starts right after
+	// non-text bytes), "mention" (the name inside other text).
+	Kind    string `json:"kind"`
+	Section string `json:"section"`
+	// Offset is the file offset of the string (of the note, for kind
+	// note).
+	Offset uint64 `json:"offset"`
+	// String is the whole string (the note's JSON entry), cut to
+	// detector/dlopen.MaxStringLen bytes of valid UTF-8.
+	String string `json:"string"`
 }

@@ -130,8 +130,24 @@ func Feature(format string) (map[string]any, error) {
 		"fatbinWarnings":       strList(),
 		"versionDefinitions":   strList(),
 		"comments":             strList(),
-		"stub":                 obj{"type": "boolean"},
-		"error":                str(),
+		"runtimeLoads": obj{"type": "array", "items": closed(obj{
+			"name":        str(),
+			"glob":        str(),
+			"confidence":  enumOf([]string{"declared", "high", "medium", "low"}),
+			"feature":     str(),
+			"description": str(),
+			"priority":    str(),
+			"evidence": obj{"type": "array", "minItems": 1, "items": closed(obj{
+				"kind":    enumOf([]string{"note", "soname", "template", "prefix", "path", "nearBinary", "mention"}),
+				"section": str(),
+				"offset":  nonNegative,
+				"string":  str(),
+			}, "kind", "section", "offset", "string")},
+			"evidenceOmitted": obj{"type": "integer", "minimum": 1},
+		}, "name", "confidence", "evidence")},
+		"runtimeLoadsOmitted": obj{"type": "integer", "minimum": 1},
+		"stub":                obj{"type": "boolean"},
+		"error":               str(),
 	}, "path", "kind", "soname", "needed", "cudaArchitectures", "sassArchitectures", "ptxArchitectures", "fatbinEntries", "stub")
 	detect := closed(obj{
 		"outputs":                closed(outputs, features.OutputNames...),

@@ -1,0 +1,248 @@
+package dlopen
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+)
+
+var dotSo = []byte(".so")
+
+// isText reports whether b can be part of a C string NVIDIA writes:
+// printable ASCII, tab and newlines. A NUL ends a string; any other byte
+// is binary data (a constant, a table) next to the strings.
+func isText(b byte) bool { return b >= 0x20 && b < 0x7f || b == '\t' || b == '\n' || b == '\r' }
+
+// isNameChar reports whether b can be part of a library name or of a
+// printf-style template of one (the '%' and the conversions' letters).
+func isNameChar(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' ||
+		b == '_' || b == '-' || b == '+' || b == '.' || b == '%'
+}
+
+// scanStrings finds every ".so" in a data section and classifies the
+// name around it by the run of text that holds it. One pass: each run is
+// looked at once (the search resumes after it) and at most
+// MaxScanString bytes of it on either side of the first ".so", so the
+// cost is linear in the section whatever it holds. base is the section's
+// file offset.
+func (c *collector) scanStrings(section string, body []byte, base uint64) {
+	pos, done := 0, 0 // search from pos; bytes before done belong to runs already read
+	for pos < len(body) {
+		i := bytes.Index(body[pos:], dotSo)
+		if i < 0 {
+			return
+		}
+		i += pos
+		lo := max(done, i-MaxScanString)
+		start := i
+		for start > lo && isText(body[start-1]) {
+			start--
+		}
+		hi := min(len(body), i+MaxScanString)
+		end := i
+		for end < hi && isText(body[end]) {
+			end++
+		}
+		c.looked += end - start
+		c.scanRun(section, body, base, start, end)
+		done, pos = end, end
+	}
+}
+
+// run is one run of text bytes and what surrounds it.
+type run struct {
+	text []byte
+	// afterNUL: the run starts the section or follows a NUL, as a C
+	// string does; afterBinary: it follows a byte that is neither text
+	// nor NUL (a constant just before the string); neither: it follows
+	// more text than was looked at.
+	afterNUL, afterBinary bool
+	// terminated: a NUL follows the run.
+	terminated bool
+	offset     uint64
+}
+
+func (c *collector) scanRun(section string, body []byte, base uint64, start, end int) {
+	r := run{
+		text:       body[start:end],
+		afterNUL:   start == 0 || body[start-1] == 0,
+		terminated: end < len(body) && body[end] == 0,
+		offset:     base + uint64(start),
+	}
+	r.afterBinary = !r.afterNUL && !isText(body[start-1])
+	for j := 0; j < len(r.text); {
+		k := bytes.Index(r.text[j:], dotSo)
+		if k < 0 {
+			return
+		}
+		k += j
+		ts := k
+		for ts > j && isNameChar(r.text[ts-1]) {
+			ts--
+		}
+		te, ok := nameEnd(r.text, k+len(dotSo))
+		j = max(te, k+len(dotSo))
+		if !ok {
+			continue
+		}
+		c.classify(section, r, ts, te)
+	}
+}
+
+// nameEnd returns where a name whose ".so" ends at p ends: after any
+// ".N" version components (digits or a conversion), or after a last "."
+// to which a version is appended at run time. ok is false when a name
+// character follows (".so.13.10.sym", ".sox": not a library name).
+func nameEnd(s []byte, p int) (int, bool) {
+	for p < len(s) && s[p] == '.' {
+		q := p + 1
+		switch {
+		case q < len(s) && s[q] >= '0' && s[q] <= '9':
+			for q < len(s) && s[q] >= '0' && s[q] <= '9' {
+				q++
+			}
+		case q < len(s) && s[q] == '%':
+			n := conversion(s[q:])
+			if n == 0 {
+				return q, false
+			}
+			q += n
+		case q == len(s) || !isNameChar(s[q]):
+			return q, true // "libnvrtc.so.": the prefix of a versioned name
+		default:
+			return q, false
+		}
+		p = q
+	}
+	return p, p == len(s) || !isNameChar(s[p])
+}
+
+// conversion returns the length of the printf conversion at the start of
+// s ("%d", "%s", "%02u", "%.3lu"), or 0.
+func conversion(s []byte) int {
+	if len(s) < 2 || s[0] != '%' {
+		return 0
+	}
+	i := 1
+	for i < len(s) && strings.IndexByte("-+ #0", s[i]) >= 0 {
+		i++
+	}
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+	}
+	for i < len(s) && strings.IndexByte("hlzjt", s[i]) >= 0 {
+		i++
+	}
+	if i < len(s) && strings.IndexByte("diuxXs", s[i]) >= 0 {
+		return i + 1
+	}
+	return 0
+}
+
+// nameShape checks a candidate name (stem ".so" version): ok is false
+// for what cannot be a file name (an empty stem, a leading '.' or '-', a
+// '%' that is no conversion); templated when it holds a conversion or
+// ends in '.' (a version appended at run time).
+func nameShape(name []byte) (templated, ok bool) {
+	stem := name[:bytes.Index(name, dotSo)]
+	if len(stem) == 0 || stem[0] == '.' || stem[0] == '-' {
+		return false, false
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] == '%' {
+			n := conversion(name[i:])
+			if n == 0 {
+				return false, false
+			}
+			templated = true
+			i += n - 1
+		}
+	}
+	return templated || name[len(name)-1] == '.', true
+}
+
+// globOf is the shell glob of the names a template or prefix expands to:
+// each conversion, and a last '.', followed by '*'.
+func globOf(name []byte) string {
+	var g strings.Builder
+	for i := 0; i < len(name); {
+		if name[i] != '%' {
+			g.WriteByte(name[i])
+			i++
+			continue
+		}
+		if !strings.HasSuffix(g.String(), "*") {
+			g.WriteByte('*')
+		}
+		i += conversion(name[i:])
+	}
+	if name[len(name)-1] == '.' {
+		g.WriteByte('*')
+	}
+	return g.String()
+}
+
+// classify records the name r.text[ts:te] with the evidence its place
+// gives (docs/runtime-dependencies.md, "Evidence"):
+//
+//   - the whole C string (a NUL before and after): a soname, template or
+//     prefix, High;
+//   - the last component of a path (text before it ends in '/', holds no
+//     blank or ';', and the string is whole): Medium, a load by path;
+//   - a lib* name ending a string that starts right after binary data,
+//     with at most 7 bytes of non-name text between: Medium (a string
+//     placed right after a constant, with no NUL between);
+//   - anything else (a name inside a sentence, followed by text, in a run
+//     longer than was looked at): a mention, Low, kept for the
+//     maintainer but not a load by itself. Only lib* names count here.
+func (c *collector) classify(section string, r run, ts, te int) {
+	name := r.text[ts:te]
+	templated, ok := nameShape(name)
+	if !ok {
+		return
+	}
+	prefix := r.text[:ts]
+	whole := te == len(r.text) && r.terminated
+	lib := bytes.HasPrefix(name, []byte("lib"))
+	kind, confidence := KindMention, Low
+	switch {
+	case whole && len(prefix) == 0 && r.afterNUL:
+		kind, confidence = KindSoname, High
+		switch {
+		case name[len(name)-1] == '.':
+			kind = KindPrefix
+		case templated:
+			kind = KindTemplate
+		}
+	case whole && bytes.HasSuffix(prefix, []byte("/")) && !bytes.ContainsAny(prefix, " \t\n\r;") && (r.afterNUL || r.afterBinary):
+		kind, confidence = KindPath, Medium
+	case whole && lib && r.afterBinary && len(prefix) < 8 && !bytes.ContainsAny(prefix, " \t\n\r") && !bytes.ContainsFunc(prefix, isNameRune):
+		kind, confidence = KindNearBinary, Medium
+	case !lib:
+		return
+	default:
+		// In a sentence a last '.' is its full stop ("skipping
+		// libgdrapi.so.2."), not a version to come.
+		if name[len(name)-1] == '.' {
+			name = name[:len(name)-1]
+			templated, _ = nameShape(name)
+		}
+	}
+	c.add(name, confidence, func() (string, features.LoadEvidence) {
+		glob := ""
+		if templated {
+			glob = globOf(name)
+		}
+		return glob, features.LoadEvidence{Kind: kind, Section: section, Offset: r.offset, String: keep(r.text)}
+	})
+}
+
+func isNameRune(r rune) bool { return r < 0x80 && isNameChar(byte(r)) }
