@@ -213,6 +213,11 @@ func Build(aggs []*Aggregate, against string) (*Report, error) {
 	}
 	if old != nil {
 		r.Changes = Diff(old, newest)
+		byVersion := map[string]*Aggregate{}
+		for _, a := range aggs {
+			byVersion[a.Version] = a
+		}
+		r.Changes.Lineage = LineageOf(byVersion[old.Version], byVersion[newest.Version])
 	}
 	return r, nil
 }

@@ -230,6 +230,12 @@ func sonameAgreement(a, b map[string]bool) string {
 // nothing can be said.
 func moves(old, new *Release, next, prev map[string]string) []Move {
 	out := []Move{}
+	// A path several packages of a release hold (LICENSE, README) says
+	// nothing of where a file went.
+	shared := sharedPaths(old)
+	for p := range sharedPaths(new) {
+		shared[p] = true
+	}
 	for _, a := range sortedKeys(old.Packages) {
 		op := old.Packages[a]
 		if !op.HasTree() {
@@ -239,10 +245,10 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 		if after != nil && !after.HasTree() {
 			continue
 		}
-		lost := op.Tree
+		lost := minus(op.Tree, shared)
 		lostSonames := op.Sonames
 		if after != nil {
-			lost = minus(op.Tree, after.Tree)
+			lost = minus(lost, after.Tree)
 			lostSonames = minus(op.Sonames, after.Sonames)
 		}
 		claimed := map[string]bool{}
@@ -259,9 +265,9 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 				if before != nil && !before.HasTree() {
 					continue
 				}
-				gained, gainedSonames := np.Tree, np.Sonames
+				gained, gainedSonames := minus(np.Tree, shared), np.Sonames
 				if before != nil {
-					gained, gainedSonames = minus(np.Tree, before.Tree), minus(np.Sonames, before.Sonames)
+					gained, gainedSonames = minus(gained, before.Tree), minus(np.Sonames, before.Sonames)
 				}
 				files := match(lost, gained, op, np, claimed, exact)
 				var sonames []string
@@ -422,4 +428,18 @@ func older(a, b string) bool {
 	vs := []string{b, a}
 	manifest.SortVersions(vs)
 	return vs[0] == a && a != b
+}
+
+// sharedPaths are the paths more than one package of r holds.
+func sharedPaths(r *Release) map[string]bool {
+	seen, out := map[string]bool{}, map[string]bool{}
+	for _, p := range r.Packages {
+		for f := range p.Tree {
+			if seen[f] {
+				out[f] = true
+			}
+			seen[f] = true
+		}
+	}
+	return out
 }

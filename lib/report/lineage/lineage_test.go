@@ -163,6 +163,13 @@ func TestTreesDecide(t *testing.T) {
 			t.Errorf("moves %+v: README is not unique among a's lost files", l.Moves)
 		}
 	})
+	t.Run("a path several packages hold is no evidence", func(t *testing.T) {
+		l := lineage.Compare(release("r", "1", pkg("a", "A", "LICENSE", "a.h"), pkg("b", "B", "LICENSE", "b.h")),
+			release("r", "2", pkg("b", "B", "LICENSE", "b.h"), pkg("c", "C", "LICENSE", "c.h")), nil)
+		if len(l.Moves) != 0 {
+			t.Errorf("moves %+v: LICENSE is in every package", l.Moves)
+		}
+	})
 	t.Run("without the new tree nothing moves", func(t *testing.T) {
 		nvcc := &lineage.Package{Key: "nvcc", Name: "NVCC"}
 		l := lineage.Compare(release("r", "1", pkg("nvcc", "NVCC", "bin/nvcc", "include/crt/x.h")),
