@@ -94,7 +94,7 @@ func lineageSchema() obj {
 		"moves": list(closed(obj{"kind": enumOf([]string{"split", "merge", "move"}), "from": str(), "to": str(),
 			"files":   list(closed(obj{"old": str(), "new": str(), "by": enumOf([]string{"path", "soname", "name"})}, "old", "new", "by")),
 			"sonames": strList(), "evidence": strList()}, "kind", "from", "to", "files", "sonames", "evidence")),
-		"licenceChanges": list(closed(obj{"package": str(), "from": str(), "old": str(), "new": str(), "oldAttr": str(), "newAttr": str()},
+		"licenceChanges": list(closed(obj{"package": str(), "from": str(), "old": str(), "new": str(), "oldAttr": str(), "newAttr": str(), "oldText": licenceText(), "newText": licenceText()},
 			"package", "from", "old", "new", "oldAttr", "newAttr")),
 	}, "redist", "old", "new", "added", "dropped", "renamed", "moves", "licenceChanges")
 }

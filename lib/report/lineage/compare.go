@@ -5,6 +5,7 @@ import (
 	"path"
 	"sort"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/licence"
 )
@@ -99,6 +100,11 @@ type LicenceChange struct {
 	// "" when the table does not know the string.
 	OldAttr string `json:"oldAttr"`
 	NewAttr string `json:"newAttr"`
+	// OldText and NewText are the licence files' texts, when both
+	// archives were processed and their texts differ (the same string
+	// over another text is a change too).
+	OldText *features.LicenceText `json:"oldText,omitempty"`
+	NewText *features.LicenceText `json:"newText,omitempty"`
 }
 
 // renameShare is the share of the larger tree two packages must have in
@@ -155,10 +161,15 @@ func Compare(old, new *Release, others []*Release) *Lineage {
 	}
 	for _, k := range sortedKeys(next) {
 		op, np := old.Packages[k], new.Packages[next[k]]
-		if op.License != np.License {
+		textChanged := op.Text != nil && np.Text != nil && op.Text.SHA256 != np.Text.SHA256
+		if op.License != np.License || textChanged {
 			oa, _ := licence.Lookup(op.License)
 			na, _ := licence.Lookup(np.License)
-			l.LicenceChanges = append(l.LicenceChanges, LicenceChange{Package: np.Key, From: k, Old: op.License, New: np.License, OldAttr: oa.Attr, NewAttr: na.Attr})
+			c := LicenceChange{Package: np.Key, From: k, Old: op.License, New: np.License, OldAttr: oa.Attr, NewAttr: na.Attr}
+			if textChanged {
+				c.OldText, c.NewText = op.Text, np.Text
+			}
+			l.LicenceChanges = append(l.LicenceChanges, c)
 		}
 	}
 	return l

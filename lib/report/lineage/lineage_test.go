@@ -226,3 +226,26 @@ func TestTextEscapes(t *testing.T) {
 		t.Errorf("a newline of a key reached the text:\n%s", text(t, l))
 	}
 }
+
+// TestLicenceTexts: packages grouped by the text of their licence file,
+// and a new text under the same licence string is a licence change.
+func TestLicenceTexts(t *testing.T) {
+	withText := func(key, license, sum, first string) *lineage.Package {
+		p := &lineage.Package{Key: key, Name: key, License: license}
+		p.AddFeatures(&features.Features{Licence: &features.LicenceText{Path: "LICENSE", SHA256: sum, FirstLine: first}})
+		return p
+	}
+	old := release("r", "1", withText("a", "CUDA Toolkit", "aaaa", "EULA"), withText("b", "CUDA Toolkit", "aaaa", "EULA"), withText("c", "X", "cccc", "X licence"))
+	new := release("r", "2", withText("a", "CUDA Toolkit", "bbbb", "EULA, 2026"), withText("b", "CUDA Toolkit", "aaaa", "EULA"), withText("c", "X", "cccc", "X licence"))
+	groups := lineage.GroupByText(old)
+	if len(groups) != 2 || !slices.Equal(groups[0].Packages, []string{"a", "b"}) || groups[0].FirstLine != "EULA" || !slices.Equal(groups[1].Packages, []string{"c"}) {
+		t.Errorf("groups %+v", groups)
+	}
+	l := lineage.Compare(old, new, nil)
+	if len(l.LicenceChanges) != 1 || l.LicenceChanges[0].Package != "a" || l.LicenceChanges[0].NewText.SHA256 != "bbbb" {
+		t.Fatalf("licence changes %+v", l.LicenceChanges)
+	}
+	if !strings.Contains(text(t, l), "  - text aaaa (EULA) -> bbbb (EULA, 2026)\n") {
+		t.Errorf("text:\n%s", text(t, l))
+	}
+}

@@ -46,6 +46,9 @@ type Package struct {
 	// cuda_nvcc, lib/libnvvm.so.4 in CUDA 13's libnvvm) is the same
 	// library when its soname is.
 	Libs map[string]string
+	// Text is the licence file the detector read at the top of the
+	// package's first processed archive that has one; nil when unknown.
+	Text *features.LicenceText
 }
 
 // HasTree says whether the package's archives were processed.
@@ -99,6 +102,10 @@ func (p *Package) AddFeatures(f *features.Features) {
 			p.Sonames[lib.Soname] = true
 			p.Libs[lib.Path] = lib.Soname
 		}
+	}
+	if p.Text == nil && f.Licence != nil {
+		t := *f.Licence
+		p.Text = &t
 	}
 }
 

@@ -70,6 +70,9 @@ func (l *Lineage) WriteText(w io.Writer) error {
 			where = e(c.From) + " -> " + where
 		}
 		fmt.Fprintf(&b, "- licence of %s: \"%s\" (%s) -> \"%s\" (%s)\n", where, e(c.Old), attrText(c.OldAttr), e(c.New), attrText(c.NewAttr))
+		if c.OldText != nil && c.NewText != nil {
+			fmt.Fprintf(&b, "  - text %s (%s) -> %s (%s)\n", short(c.OldText.SHA256), e(c.OldText.FirstLine), short(c.NewText.SHA256), e(c.NewText.FirstLine))
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -80,4 +83,12 @@ func attrText(attr string) string {
 		return "unknown to the licence table"
 	}
 	return attr
+}
+
+// short is the start of a sha256, enough to tell texts apart in text.
+func short(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
 }
