@@ -333,7 +333,8 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	}
 	defer out.Close()
 	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir,
-		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return pkgeval.ReadFile(packagesDir, file) }}}
+		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return pkgeval.ReadFile(packagesDir, file) }},
+		ReadFile: func(file string) ([]byte, error) { return pkgeval.ReadFile(packagesDir, file) }}
 	out.CheckInput(ctx, &in, c.e.log)
 	c.addFailures(out, &in)
 	plan := nixpkgscheck.NewPlan(in)
