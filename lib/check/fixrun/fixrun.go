@@ -73,6 +73,9 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 		return nil, err
 	}
 	fr.fixFiles(byFile, probes)
+	if err := fr.lineageFixes(opts.Plan.Check(files, results)); err != nil {
+		return nil, err
+	}
 	fr.newFiles(missing)
 	if err := fr.validate(ctx); err != nil {
 		return nil, err

@@ -132,7 +132,7 @@ func (p *Plan) lineageFindings(steps []step, pnames map[string][]string) []Findi
 func renameAdvice(redist, since string, r lineage.Rename) string {
 	msg := fmt.Sprintf("%s is %s from %s %s (%s): ", r.From, r.To, redist, since, strings.Join(r.Evidence, "; "))
 	if redist == "cuda" {
-		mm := strings.Join(strings.SplitN(since, ".", 3)[:min(2, len(strings.SplitN(since, ".", 3)))], ".")
+		mm := majorMinor(since)
 		return msg + fmt.Sprintf("switch the pname by CUDA version (pname = if cudaAtLeast %q then %q else %q; --fix writes it) and add an alias %s = %s for the package sets from %s", mm, r.To, r.From, r.From, r.To, mm)
 	}
 	return msg + fmt.Sprintf("switch the pname on the release (%s from %s), and add an alias %s = %s", r.To, since, r.From, r.To)
@@ -268,11 +268,11 @@ func newer(a, b string) bool {
 // LicenceFix is what --fix writes for a licence hint: the table's
 // attribute, when the table knows the manifest's licence ("" when it
 // does not: nothing is written).
-func LicenceFix(f Finding, in Input) string {
+func (p *Plan) LicenceFix(f Finding) string {
 	if f.Kind != KindLicence {
 		return ""
 	}
-	for _, m := range in.Manifests {
+	for _, m := range p.in.Manifests {
 		if m.Version == f.Version && m.Parsed != nil && m.Parsed.Releases[f.Package] != nil {
 			if e, ok := licence.Lookup(m.Parsed.Releases[f.Package].License); ok {
 				return e.Attr
@@ -280,6 +280,35 @@ func LicenceFix(f Finding, in Input) string {
 		}
 	}
 	return ""
+}
+
+// PnameSwitch is what --fix writes for a rename hint: the file's pname
+// From becomes To from CUDA version Since (major.minor).
+type PnameSwitch struct{ From, To, Since string }
+
+// RenameFix is the pname switch of a rename hint of the cuda redist;
+// false for another redist (its releases are no CUDA version a file can
+// test) or another finding.
+func (p *Plan) RenameFix(f Finding) (PnameSwitch, bool) {
+	if f.Kind != KindRenamed {
+		return PnameSwitch{}, false
+	}
+	for _, s := range p.lineages() {
+		if s.redist != "cuda" || s.New != f.Version {
+			continue
+		}
+		for _, r := range s.Renamed {
+			if r.From == f.Package {
+				return PnameSwitch{From: r.From, To: r.To, Since: majorMinor(s.New)}, true
+			}
+		}
+	}
+	return PnameSwitch{}, false
+}
+
+func majorMinor(v string) string {
+	parts := strings.SplitN(v, ".", 3)
+	return strings.Join(parts[:min(2, len(parts))], ".")
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

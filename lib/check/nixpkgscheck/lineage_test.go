@@ -93,6 +93,9 @@ func TestLineageHints(t *testing.T) {
 		!strings.Contains(r[0].Message, `its licence changes from "CUDA Toolkit" to "CCCL EULA" (unknown to the licence table`) {
 		t.Errorf("rename hints %+v", r)
 	}
+	if sw, ok := p.RenameFix(r[0]); !ok || sw != (PnameSwitch{From: "cuda_cccl", To: "cccl", Since: "13.3"}) {
+		t.Errorf("rename fix %+v, %v", sw, ok)
+	}
 	d := hints(fs, KindDropped)
 	if len(d) != 1 || d[0].File != "mft.nix" || !strings.Contains(d[0].Message, "its last release is 13.2.2 (version 4.35.0.159)") {
 		t.Errorf("drop hints %+v", d)
@@ -112,11 +115,11 @@ func TestLineageHints(t *testing.T) {
 	if !strings.Contains(l[0].Message, "meta.license is lib.licenses.unfree, but cuda 13.3.0 names the licence \"CUDA Toolkit\", which is lib.licenses.nvidiaCudaRedist") {
 		t.Errorf("cudart: %s", l[0].Message)
 	}
-	if !strings.Contains(l[1].Message, `"NVIDIA Proprietary", which the licence table does not know`) || LicenceFix(l[1], in) != "" {
+	if !strings.Contains(l[1].Message, `"NVIDIA Proprietary", which the licence table does not know`) || p.LicenceFix(l[1]) != "" {
 		t.Errorf("mft: %s", l[1].Message)
 	}
-	if LicenceFix(l[0], in) != "lib.licenses.nvidiaCudaRedist" {
-		t.Errorf("fix of cudart: %q", LicenceFix(l[0], in))
+	if p.LicenceFix(l[0]) != "lib.licenses.nvidiaCudaRedist" {
+		t.Errorf("fix of cudart: %q", p.LicenceFix(l[0]))
 	}
 }
 
