@@ -265,6 +265,14 @@ func newer(a, b string) bool {
 	return vs[1] == a && a != b
 }
 
+// WithReadFile is the plan reading package files with read (the fix's
+// recheck reads the edited copy).
+func (p *Plan) WithReadFile(read func(file string) ([]byte, error)) *Plan {
+	q := *p
+	q.in.ReadFile = read
+	return &q
+}
+
 // LicenceFix is what --fix writes for a licence hint: the table's
 // attribute, when the table knows the manifest's licence ("" when it
 // does not: nothing is written).
