@@ -96,7 +96,20 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{template "capabilities" .}}
 {{template "graph" .}}
 {{template "vendored" .}}
+{{template "licences" .}}
 </details>
+{{end}}
+{{- define "licences"}}
+<h3>Licences</h3>
+<p class="note">Each licence string of the manifest and the Nixpkgs attribute it maps to (the table of <code>docs/licences.md</code>); then the packages grouped by the text of their archive's licence file.</p>
+<table class="licences">
+<tr><th>licence</th><th>Nixpkgs attribute</th><th>packages</th></tr>
+{{range .Licences}}<tr><td>{{.License}}</td><td>{{if .Attr}}<code>{{.Attr}}</code>{{else}}unknown to the table{{end}}</td><td>{{join .Packages " "}}</td></tr>
+{{end}}</table>
+{{if .LicenceTexts}}<table class="licence-texts">
+<tr><th>text (sha256)</th><th>first line</th><th>packages</th></tr>
+{{range .LicenceTexts}}<tr><td class="mono">{{slice .SHA256 0 12}}</td><td>{{.FirstLine}}</td><td>{{join .Packages " "}}</td></tr>
+{{end}}</table>{{end}}
 {{end}}
 {{- define "outputs"}}
 <h3>Outputs</h3>

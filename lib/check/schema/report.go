@@ -30,6 +30,7 @@ func report() map[string]any {
 	pkg := closed(obj{
 		"name":     str(),
 		"version":  str(),
+		"license":  str(),
 		"archives": obj{"type": "array", "items": ref("archive")},
 	}, "name", "version", "archives")
 	graph := closed(obj{
@@ -44,6 +45,9 @@ func report() map[string]any {
 		"buildRedist":   mapOf(buildRedistDecl()),
 		"graph":         graph,
 		"coverage":      coverageReport(),
+		"licences":      obj{"type": "array", "items": closed(obj{"license": str(), "attr": str(), "packages": strList()}, "license", "attr", "packages")},
+		"licenceTexts": obj{"type": "array", "items": closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "firstLine": str(), "packages": strList()},
+			"sha256", "firstLine", "packages")},
 	}, "version", "platforms", "architectures", "packages", "buildRedist", "graph")
 	boolean := obj{"type": "boolean"}
 	archiveChange := closed(obj{
