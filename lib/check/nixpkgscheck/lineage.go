@@ -190,8 +190,10 @@ func sameLicence(expr, attr string) (same, known bool) {
 }
 
 // licenceFindings compare each package file's meta.license with the
-// licence the newest manifest given names for its package (the table,
-// lib/manifest/licence).
+// licence the newest manifest given names for its package, when the
+// table (lib/manifest/licence) knows that licence: a hint where they
+// disagree, or where the file sets none and the licence is not
+// buildRedist's default.
 func (p *Plan) licenceFindings(pnames map[string][]string) []Finding {
 	if p.in.ReadFile == nil {
 		return nil
@@ -220,21 +222,14 @@ func (p *Plan) licenceFindings(pnames map[string][]string) []Finding {
 			}
 		case !found && known && entry.Attr != def:
 			f.Message = fmt.Sprintf("no meta.license: buildRedist's default %s applies, but %s %s names the licence %q, which is %s (docs/licences.md; --fix writes it)", def, m.Redist, m.Version, rel.License, entry.Attr)
-		case !found && !known:
-			f.Message = fmt.Sprintf("no meta.license: buildRedist's default %s applies, and %s %s names the licence %q, which the licence table does not know (docs/licences.md): check the licence text (%s) and set meta.license by hand", def, m.Redist, m.Version, rel.License, orNone(rel.LicensePath))
 		}
+		// A licence the table does not know says nothing of the file's
+		// meta.license, nor of the default: no guess is made.
 		if f.Message != "" {
 			out = append(out, f)
 		}
 	}
 	return out
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "the manifest gives no license_path"
-	}
-	return s
 }
 
 // newestRelease is the newest manifest given that has one of pnames, and

@@ -107,16 +107,13 @@ func TestLineageHints(t *testing.T) {
 	}
 	// cuda_cudart says unfree where the manifest's "CUDA Toolkit" is
 	// nvidiaCudaRedist; mft's "NVIDIA Proprietary" is unknown to the table
-	// and the file sets none; cuda_cccl (its newest release is 13.2.2's
+	// (no guess: no hint); cuda_cccl (its newest release is 13.2.2's
 	// "CUDA Toolkit", the default) and libcublas (the default) get none.
-	if !slices.Equal(files2, []string{"cuda_cudart.nix", "mft.nix"}) {
+	if !slices.Equal(files2, []string{"cuda_cudart.nix"}) {
 		t.Fatalf("licence hints %+v", l)
 	}
 	if !strings.Contains(l[0].Message, "meta.license is lib.licenses.unfree, but cuda 13.3.0 names the licence \"CUDA Toolkit\", which is lib.licenses.nvidiaCudaRedist") {
 		t.Errorf("cudart: %s", l[0].Message)
-	}
-	if !strings.Contains(l[1].Message, `"NVIDIA Proprietary", which the licence table does not know`) || p.LicenceFix(l[1]) != "" {
-		t.Errorf("mft: %s", l[1].Message)
 	}
 	if p.LicenceFix(l[0]) != "lib.licenses.nvidiaCudaRedist" {
 		t.Errorf("fix of cudart: %q", p.LicenceFix(l[0]))
@@ -159,5 +156,35 @@ func TestSameLicence(t *testing.T) {
 		if same != tc.same || judged != tc.judged {
 			t.Errorf("sameLicence(%q, %q) = %v, %v", tc.expr, tc.attr, same, judged)
 		}
+	}
+}
+
+// TestLicenceMissing: a cudnn package file without meta.license gets the
+// default nvidiaCuda, but the manifest's "cudnn" is the CUDA package
+// set's cudnn licence: a hint; the file that sets it gets none.
+func TestLicenceMissing(t *testing.T) {
+	m, err := manifest.ReadFile(filepath.Join(testenv.NixpkgsManifests(t), "cudnn", "redistrib_9.27.0.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{EvalOnly: true, Manifests: []Manifest{{Redist: "cudnn", Version: "9.27.0", Releases: map[string]string{}, Parsed: m}}}
+	for _, a := range m.Archives() {
+		in.Archives = append(in.Archives, Archive{Redist: "cudnn", Manifest: "9.27.0", Archive: a})
+	}
+	texts := map[string]string{
+		"cudnn.nix":     `{ buildRedist }: buildRedist { redistName = "cudnn"; pname = "cudnn"; outputs = [ "out" ]; }`,
+		"cudnn_jit.nix": `{ _cuda, buildRedist }: buildRedist { redistName = "cudnn"; pname = "cudnn_jit"; outputs = [ "out" ]; meta.license = _cuda.lib.licenses.cudnn; }`,
+	}
+	in.ReadFile = func(f string) ([]byte, error) { return []byte(texts[f]), nil }
+	p := NewPlan(in)
+	results := map[string][]pkgeval.Result{}
+	for f, pn := range map[string]string{"cudnn.nix": "cudnn", "cudnn_jit.nix": "cudnn_jit"} {
+		for range p.Cases {
+			results[f] = append(results[f], pkgeval.Result{Pname: pn, RedistName: "cudnn", Outputs: []string{"out"}})
+		}
+	}
+	l := hints(p.Check([]string{"cudnn.nix", "cudnn_jit.nix"}, results), KindLicence)
+	if len(l) != 1 || l[0].File != "cudnn.nix" || !strings.Contains(l[0].Message, "no meta.license: buildRedist's default lib.licenses.nvidiaCuda applies, but cudnn 9.27.0 names the licence \"cudnn\", which is _cuda.lib.licenses.cudnn") {
+		t.Errorf("licence hints %+v", l)
 	}
 }
