@@ -46,17 +46,7 @@ func (p *Plan) lineages() []step {
 	var out []step
 	for _, redist := range sortedKeys(byRedist) {
 		ms := byRedist[redist]
-		slices.SortStableFunc(ms, func(a, b Manifest) int {
-			vs := []string{b.Version, a.Version}
-			manifest.SortVersions(vs)
-			if a.Version == b.Version {
-				return 0
-			}
-			if vs[0] == a.Version {
-				return -1
-			}
-			return 1
-		})
+		slices.SortStableFunc(ms, func(a, b Manifest) int { return manifest.CompareVersions(a.Version, b.Version) })
 		rels := make([]*lineage.Release, len(ms))
 		for i, m := range ms {
 			rels[i] = lineage.FromManifest(redist, m.Version, m.Parsed)
@@ -246,18 +236,12 @@ func (p *Plan) newestRelease(pnames []string) (Manifest, *manifest.Release) {
 			if r == nil {
 				continue
 			}
-			if rel == nil || best.Redist == m.Redist && newer(m.Version, best.Version) {
+			if rel == nil || best.Redist == m.Redist && manifest.CompareVersions(m.Version, best.Version) > 0 {
 				best, rel = m, r
 			}
 		}
 	}
 	return best, rel
-}
-
-func newer(a, b string) bool {
-	vs := []string{a, b}
-	manifest.SortVersions(vs)
-	return vs[1] == a && a != b
 }
 
 // WithReadFile is the plan reading package files with read (the fix's

@@ -421,7 +421,7 @@ func elsewhere(p *Package, redist string, others []*Release) []Elsewhere {
 				continue
 			}
 			e, seen := first[r.Redist]
-			if !seen || older(r.Version, e.Version) {
+			if !seen || manifest.CompareVersions(r.Version, e.Version) < 0 {
 				first[r.Redist] = Elsewhere{Redist: r.Redist, Version: r.Version, Package: k, Evidence: evidence}
 			}
 		}
@@ -431,14 +431,6 @@ func elsewhere(p *Package, redist string, others []*Release) []Elsewhere {
 		out = append(out, first[r])
 	}
 	return out
-}
-
-// older says whether version a comes before b (manifest.SortVersions'
-// order).
-func older(a, b string) bool {
-	vs := []string{b, a}
-	manifest.SortVersions(vs)
-	return vs[0] == a && a != b
 }
 
 // sharedPaths are the paths more than one package of r holds.
