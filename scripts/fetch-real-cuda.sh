@@ -10,6 +10,12 @@
 #                                       cuobjdump 13.4 and nvcc 13.5 with
 #                                       cicc, ptxas, fatbinary and headers
 #                                       (root/nvidia/cu13/bin, include, nvvm)
+#   DEST/lineage/cu12, cu13/<wheel>, .../wheels
+#                                       cuda_nvcc 12.9.86 (nvidia-cuda-nvcc-cu12)
+#                                       and cuda_nvcc, libnvvm, cuda_crt 13.0.48
+#                                       (nvidia-cuda-nvcc, -nvvm, -cuda-crt), each
+#                                       unpacked apart: the NVVM and CRT split of
+#                                       CUDA 13.0 (lib/report/lineage), 140 MB
 #   DEST/nsight-systems/root, .../debs  Nsight Systems 2022.4 of CUDA 11.8
 #                                       (bookworm non-free, about 140 MB):
 #                                       NVIDIA's tree with its vendored Qt 6,
@@ -83,6 +89,14 @@ dlopen13=(
   "nvidia-nccl-cu13==2.32.3 --hash=sha256:1459723080ac889d73a26edfa3e04383a7928ab31ac8f0ec43b3ea9548b04ff3"
   "nvidia-nvshmem-cu13==3.8.0 --hash=sha256:81a4d1f666543e6d34df6d2ff940c7da1435e34e186aab6f3c2b48861b64ef38"
 )
+# The split of CUDA 13.0 (lib/report/lineage): the versions of the CUDA
+# 12.9.2 and 13.0.0 manifests, pinned by their sha256.
+lineage=(
+  "nvidia-cuda-nvcc-cu12==12.9.86 --hash=sha256:5d6a0d32fdc7ea39917c20065614ae93add6f577d840233237ff08e9a38f58f0"
+  "nvidia-cuda-nvcc==13.0.48 --hash=sha256:d529c52d30c403cbf6fb17a3009530a48d94ea3ad99c990ad0301d9c744eb866"
+  "nvidia-nvvm==13.0.48 --hash=sha256:a7cf76afc14682c46d43d5cdc370fc1da69cb84270e6854c6b3869584ecbd483"
+  "nvidia-cuda-crt==13.0.48 --hash=sha256:944b6070c50dc4fbb7c012b1a4c28b444c9c5ac071ac17d84dc9726d9cbc6bea"
+)
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 
@@ -147,6 +161,29 @@ fetch_wheels() {
   touch "$out/.complete"
 }
 
+# fetch_lineage OUT: pip-download the lineage wheels (hash-checked) into
+# OUT/wheels and unpack each into a directory of its own: cu12 for the
+# CUDA 12 wheel, cu13/<distribution> for each CUDA 13 one (the three share
+# nvidia/cu13, and the test needs each package's tree apart).
+fetch_lineage() {
+  local out=$1 w name
+  if [ -f "$out/.complete" ]; then
+    return 0
+  fi
+  mkdir -p "$out/wheels"
+  printf '%s\n' "${lineage[@]}" > "$out/requirements.txt"
+  pip3 download --no-deps --disable-pip-version-check -q --require-hashes \
+    --only-binary=:all: --platform manylinux2014_x86_64 -d "$out/wheels" -r "$out/requirements.txt"
+  rm -rf "$out/cu12" "$out/cu13"
+  mkdir -p "$out/cu13"
+  unzip -qo "$out"/wheels/nvidia_cuda_nvcc_cu12-*.whl -d "$out/cu12"
+  for w in "$out"/wheels/nvidia_cuda_nvcc-13*.whl "$out"/wheels/nvidia_nvvm-13*.whl "$out"/wheels/nvidia_cuda_crt-13*.whl; do
+    name=$(basename "$w")
+    unzip -qo "$w" -d "$out/cu13/${name%%-*}"
+  done
+  touch "$out/.complete"
+}
+
 # The 11.8 tree keeps its place (DEST/root) and its marker (DEST/.complete).
 fetch bookworm "$dest" "${cuda118[@]}"
 fetch experimental "$dest/cuda-12.5" "${cuda125[@]}"
@@ -155,3 +192,4 @@ fetch_wheels "$dest/cuda-13" '*' "${cuda13[@]}"
 fetch bookworm "$dest/dlopen/cuda-11.8" "${dlopen118[@]}"
 fetch_wheels "$dest/dlopen/cu12" '*.so*' "${dlopen12[@]}"
 fetch_wheels "$dest/dlopen/cu13" '*.so*' "${dlopen13[@]}"
+fetch_lineage "$dest/lineage"

@@ -74,7 +74,8 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.evalMaxMemory = pkgeval.DefaultMaxMemory
 	fs.Var(&cf.evalMaxMemory, "eval-max-memory", "address-space bound of each nix-instantiate that evaluates package files (KiB, MiB, GiB); a file that runs out of it is an ERROR")
 	cf.fix = fs.Bool("fix", false, "repair the package files: the smallest edits of outputs, allowFHSReferences and includeRemoveStubsFromRunpathHook that fix every error, "+
-		"a new PNAME.nix for a package no file has; print the unified diff, then what the check of the repaired files finds (a file it cannot fix safely is an error saying why)")
+		"a new PNAME.nix for a package no file has, meta.license where the licence table (docs/licences.md) knows the manifest's licence, a renamed cuda package's pname by CUDA version; "+
+		"print the unified diff, then what the check of the repaired files finds (a file it cannot fix safely is an error saying why). With --eval-only, only what needs no archive: licences and pnames")
 	cf.dryRun = fs.Bool("dry-run", false, "with --fix: print the diff, write nothing; exit as the check of the repaired files would")
 	cf.strict = fs.Bool("strict", false, "fail (exit 1) when package files were not checked because no manifest of their redist was given")
 	cf.removeVendored = fs.Bool("remove-vendored", false, "with --fix: also add a postPatch that removes the vendored libraries a file keeps (an rmPatterns list and a loop; docs/vendored.md); "+
@@ -333,7 +334,8 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	}
 	defer out.Close()
 	in := nixpkgscheck.Input{CudaVersion: c.cudaVersion, EvalOnly: c.evalOnly, Globstar: c.globstar, PackagesDir: packagesDir,
-		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return pkgeval.ReadFile(packagesDir, file) }}}
+		Vendored: &nixpkgscheck.VendoredCheck{Index: c.sonameIndex, ReadFile: func(file string) ([]byte, error) { return pkgeval.ReadFile(packagesDir, file) }},
+		ReadFile: func(file string) ([]byte, error) { return pkgeval.ReadFile(packagesDir, file) }}
 	out.CheckInput(ctx, &in, c.e.log)
 	c.addFailures(out, &in)
 	plan := nixpkgscheck.NewPlan(in)

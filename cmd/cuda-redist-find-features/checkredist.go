@@ -60,8 +60,8 @@ func (cf *checkFlags) validateFix() error {
 		return usageErrorf("--dry-run goes with --fix")
 	case *cf.removeVendored && !*cf.fix:
 		return usageErrorf("--remove-vendored goes with --fix")
-	case *cf.fix && *cf.evalOnly:
-		return usageErrorf("--fix needs the archives: not with --eval-only")
+	case *cf.removeVendored && *cf.evalOnly:
+		return usageErrorf("--remove-vendored needs the archives: not with --eval-only")
 	case *cf.fix && *cf.jsonOut:
 		return usageErrorf("--fix prints a diff: not with --json")
 	}

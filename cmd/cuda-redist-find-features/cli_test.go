@@ -89,7 +89,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check-nixpkgs", "--nixpkgs", "/nonexistent/nixpkgs"}, exitUsage, "--nixpkgs /nonexistent/nixpkgs: no lib/default.nix there"},
 		{[]string{"check-nixpkgs", "--dry-run", "pkgs", "m"}, exitUsage, "--dry-run goes with --fix"},
 		{[]string{"check-nixpkgs", "--remove-vendored", "pkgs", "m"}, exitUsage, "--remove-vendored goes with --fix"},
-		{[]string{"check-nixpkgs", "--fix", "--eval-only", "pkgs", "m"}, exitUsage, "--fix needs the archives"},
+		{[]string{"check-nixpkgs", "--fix", "--remove-vendored", "--eval-only", "pkgs", "m"}, exitUsage, "--remove-vendored needs the archives"},
 		{[]string{"check-nixpkgs", "--fix", "--json", "pkgs", "m"}, exitUsage, "--fix prints a diff"},
 		{[]string{"check-nixpkgs", "--redist", "cuda", "pkgs"}, exitUsage, `--redist "cuda": want NAME=DIR`},
 		{[]string{"check-nixpkgs", "--redist", "cuda=/nonexistent/m", "pkgs"}, exitUsage, "/nonexistent/m is no directory"},

@@ -11,6 +11,8 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/report"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/report/lineage"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
 func reportCommand() command {
@@ -104,25 +106,61 @@ func releaseDiffCommand() command {
 		args:    "OLD NEW | DIR",
 		summary: diffSummary,
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
+			asJSON := fs.Bool("json", false, "print JSON instead of text (the changes of report.json, lineage included; of two manifests, the lineage alone)")
 			return func(args []string) error {
+				if len(args) == 2 && lineage.IsManifestFile(args[0]) && lineage.IsManifestFile(args[1]) {
+					return diffManifests(e, args[0], args[1], *asJSON)
+				}
 				dirs, err := diffDirs(args)
 				if err != nil {
 					return err
 				}
+				var aggs [2]*report.Aggregate
 				var rel [2]report.Release
-				var redist [2]string
 				for i, d := range dirs {
 					a, err := report.ReadAggregate(d)
 					if err != nil {
 						return fmt.Errorf("aggregate %s: %w", d, err)
 					}
-					rel[i], redist[i] = report.ReleaseOf(a), a.Redist
+					aggs[i], rel[i] = a, report.ReleaseOf(a)
 				}
-				if redist[0] != redist[1] {
-					return fmt.Errorf("diff: %s is %s but %s is %s (compare releases of one redist)", dirs[0], redist[0], dirs[1], redist[1])
+				if aggs[0].Redist != aggs[1].Redist {
+					return fmt.Errorf("diff: %s is %s but %s is %s (compare releases of one redist)", dirs[0], aggs[0].Redist, dirs[1], aggs[1].Redist)
 				}
-				return report.Diff(&rel[0], &rel[1]).WriteText(e.stdout, redist[0])
+				c := report.Diff(&rel[0], &rel[1])
+				c.Lineage = report.LineageOf(aggs[0], aggs[1])
+				if *asJSON {
+					return printJSON(e, c)
+				}
+				return c.WriteText(e.stdout, aggs[0].Redist)
 			}
 		},
 	}
+}
+
+// diffManifests is diff of two manifest files: the lineage the manifests
+// alone show (no trees: a split cannot be seen), with the other redists
+// beside them searched for the packages that come and go.
+func diffManifests(e *env, oldPath, newPath string, asJSON bool) error {
+	var rel [2]*lineage.Release
+	for i, p := range []string{oldPath, newPath} {
+		r, err := lineage.ReadManifest(p)
+		if err != nil {
+			return fmt.Errorf("diff: %w", err)
+		}
+		rel[i] = r
+	}
+	if rel[0].Redist != rel[1].Redist {
+		return fmt.Errorf("diff: %s is %s but %s is %s (compare releases of one redist)", oldPath, rel[0].Redist, newPath, rel[1].Redist)
+	}
+	others, err := lineage.OtherRedists(filepath.Dir(filepath.Dir(newPath)), rel[1].Redist)
+	if err != nil {
+		return fmt.Errorf("diff: %w", err)
+	}
+	l := lineage.Compare(rel[0], rel[1], others)
+	if asJSON {
+		return printJSON(e, l)
+	}
+	fmt.Fprintf(e.stdout, "%s %s -> %s (manifests alone: no trees, so no splits or merges)\n", safetext.Escape(l.Redist), safetext.Escape(l.Old), safetext.Escape(l.New))
+	return l.WriteText(e.stdout)
 }

@@ -73,6 +73,9 @@ func detectTree(root string, opts Options) (*features.Features, *tree, error) {
 	}
 	f.NarHash = narHash
 	f.Tree = t.buildRedistTree()
+	if f.Licence, err = ReadLicence(root); err != nil {
+		return nil, t, fmt.Errorf("detect %s: %w", root, err)
+	}
 	return f, t, nil
 }
 

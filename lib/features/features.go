@@ -41,6 +41,19 @@ type Features struct {
 	// Tree lists the archive for later simulations with other
 	// declarations (check-nixpkgs).
 	Tree Tree `json:"tree"`
+	// Licence is the licence file at the top of the tree (LICENSE,
+	// LICENSE.txt, ...); absent when there is none.
+	Licence *LicenceText `json:"licence,omitempty"`
+}
+
+// LicenceText is a licence file: what tells two texts apart (SHA256) and
+// what a reader recognises (FirstLine, the first line with more than
+// white space). A file over the detector's bound has its size alone.
+type LicenceText struct {
+	Path      string `json:"path"`
+	Size      int64  `json:"size"`
+	SHA256    string `json:"sha256,omitempty"`
+	FirstLine string `json:"firstLine,omitempty"`
 }
 
 // Library is what one library file (or *.so-named link) holds.

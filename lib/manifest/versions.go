@@ -108,6 +108,20 @@ func SortVersions(vs []string) {
 	}
 }
 
+// CompareVersions orders two version strings as SortVersions does: -1,
+// 0 or 1.
+func CompareVersions(a, b string) int {
+	if a == b {
+		return 0
+	}
+	vs := []string{b, a}
+	SortVersions(vs)
+	if vs[0] == a {
+		return -1
+	}
+	return 1
+}
+
 // LocalManifest is a manifest file found in a directory.
 type LocalManifest struct {
 	Version string

@@ -71,3 +71,16 @@ func TestFindManifestsTwoNumberVersions(t *testing.T) {
 		t.Errorf("FindManifests = %v, want %s", got, want)
 	}
 }
+
+func TestCompareVersions(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"12.9.2", "13.0.0", -1}, {"13.10.0", "13.9.1", 1}, {"9.27.0", "9.27.0", 0}, {"0.7.0", "0.10.0", -1},
+	} {
+		if got := manifest.CompareVersions(tc.a, tc.b); got != tc.want {
+			t.Errorf("CompareVersions(%s, %s) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

@@ -23,7 +23,7 @@ func (o *Outcome) CheckInput(ctx context.Context, in *nixpkgscheck.Input, log *s
 		for pkg, r := range m.Parsed.Releases {
 			releases[pkg] = r.Version
 		}
-		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Releases: releases, Dir: filepath.Dir(m.Path)})
+		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: m.RedistName, Version: m.Version, Releases: releases, Dir: filepath.Dir(m.Path), Parsed: m.Parsed})
 		built := map[string]bool{}
 		for _, e := range m.BuiltEntries {
 			built[e.Detect.Out] = true

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/report/lineage"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 )
 
@@ -18,6 +19,9 @@ type Changes struct {
 	// Archives lists, per package present in both, the archives
 	// (platform/variant) that appeared, disappeared or changed.
 	Archives []ArchiveChange `json:"archives"`
+	// Lineage is how the packages went from Old to New: renames, splits,
+	// merges, drops and licence changes, with their evidence (LineageOf).
+	Lineage *lineage.Lineage `json:"lineage,omitempty"`
 }
 
 // ArchiveChange is one platform/variant of a package in both releases,
@@ -173,6 +177,7 @@ func (c *Changes) Empty() bool {
 func (c *Changes) WriteText(w io.Writer, redist string) error {
 	// Every name escaped, newline included: a name cannot add a line
 	// (a trailer such as Signed-off-by, say) to a commit message.
+	lin := c.Lineage // escapes its own names
 	c, redist = c.escaped(), safetext.Escape(redist)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s -> %s\n", redist, c.Old, c.New)
@@ -232,8 +237,13 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 			fmt.Fprintf(&b, "  - %s: %s\n", where, strings.Join(parts, "; "))
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	if lin != nil {
+		return lin.WriteText(w)
+	}
+	return nil
 }
 
 // escaped is a copy of c with every name made safe (safetext.Escape).

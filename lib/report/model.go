@@ -15,6 +15,8 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/licence"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/report/lineage"
 )
 
 // Report is the model of one report: the releases read, newest last, and
@@ -44,6 +46,13 @@ type Release struct {
 	// Windows archives (buildRedist builds Linux packages) are left out.
 	BuildRedist map[string]features.BuildRedistDecl `json:"buildRedist"`
 	Graph       Graph                               `json:"graph"`
+	// Licences group the packages by their manifest's licence string,
+	// with the Nixpkgs attribute the licence table maps it to ("" when
+	// the table does not know it; docs/licences.md).
+	Licences []LicenceGroup `json:"licences"`
+	// LicenceTexts group the packages whose archives were detected by
+	// the text of their licence file (its sha256), the largest first.
+	LicenceTexts []lineage.TextGroup `json:"licenceTexts"`
 	// Coverage is what the GPUs of Report.Capabilities get from each
 	// archive and library (AddCoverage).
 	Coverage *coverage.Report `json:"coverage,omitempty"`
@@ -53,8 +62,17 @@ type Release struct {
 type Package struct {
 	Name string `json:"name"`
 	// Version is the package's own version (releaseInfo.version).
-	Version  string    `json:"version"`
+	Version string `json:"version"`
+	// License is the manifest's licence string (releaseInfo.license).
+	License  string    `json:"license"`
 	Archives []Archive `json:"archives"`
+}
+
+// LicenceGroup is the packages of a release under one licence string.
+type LicenceGroup struct {
+	License  string   `json:"license"`
+	Attr     string   `json:"attr"`
+	Packages []string `json:"packages"`
 }
 
 // Archive is one platform and variant of a package.
@@ -213,6 +231,11 @@ func Build(aggs []*Aggregate, against string) (*Report, error) {
 	}
 	if old != nil {
 		r.Changes = Diff(old, newest)
+		byVersion := map[string]*Aggregate{}
+		for _, a := range aggs {
+			byVersion[a.Version] = a
+		}
+		r.Changes.Lineage = LineageOf(byVersion[old.Version], byVersion[newest.Version])
 	}
 	return r, nil
 }
@@ -234,7 +257,7 @@ func ReleaseOf(a *Aggregate) Release {
 	index := a.Index[a.Redist][a.Version]
 	vend := vendoredOf(a.Detail)
 	for _, name := range sortedKeys(a.Detail) {
-		p := Package{Name: name, Version: index[name].ReleaseInfo.Version, Archives: []Archive{}}
+		p := Package{Name: name, Version: index[name].ReleaseInfo.Version, License: index[name].ReleaseInfo.License, Archives: []Archive{}}
 		for _, platform := range sortedKeys(a.Detail[name]) {
 			platforms[platform] = true
 			for _, variant := range sortedKeys(a.Detail[name][platform]) {
@@ -252,7 +275,23 @@ func ReleaseOf(a *Aggregate) Release {
 	rel.Architectures = sortArchs(sortedKeys(archs))
 	rel.Graph = buildGraph(rel.Packages)
 	rel.BuildRedist = declarations(a.Detail)
+	rel.Licences = licenceGroups(rel.Packages)
+	rel.LicenceTexts = lineage.GroupByText(lineage.FromAggregate(a.Redist, a.Version, a.Index, a.Detail))
 	return rel
+}
+
+// licenceGroups groups packages by licence string (in string order).
+func licenceGroups(pkgs []Package) []LicenceGroup {
+	by := map[string][]string{}
+	for _, p := range pkgs {
+		by[p.License] = append(by[p.License], p.Name)
+	}
+	out := []LicenceGroup{}
+	for _, l := range sortedKeys(by) {
+		e, _ := licence.Lookup(l)
+		out = append(out, LicenceGroup{License: l, Attr: e.Attr, Packages: by[l]})
+	}
+	return out
 }
 
 // declarations are the buildRedist declarations of the archives with

@@ -72,6 +72,17 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 </tr>{{end}}
 </table></div>
 {{end}}
+{{with .Lineage}}
+<h3 id="lineage">Package lineage</h3>
+<ul>
+{{range .Renamed}}<li>renamed <code class="removed">{{.From}}</code> → <code class="added">{{.To}}</code> ({{.Name}}, {{.OldVersion}} → {{.NewVersion}}); evidence: {{join .Evidence "; "}}</li>
+{{end}}{{range .Dropped}}<li>dropped <code class="removed">{{.Package}}</code> ({{.Name}}): last release {{.LastRelease}}, version {{.LastVersion}}{{range .MovedTo}}; moved to redist {{.Redist}} ({{.Package}} {{.Version}}; {{.Evidence}}){{end}}</li>
+{{end}}{{range .Added}}<li>new <code class="added">{{.Package}}</code> ({{.Name}}, {{.Version}}; licence “{{.License}}”){{range .From}}; from redist {{.Redist}} ({{.Package}} {{.Version}}; {{.Evidence}}){{end}}</li>
+{{end}}{{range .Moves}}<li>{{.Kind}} <code>{{.From}}</code> → <code>{{.To}}</code>: {{len .Files}} files{{if .Sonames}}, sonames {{join .Sonames " "}}{{end}}; evidence: {{join .Evidence "; "}}
+<details><summary>files</summary><ul class="mono">{{range .Files}}<li>{{.Old}}{{if ne .Old .New}} → {{.New}} (by {{.By}}){{end}}</li>{{end}}</ul></details></li>
+{{end}}{{range .LicenceChanges}}<li>licence of <code>{{.Package}}</code>{{if ne .From .Package}} (was <code>{{.From}}</code>){{end}}: “{{.Old}}” ({{or .OldAttr "unknown to the licence table"}}) → “{{.New}}” ({{or .NewAttr "unknown to the licence table"}})</li>
+{{end}}</ul>
+{{end}}
 </section>
 {{end}}
 {{range .Sections}}{{template "release" .}}{{end}}
@@ -85,7 +96,20 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{template "capabilities" .}}
 {{template "graph" .}}
 {{template "vendored" .}}
+{{template "licences" .}}
 </details>
+{{end}}
+{{- define "licences"}}
+<h3>Licences</h3>
+<p class="note">Each licence string of the manifest and the Nixpkgs attribute it maps to (the table of <code>docs/licences.md</code>); then the packages grouped by the text of their archive's licence file.</p>
+<table class="licences">
+<tr><th>licence</th><th>Nixpkgs attribute</th><th>packages</th></tr>
+{{range .Licences}}<tr><td>{{.License}}</td><td>{{if .Attr}}<code>{{.Attr}}</code>{{else}}unknown to the table{{end}}</td><td>{{join .Packages " "}}</td></tr>
+{{end}}</table>
+{{if .LicenceTexts}}<table class="licence-texts">
+<tr><th>text (sha256)</th><th>first line</th><th>packages</th></tr>
+{{range .LicenceTexts}}<tr><td class="mono">{{slice .SHA256 0 12}}</td><td>{{.FirstLine}}</td><td>{{join .Packages " "}}</td></tr>
+{{end}}</table>{{end}}
 {{end}}
 {{- define "outputs"}}
 <h3>Outputs</h3>

@@ -73,6 +73,9 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 		return nil, err
 	}
 	fr.fixFiles(byFile, probes)
+	if err := fr.lineageFixes(opts.Plan.Check(files, results)); err != nil {
+		return nil, err
+	}
 	fr.newFiles(missing)
 	if err := fr.validate(ctx); err != nil {
 		return nil, err
@@ -289,7 +292,8 @@ func (fr *Fix) recheck(ctx context.Context) ([]nixpkgscheck.Finding, error) {
 		}
 		// The copy's own unread files are the original's (the copy holds
 		// no FIFO or device): the original listing's are the ones shown.
-		findings = append(append(fr.opts.Plan.Check(listing.Files, results), fr.refusals...), fr.opts.Unread...)
+		plan := fr.opts.Plan.WithReadFile(func(file string) ([]byte, error) { return pkgeval.ReadFile(dir, file) })
+		findings = append(append(plan.Check(listing.Files, results), fr.refusals...), fr.opts.Unread...)
 		fr.Checked = len(listing.Files)
 		return nil
 	})

@@ -72,6 +72,9 @@ func (p *Plan) Check(files []string, results map[string][]pkgeval.Result) []Find
 	findings = append(findings, p.uncheckedFindings(files, results)...)
 	byPname, dups := resolvePnames(files, results, p.CaseNames)
 	findings = append(findings, dups...)
+	pnames := filePnames(files, results)
+	findings = append(findings, p.lineageFindings(p.lineages(), pnames)...)
+	findings = append(findings, p.licenceFindings(pnames)...)
 	pv := p.providers()
 	var nvidia map[string][]string
 	if p.in.Vendored != nil {

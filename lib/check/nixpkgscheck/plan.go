@@ -18,6 +18,9 @@ type Manifest struct {
 	// stand-in's manifests attribute gives a package file.
 	Releases map[string]string
 	Dir      string // the manifest directory, for messages
+	// Parsed is the manifest as read (names, licences: the lineage and
+	// licence hints); nil leaves it out of them.
+	Parsed *manifest.Manifest
 }
 
 // Archive is one archive of the manifests, as the pipeline (nix/cli.nix's
@@ -60,6 +63,9 @@ type Input struct {
 	// Vendored, when set, adds a hint for each vendored library a
 	// package file keeps.
 	Vendored *VendoredCheck
+	// ReadFile reads a package file (relative to the packages
+	// directory) for the licence hints; nil leaves them out.
+	ReadFile func(file string) ([]byte, error)
 }
 
 // Plan is a check's evaluation cases and the archives to check, each

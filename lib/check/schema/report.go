@@ -30,6 +30,7 @@ func report() map[string]any {
 	pkg := closed(obj{
 		"name":     str(),
 		"version":  str(),
+		"license":  str(),
 		"archives": obj{"type": "array", "items": ref("archive")},
 	}, "name", "version", "archives")
 	graph := closed(obj{
@@ -44,6 +45,9 @@ func report() map[string]any {
 		"buildRedist":   mapOf(buildRedistDecl()),
 		"graph":         graph,
 		"coverage":      coverageReport(),
+		"licences":      obj{"type": "array", "items": closed(obj{"license": str(), "attr": str(), "packages": strList()}, "license", "attr", "packages")},
+		"licenceTexts": obj{"type": "array", "items": closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "firstLine": str(), "packages": strList()},
+			"sha256", "firstLine", "packages")},
 	}, "version", "platforms", "architectures", "packages", "buildRedist", "graph")
 	boolean := obj{"type": "boolean"}
 	archiveChange := closed(obj{
@@ -63,6 +67,7 @@ func report() map[string]any {
 		"packagesAdded":   strList(),
 		"packagesRemoved": strList(),
 		"archives":        obj{"type": "array", "items": ref("archiveChange")},
+		"lineage":         ref("lineage"),
 	}, "old", "new", "packagesAdded", "packagesRemoved", "archives")
 	doc := closed(obj{
 		"redist":       str(),
@@ -73,6 +78,27 @@ func report() map[string]any {
 	doc["$schema"] = draft
 	doc["$id"] = baseID + "report.json"
 	doc["title"] = "report.json: a redist's releases (outputs, GPU coverage, soname graph) and the changes of the newest"
-	doc["$defs"] = obj{"release": release, "package": pkg, "archive": archive, "archiveChange": archiveChange}
+	doc["$defs"] = obj{"release": release, "package": pkg, "archive": archive, "archiveChange": archiveChange, "lineage": lineageSchema()}
 	return doc
+}
+
+// lineageSchema is lib/report/lineage.Lineage: how the packages went from
+// one release to the next.
+func lineageSchema() obj {
+	list := func(item obj) obj { return obj{"type": "array", "items": item} }
+	elsewhere := closed(obj{"redist": str(), "version": str(), "package": str(), "evidence": str()}, "redist", "version", "package", "evidence")
+	return closed(obj{
+		"redist": str(), "old": str(), "new": str(),
+		"added": list(closed(obj{"package": str(), "name": str(), "version": str(), "license": str(), "from": list(elsewhere)},
+			"package", "name", "version", "license")),
+		"dropped": list(closed(obj{"package": str(), "name": str(), "lastVersion": str(), "lastRelease": str(), "license": str(), "movedTo": list(elsewhere)},
+			"package", "name", "lastVersion", "lastRelease", "license")),
+		"renamed": list(closed(obj{"from": str(), "to": str(), "name": str(), "oldVersion": str(), "newVersion": str(), "evidence": strList()},
+			"from", "to", "name", "oldVersion", "newVersion", "evidence")),
+		"moves": list(closed(obj{"kind": enumOf([]string{"split", "merge", "move"}), "from": str(), "to": str(),
+			"files":   list(closed(obj{"old": str(), "new": str(), "by": enumOf([]string{"path", "soname", "name"})}, "old", "new", "by")),
+			"sonames": strList(), "evidence": strList()}, "kind", "from", "to", "files", "sonames", "evidence")),
+		"licenceChanges": list(closed(obj{"package": str(), "from": str(), "old": str(), "new": str(), "oldAttr": str(), "newAttr": str(), "oldText": licenceText(), "newText": licenceText()},
+			"package", "from", "old", "new", "oldAttr", "newAttr")),
+	}, "redist", "old", "new", "added", "dropped", "renamed", "moves", "licenceChanges")
 }

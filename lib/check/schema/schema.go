@@ -165,6 +165,7 @@ func Feature(format string) (map[string]any, error) {
 		"tree": closed(obj{
 			"files": strList(), "symlinks": strList(), "emptyDirs": strList(), "usrFiles": strList(), "usrOnlyInPkgConfigVars": strList(),
 		}, "files", "symlinks", "emptyDirs", "usrFiles", "usrOnlyInPkgConfigVars"),
+		"licence": licenceText(),
 	}, "outputs", "cudaArchitectures", "providedLibs", "neededLibs", "libLayout", "cudaVersionsInLib", "headers", "pythonModules", "libraries", "narHash")
 	detect["description"] = "Paths (headers, pythonModules, libraries[].path, tree.*, buildRedist paths) are '/'-separated and relative to the archive root. " +
 		features.NameEscaping
@@ -308,4 +309,10 @@ func buildRedistDecl() obj {
 		"allowFHSReferences":                obj{"type": "boolean"},
 		"fhsReferences":                     nullableList,
 	}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
+}
+
+// licenceText is features.LicenceText: the licence file at the top of a
+// tree (its hash and first line; its size alone over the bound).
+func licenceText() obj {
+	return closed(obj{"path": str(), "size": obj{"type": "integer", "minimum": 0}, "sha256": pattern(`^[0-9a-f]{64}$`), "firstLine": str()}, "path", "size")
 }
