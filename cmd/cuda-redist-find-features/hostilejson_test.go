@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -56,7 +55,6 @@ type jsonReader struct {
 
 func jsonReaders(t *testing.T, doc string) []jsonReader {
 	sample := filepath.Join("..", "..", "tests", "golden", "sample")
-	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
 	write := func(name, content string) string {
 		p := filepath.Join(t.TempDir(), name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -84,16 +82,9 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 		}
 		return dir
 	}
-	attrs := func(v any) string {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return write(".attrs.json", string(data))
-	}
 	hostile := write("hostile.json", doc)
 	// The Nix commands refuse the manifest before they build anything: a
-	// stand-in static ELF file is enough for --program.
+	// stand-in static ELF file is enough for the builders.
 	program := write("program", string(testelf.Build(testelf.Spec{})))
 	nixLib := filepath.Join("..", "..", "nix")
 	manifestDir := filepath.Dir(write("redistrib_1.0.0.json", doc))
@@ -110,33 +101,10 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 			return []string{"download-manifests", srv.URL + "/", out}
 		}},
 		{"process-manifests: a manifest", func(out string) []string {
-			return []string{"process-manifests", "--index", filepath.Join(out, "index.json"), "--program", program, "--nix-lib", nixLib, "http://127.0.0.1:1/", manifestDir}
+			return []string{"process-manifests", "--index", filepath.Join(out, "index.json"), "--detector-program", program, "--aggregate-program", program, "--nix-lib", nixLib, "http://127.0.0.1:1/", manifestDir}
 		}},
 		{"check-nixpkgs: a manifest", func(out string) []string {
-			return []string{"check-nixpkgs", "--eval-only", "--program", program, "--nix-lib", nixLib, "--url", "http://127.0.0.1:1/", out, manifestDir}
-		}},
-		{"aggregate: the manifest", func(out string) []string {
-			return []string{"aggregate", "--attrs", attrs(map[string]any{
-				"outputs": map[string]string{"out": filepath.Join(out, "agg")}, "redistName": "cuda", "version": "1.0.0",
-				"manifest": hostile, "archives": []any{}})}
-		}},
-		{"aggregate: a detect result", func(out string) []string {
-			return []string{"aggregate", "--attrs", attrs(map[string]any{
-				"outputs": map[string]string{"out": filepath.Join(out, "agg")}, "redistName": "sample", "version": "1.0.0",
-				"manifest": abs(filepath.Join("..", "..", "sample", "redistrib_1.0.0.json")),
-				"releases": map[string]any{"cuda_demo_rt": map[string]string{"name": "N", "license": "L", "version": "1.0.42"}},
-				"archives": []any{map[string]string{"package": "cuda_demo_rt", "platform": "linux-x86_64", "variant": "None",
-					"relativePath": "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz",
-					"sha256":       "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580", "features": hostile}}})}
-		}},
-		{"aggregate: the structured attributes", func(out string) []string {
-			return []string{"aggregate", "--attrs", hostile}
-		}},
-		{"merge-index: an index", func(out string) []string {
-			return []string{"merge-index", "--out", filepath.Join(out, "index.json"), filepath.Join(sample, "1.0.0", "index.json"), hostile}
-		}},
-		{"merge-index: the structured attributes", func(out string) []string {
-			return []string{"merge-index", "--attrs", hostile}
+			return []string{"check-nixpkgs", "--eval-only", "--nix-lib", nixLib, "--url", "http://127.0.0.1:1/", out, manifestDir}
 		}},
 		{"report: an index", func(out string) []string {
 			return []string{"report", "--out", out, aggregateWith("index.json")}
