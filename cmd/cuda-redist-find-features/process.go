@@ -181,7 +181,10 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		lw.Skip = nixlog.IsRetryNotice
 		r.Stderr = lw
 		e.atExit = append(e.atExit, func() { lw.Flush() })
-		r.BuildArgs = append(r.BuildArgs, "--quiet")
+		// --no-build-output: nor the builders' own log lines (the
+		// detector's "unpacked", "detected"; in `nix log`); a failed
+		// build's error still quotes its last ones.
+		r.BuildArgs = append(r.BuildArgs, "--quiet", "--no-build-output")
 	case isTerminal(e.terminal):
 		// A status line from Nix's structured log.
 		p := newNixProgress(e.terminal)
