@@ -24,7 +24,7 @@ var edits = []anEdit{
 	{"CLI: --fix", "lib/check/nixfix/newfile.go", `no archive to write a package file from`, `no archive to write the package file from`},
 	{"CLI: printing", "cmd/cuda-redist-find-features/report.go", `report needs --out DIR`, `report needs --out DIR (a directory)`},
 	{"buildRedist rules", "lib/buildredist/analyze.go", `const maxExamples = 5`, `const maxExamples = 6`},
-	{"detection", "detector/facts/detect.go", `fmt.Errorf("detect %s: %w", root, err)`, `fmt.Errorf("detect tree %s: %w", root, err)`},
+	{"detection", "detector/facts/detect.go", `return nil, nil, fmt.Errorf("detect %s: %w", root, err)`, `return nil, nil, fmt.Errorf("detect tree %s: %w", root, err)`},
 	{"unpack", "detector/unpack/unpack.go", `fmt.Errorf("read header: %w", err)`, `fmt.Errorf("read the header: %w", err)`},
 }
 
