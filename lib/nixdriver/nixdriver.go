@@ -227,6 +227,7 @@ func extractNixLib(ctx context.Context, cacheRoot string) (string, error) {
 // testHookAfterExtract, set by tests, runs between the cache's check and
 // the library's copy into the store: where another user would swap a file.
 var testHookAfterExtract func(dir string)
+
 // NixLibOutside are the files of the Nix library outside nix/ (those
 // nix/library-files.txt lists), by their path in the repository, from the
 // package that embeds them.
