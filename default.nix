@@ -1,24 +1,22 @@
 /**
-  Non-flake entry point: the same library, and the bundled feature
-  attributes built with a binary you provide. No nixpkgs needed.
+  Non-flake entry point: the Nix library, and the bundled feature
+  attributes built with the programs you provide. No nixpkgs needed.
 
   # Inputs
 
-  `program`
-  : The static binary (a path), or a derivation with it in bin/.
-
-  `detector`
-  : The old name of `program`, still taken with a warning.
-
   `detectorProgram`
   : The static cuda-redist-detector (a path), or a derivation with it in
-    bin/: the builder of the unpack and detect derivations (default
-    `null`: `program`).
+    bin/: the builder of the unpack and detect derivations.
 
   `aggregateProgram`
   : The static cuda-redist-aggregate (a path), or a derivation with it in
     bin/: the builder of the aggregate, buildRedist and merged-index
-    derivations (default `null`: `program`).
+    derivations.
+
+  `cliProgram`
+  : The static CLI, cuda-redist-find-features (a path), or a derivation
+    with it in bin/: the builder of the reports alone (nix/report.nix);
+    needed only to build a report.
 
   `system`
   : The system to build on (default: `builtins.currentSystem`).
@@ -27,10 +25,10 @@
 
   ```
   default :: {
-    program :: path | derivation; detectorProgram :: path | derivation | null;
-    aggregateProgram :: path | derivation | null; system :: string;
+    detectorProgram :: path | derivation; aggregateProgram :: path | derivation;
+    cliProgram :: path | derivation; system :: string;
   } -> {
-    lib :: AttrSet; features :: AttrSet; pipeline :: AttrSet;
+    nixLib :: AttrSet; features :: AttrSet; pipeline :: AttrSet;
   }
   ```
 
@@ -39,8 +37,7 @@
   ## `default.nix` usage example
 
   ```
-  nix-build default.nix --arg program /path/to/cuda-redist-find-features \
-    --arg detectorProgram /path/to/cuda-redist-detector \
+  nix-build default.nix --arg detectorProgram /path/to/cuda-redist-detector \
     --arg aggregateProgram /path/to/cuda-redist-aggregate \
     -A features.sample.'"1.0.0"'
   ```
@@ -48,33 +45,29 @@
   :::
 */
 {
-  program ?
-    if detector != null then
-      builtins.trace "cuda-redist-find-features: --arg detector is now --arg program" detector
-    else
-      throw "pass the static binary: --arg program /path/to/cuda-redist-find-features",
-  # The old name of program, still taken (with a warning).
-  detector ? null,
-  detectorProgram ? null,
-  aggregateProgram ? null,
+  detectorProgram ?
+    throw "pass the static detector: --arg detectorProgram /path/to/cuda-redist-detector",
+  aggregateProgram ?
+    throw "pass the aggregate builder: --arg aggregateProgram /path/to/cuda-redist-aggregate",
+  cliProgram ?
+    throw "a report is built by the CLI: --arg cliProgram /path/to/cuda-redist-find-features",
   system ? builtins.currentSystem,
 }:
 let
-  lib = import ./nix;
+  nixLib = import ./nix;
 in
 {
-  inherit lib;
-  features = lib.bundled {
+  inherit nixLib;
+  features = nixLib.bundled {
     inherit
-      program
       detectorProgram
       aggregateProgram
+      cliProgram
       system
       ;
   };
-  pipeline = lib.pipeline {
+  pipeline = nixLib.pipeline {
     inherit
-      program
       detectorProgram
       aggregateProgram
       system

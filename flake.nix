@@ -59,16 +59,17 @@
       */
       pkgsFor = system: nixpkgs.legacyPackages.${system};
       /**
-        The pipeline's builder for `system`: the binary from the Go sources
-        alone, so an edit to the Nix files rebuilds no detection.
+        The CLI for `system`, the builder of the reports and the checks:
+        the binary from the Go sources alone, so an edit to the Nix files
+        rebuilds no report.
 
         # Type
 
         ```
-        programFor :: string -> derivation
+        cliFor :: string -> derivation
         ```
       */
-      programFor = system: self.packages.${system}.program;
+      cliFor = system: self.packages.${system}.cli;
       /**
         The bundled feature attributes (nix/bundled.nix) built on `system`.
 
@@ -81,31 +82,33 @@
       featuresFor =
         system:
         nixLib.bundled {
-          program = programFor system;
           detectorProgram = self.packages.${system}.detector;
           aggregateProgram = self.packages.${system}.aggregate;
+          cliProgram = cliFor system;
           inherit system;
         };
     in
     {
       packages = forAllSystems (system: {
-        program = (pkgsFor system).callPackage ./nix/package.nix {
+        # The CLI alone, without its Nix library.
+        cli = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
           inherit version;
         };
         # The builder of the unpack and detect derivations, from its own
         # sources alone (nix/builder-package.nix).
         detector = (pkgsFor system).callPackage ./nix/builder-package.nix {
-          program = "cuda-redist-detector";
+          programName = "cuda-redist-detector";
           root = ./.;
         };
         # The builder of the aggregate, buildRedist and merged-index
         # derivations, from its own sources alone.
         aggregate = (pkgsFor system).callPackage ./nix/builder-package.nix {
-          program = "cuda-redist-aggregate";
+          programName = "cuda-redist-aggregate";
           root = ./.;
         };
-        # The binary with its Nix library in share/cuda-redist-find-features:
+        # The CLI with its Nix library in share/cuda-redist-find-features
+        # and the detector and the aggregate builder beside it in bin/:
         # `nix run .# -- process-manifests ...` works from any directory.
         default = (pkgsFor system).callPackage ./nix/package.nix {
           src = import ./nix/source.nix ./.;
@@ -155,18 +158,18 @@
 
       # `nix build .#features.<redist>.<version>`
       # (and `.entries.<pkg>.<platform>.<variant>.features`), and the Nix
-      # library (`import ./nix`, the same on every system) as `lib`: a
-      # top-level `lib` is an output `nix flake check` does not know, and
-      # warns about.
+      # library (`import ./nix`, the same on every system) as `nixLib`: a
+      # top-level output of its own is one `nix flake check` does not know,
+      # and warns about.
       legacyPackages = forAllSystems (system: {
         features = featuresFor system;
-        lib = nixLib;
+        inherit nixLib;
       });
 
       checks = forAllSystems (
         system:
         import ./nix/checks.nix {
-          program = programFor system;
+          cliProgram = cliFor system;
           features = featuresFor system;
           inherit system;
           golden = ./tests/golden;

@@ -1,7 +1,7 @@
 /**
   A static builder program of the pipeline, built with nixpkgs'
   buildGoModule from exactly the files it compiles (the list
-  cmd/<program>/sources.txt, nix/listed-source.nix):
+  cmd/<programName>/sources.txt, nix/listed-source.nix):
 
   - `cuda-redist-detector`: the builder of the unpack and detect
     derivations;
@@ -20,7 +20,7 @@
   `buildGoModule`
   : From nixpkgs (callPackage passes it).
 
-  `program`
+  `programName`
   : Which program: `cuda-redist-detector` or `cuda-redist-aggregate`.
 
   `root`
@@ -30,7 +30,7 @@
 
   ```
   builderPackage :: {
-    buildGoModule :: AttrSet -> Derivation; program :: String; root :: Path;
+    buildGoModule :: AttrSet -> Derivation; programName :: String; root :: Path;
   } -> Derivation
   ```
 
@@ -39,7 +39,7 @@
   ## `builderPackage` usage example
 
   ```nix
-  pkgs.callPackage ./nix/builder-package.nix { program = "cuda-redist-detector"; root = ./.; }
+  pkgs.callPackage ./nix/builder-package.nix { programName = "cuda-redist-detector"; root = ./.; }
   => «derivation /nix/store/…-cuda-redist-detector-facts.drv»
   ```
 
@@ -47,7 +47,7 @@
 */
 {
   buildGoModule,
-  program,
+  programName,
   root,
 }:
 let
@@ -66,14 +66,15 @@ let
   };
   known = toString (builtins.attrNames programs);
   this =
-    programs.${program} or (throw "builder-package: no builder program ${program} (${known})");
+    programs.${programName}
+      or (throw "builder-package: no builder program ${programName} (${known})");
 in
 buildGoModule {
-  pname = program;
+  pname = programName;
   inherit (this) version;
-  src = import ./listed-source.nix program root;
+  src = import ./listed-source.nix programName root;
   vendorHash = null;
-  subPackages = [ "cmd/${program}" ];
+  subPackages = [ "cmd/${programName}" ];
   # Static: the derivations it builds have no dynamic loader.
   env.CGO_ENABLED = 0;
   ldflags = [
@@ -84,6 +85,6 @@ buildGoModule {
   doCheck = false;
   meta = {
     inherit (this) description;
-    mainProgram = program;
+    mainProgram = programName;
   };
 }

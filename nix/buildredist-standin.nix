@@ -3,7 +3,7 @@
   each a function calling `buildRedist`) with a stand-in `buildRedist`
   that returns its arguments, for each case (platform, CUDA version,
   manifest) asked for. No nixpkgs is needed: `lib` is
-  `./lib-standin.nix`, or the real one of a Nixpkgs checkout
+  `./nixpkgs-lib-standin.nix`, or the real one of a Nixpkgs checkout
   (`nixpkgsLib`), and every other argument is a stand-in. An argument
   the stand-in does not know stands for a package named after itself
   (`libcublas`, `zlib`, `autoPatchelfHook`), unless the file gives it a
@@ -207,7 +207,7 @@ let
     if req.nixpkgsLib or null != null then
       guardedImport (/. + req.nixpkgsLib)
     else
-      guardedImport ./lib-standin.nix;
+      guardedImport ./nixpkgs-lib-standin.nix;
 
   /**
     A package argument: an attribute set that is its own every output

@@ -11,12 +11,20 @@
   # Inputs
 
   `pipeline`
-  : An instantiated nix/pipeline.nix (`import ./pipeline.nix { program, detectorProgram, system }`).
+  : An instantiated nix/pipeline.nix
+    (`import ./pipeline.nix { detectorProgram, aggregateProgram, system }`).
+
+  `cliProgram`
+  : The static CLI, or a derivation with it in bin/: the builder of the
+    reports (nix/report.nix), the one derivation here the CLI builds.
+
+  `system`
+  : The system the reports build on.
 
   # Type
 
   ```
-  bundled :: { pipeline :: AttrSet; } -> {
+  bundled :: { pipeline :: AttrSet; cliProgram :: path | derivation; system :: string; } -> {
     ${redist} :: { ${version} :: derivation; index :: derivation; report :: derivation; };
     sample :: { ... };
     index :: derivation;
@@ -29,14 +37,24 @@
 
   ```nix
   (import ./nix/bundled.nix {
-    pipeline = import ./nix/pipeline.nix { program = ./crff; system = "x86_64-linux"; };
+    pipeline = import ./nix/pipeline.nix {
+      detectorProgram = ./crff-detector;
+      aggregateProgram = ./crff-aggregate;
+      system = "x86_64-linux";
+    };
+    cliProgram = ./crff;
+    system = "x86_64-linux";
   }).sample."1.0.0"
   => «derivation /nix/store/…-sample-1.0.0-features.drv»
   ```
 
   :::
 */
-{ pipeline }:
+{
+  pipeline,
+  cliProgram,
+  system,
+}:
 let
   inherit (builtins)
     attrNames
@@ -55,6 +73,9 @@ let
     readFile
     sort
     ;
+
+  # The release report of aggregates (nix/report.nix), built by the CLI.
+  report = args: import ./report.nix ({ inherit cliProgram system; } // args);
 
   /**
     The version in a manifest's file name, as a one-element list, or null
@@ -180,23 +201,29 @@ let
       previous = previousVersions (attrNames aggregates);
       # A release's report shows it with its changes against the previous
       # release of the redist (and that release, folded); the oldest stands
-      # alone, as manifestFeatures makes it.
+      # alone.
       versions = mapAttrs (
         version: aggregate:
-        if previous ? ${version} then
-          aggregate
-          // {
-            report = pipeline.report {
+        aggregate
+        // {
+          report = report (
+            {
               name = "${redistName}-${version}";
-              features = [
-                aggregates.${previous.${version}}
-                aggregate
-              ];
-              against = previous.${version};
-            };
-          }
-        else
-          aggregate
+            }
+            // (
+              if previous ? ${version} then
+                {
+                  features = [
+                    aggregates.${previous.${version}}
+                    aggregate
+                  ];
+                  against = previous.${version};
+                }
+              else
+                { features = [ aggregate ]; }
+            )
+          );
+        }
       ) aggregates;
     in
     versions
@@ -206,7 +233,7 @@ let
         features = attrValues versions;
       };
       # Every version of the redist; changes: the newest against the one before.
-      report = pipeline.report {
+      report = report {
         name = redistName;
         features = attrValues versions;
       };

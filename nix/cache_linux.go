@@ -55,12 +55,13 @@ func (e *UnsafeError) Error() string {
 	return fmt.Sprintf("nix library cache: %s %s; %s (the cache must be yours alone: another user who can change it chooses the Nix code this program evaluates)", e.Path, e.Reason, e.Fix)
 }
 
-// Extract writes the embedded library under cacheRoot/<hash> unless it
-// is there already, exactly, and returns that directory (holding nix/
-// and lib/manifest/). Its caller evaluates the library from a copy in
-// the Nix store (see nixdriver), never from this directory.
-func Extract(cacheRoot string) (string, error) {
-	lib, err := Files()
+// Extract writes the embedded library, with the outside files (Files),
+// under cacheRoot/<hash> unless it is there already, exactly, and returns
+// that directory (holding nix/ and lib/manifest/). Its caller evaluates
+// the library from a copy in the Nix store (see nixdriver), never from
+// this directory.
+func Extract(cacheRoot string, outside map[string][]byte) (string, error) {
+	lib, err := Files(outside)
 	if err != nil {
 		return "", err
 	}

@@ -7,6 +7,6 @@ import "errors"
 // Extract needs Linux's openat family to check and write the cache
 // without resolving a path twice (cache_linux.go); elsewhere the library
 // is given with --nix-lib.
-func Extract(cacheRoot string) (string, error) {
+func Extract(cacheRoot string, outside map[string][]byte) (string, error) {
 	return "", errors.New("nix library cache: written on Linux only; pass --nix-lib")
 }

@@ -9,11 +9,12 @@
 
   # Inputs
 
-  `program`
-  : The static binary's package (`bin/cuda-redist-find-features`).
+  `cliProgram`
+  : The static CLI's package (`bin/cuda-redist-find-features`).
 
   `features`
-  : The bundled feature attributes (`lib.bundled { program, system }`).
+  : The bundled feature attributes
+    (`nixLib.bundled { detectorProgram, aggregateProgram, cliProgram, system }`).
 
   `system`
   : The system the checks build on, e.g. `"x86_64-linux"`.
@@ -25,7 +26,7 @@
 
   ```
   checks :: {
-    program :: Derivation;
+    cliProgram :: Derivation;
     features :: AttrSet;
     system :: String;
     golden :: Path;
@@ -38,7 +39,7 @@
 
   ```nix
   (import ./nix/checks.nix {
-    inherit program features system;
+    inherit cliProgram features system;
     golden = ./tests/golden;
   }).eval
   => «derivation /nix/store/…-check-eval.drv»
@@ -47,13 +48,13 @@
   :::
 */
 {
-  program,
+  cliProgram,
   features,
   system,
   golden,
 }:
 let
-  builder = "${program}/bin/cuda-redist-find-features";
+  builder = "${cliProgram}/bin/cuda-redist-find-features";
 
   /**
     A check that succeeds when `actual` (a file or directory) equals

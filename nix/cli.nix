@@ -12,9 +12,8 @@
 
   ```
   {
-    "program": "/abs/path/of/the/static/binary",
-    "detectorProgram": "/abs/path/of/cuda-redist-detector" | null,   (null: program)
-    "aggregateProgram": "/abs/path/of/cuda-redist-aggregate" | null, (null: program)
+    "detectorProgram": "/abs/path/of/cuda-redist-detector",   (absent with archivesOnly)
+    "aggregateProgram": "/abs/path/of/cuda-redist-aggregate", (absent with archivesOnly)
     "system": "x86_64-linux" | null,            (null: builtins.currentSystem)
     "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl",
                      "unpackedHashes": "/abs/path/unpacked-hashes.json" | null } ],
@@ -95,11 +94,8 @@ let
   archivesOnly = args.archivesOnly or false;
   unpinned = args.unpinned or false;
   pipeline = import ./pipeline.nix {
-    program = /. + args.program;
-    detectorProgram =
-      if args.detectorProgram or null == null then null else /. + args.detectorProgram;
-    aggregateProgram =
-      if args.aggregateProgram or null == null then null else /. + args.aggregateProgram;
+    detectorProgram = /. + args.detectorProgram or (throw "cli.nix: no detectorProgram given");
+    aggregateProgram = /. + args.aggregateProgram or (throw "cli.nix: no aggregateProgram given");
     system = if args.system or null == null then builtins.currentSystem else args.system;
   };
 

@@ -2,31 +2,40 @@
   The Nix library of cuda-redist-find-features. It needs no nixpkgs.
 
   - `manifest.entries`: the archives of a manifest (pure evaluation).
-  - `pipeline { program, detectorProgram ? null, system }`: the fetch, unpack, detect, aggregate
-    and index derivations.
-  - `bundled { program, detectorProgram ? null, system }`: feature attributes of the bundled
-    manifests and the sample.
+  - `pipeline { detectorProgram, aggregateProgram, system }`: the fetch,
+    unpack, detect, aggregate and index derivations, built by the detector
+    and the aggregate builder.
+  - `bundled { detectorProgram, aggregateProgram, cliProgram, system }`:
+    feature attributes of the bundled manifests and the sample, and their
+    reports (built by the CLI).
 
   # Type
 
   ```
-  lib :: {
+  nixLib :: {
     manifest :: { keys :: AttrSet; entries :: AttrSet -> [ Entry ]; };
     pipeline :: {
-      program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+      detectorProgram :: path | derivation; aggregateProgram :: path | derivation;
+      system :: string;
     } -> AttrSet;
     bundled :: {
-      program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+      detectorProgram :: path | derivation; aggregateProgram :: path | derivation;
+      cliProgram :: path | derivation; system :: string;
     } -> AttrSet;
   }
   ```
 
   # Examples
   :::{.example}
-  ## `lib.bundled` usage example
+  ## `nixLib.bundled` usage example
 
   ```nix
-  (import ./nix).bundled { program = ./crff; system = "x86_64-linux"; }
+  (import ./nix).bundled {
+    detectorProgram = ./crff-detector;
+    aggregateProgram = ./crff-aggregate;
+    cliProgram = ./crff;
+    system = "x86_64-linux";
+  }
   => { cuda = { ... }; cudnn = { ... }; sample = { ... }; index = «derivation»; ... }
   ```
 
@@ -36,20 +45,32 @@
   manifest = import ./manifest.nix;
   pipeline = import ./pipeline.nix;
   /**
-    nix/bundled.nix over the pipeline of `args`.
+    nix/bundled.nix over the pipeline of `args`, its reports built by
+    `args.cliProgram`.
 
     # Inputs
 
     `args`
-    : The pipeline's inputs: `{ program, detectorProgram ? null, system }`.
+    : `{ detectorProgram, aggregateProgram, cliProgram, system }`.
 
     # Type
 
     ```
     bundled :: {
-      program :: path | derivation; detectorProgram :: path | derivation | null; system :: string;
+      detectorProgram :: path | derivation; aggregateProgram :: path | derivation;
+      cliProgram :: path | derivation; system :: string;
     } -> AttrSet
     ```
   */
-  bundled = args: import ./bundled.nix { pipeline = import ./pipeline.nix args; };
+  bundled =
+    {
+      detectorProgram,
+      aggregateProgram,
+      cliProgram,
+      system,
+    }:
+    import ./bundled.nix {
+      pipeline = import ./pipeline.nix { inherit detectorProgram aggregateProgram system; };
+      inherit cliProgram system;
+    };
 }

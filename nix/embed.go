@@ -4,7 +4,7 @@ package nixlib
 
 import "embed"
 
-//go:embed *.nix
+//go:embed *.nix library-files.txt
 var files embed.FS
 
 // Embedded says whether this binary carries the library.

@@ -39,7 +39,8 @@
     systems = [ "x86_64-linux" ];
     packageFor = system: self.packages.${system}.default;
     inherit (self) checks;
-    featuresFor = system: lib.bundled { inherit program system; };
+    featuresFor =
+      system: nixLib.bundled { inherit detectorProgram aggregateProgram cliProgram system; };
   }).features.x86_64-linux.sample."1.0.0".entries.cuda_demo_rt.linux-x86_64.None
   => «derivation …-features.json.drv»
   ```

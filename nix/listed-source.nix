@@ -1,6 +1,6 @@
 /**
   The sources of one of the pipeline's builder programs, exactly: the
-  files cmd/<program>/sources.txt lists (its packages' Go and assembly
+  files cmd/<programName>/sources.txt lists (its packages' Go and assembly
   files, those of the vendored packages it imports, go.mod, go.sum and
   vendor/modules.txt), which tests/layout holds to what `go list -deps`
   says it compiles on every target of the flake (nix/builder-package.nix
@@ -16,8 +16,8 @@
 
   # Inputs
 
-  `program`
-  : The program's name (cmd/<program>).
+  `programName`
+  : The program's name (cmd/<programName>).
 
   `root`
   : The repository's root directory (a path).
@@ -39,10 +39,10 @@
 
   :::
 */
-program: root:
+programName: root:
 let
   listed = builtins.filter (l: builtins.isString l && l != "") (
-    builtins.split "\n" (builtins.readFile (root + "/cmd/${program}/sources.txt"))
+    builtins.split "\n" (builtins.readFile (root + "/cmd/${programName}/sources.txt"))
   );
   files = builtins.listToAttrs (
     map (f: {
@@ -68,6 +68,6 @@ let
   );
 in
 import ./filtered-source.nix {
-  name = "${program}-source";
+  name = "${programName}-source";
   keep = { rel, type, ... }: if type == "directory" then dirs ? ${rel} else files ? ${rel};
 } root

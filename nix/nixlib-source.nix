@@ -1,7 +1,8 @@
 /**
-  The Nix library as the package installs it: nix/*.nix and the
-  lib/manifest/*.json files they read (keys.json, base-urls.json), with
-  the repository's layout, so ../lib/manifest resolves the same way.
+  The Nix library as the package installs it: nix/*.nix and the files
+  outside nix/ they read, which nix/library-files.txt lists
+  (lib/manifest/keys.json, lib/manifest/base-urls.json), with the
+  repository's layout, so ../lib/manifest resolves the same way.
 
   # Inputs
 
@@ -25,6 +26,19 @@
 
   :::
 */
+let
+  # The listed files, and the directories that hold them.
+  outside = builtins.filter (l: builtins.isString l && l != "") (
+    builtins.split "\n" (builtins.readFile ./library-files.txt)
+  );
+  parents =
+    p:
+    let
+      d = dirOf p;
+    in
+    if d == "." then [ ] else [ d ] ++ parents d;
+  dirs = [ "nix" ] ++ builtins.concatMap parents outside;
+in
 import ./filtered-source.nix {
   name = "cuda-redist-find-features-nix-lib";
   keep =
@@ -34,12 +48,7 @@ import ./filtered-source.nix {
       ...
     }:
     if type == "directory" then
-      builtins.elem rel [
-        "nix"
-        "lib"
-        "lib/manifest"
-      ]
+      builtins.elem rel dirs
     else
-      builtins.match "nix/[^/]*\\.nix" rel != null
-      || builtins.match "lib/manifest/[^/]*\\.json" rel != null;
+      builtins.match "nix/[^/]*\\.nix" rel != null || builtins.elem rel outside;
 }

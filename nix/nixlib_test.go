@@ -18,7 +18,7 @@ import (
 // call reuses it; the user's own changed copy is replaced, not trusted.
 func TestExtractWritesTheLibraryOnce(t *testing.T) {
 	root := filepath.Join(t.TempDir(), CacheName)
-	dir, err := Extract(root)
+	dir, err := Extract(root, checkoutOutside(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestExtractWritesTheLibraryOnce(t *testing.T) {
 	}
 	cli := filepath.Join(nixDir, "cli.nix")
 	before, _ := os.Stat(cli)
-	again, err := Extract(root)
+	again, err := Extract(root, checkoutOutside(t))
 	if err != nil || again != dir {
 		t.Fatalf("second Extract: %q %v, want %q", again, err, dir)
 	}
@@ -50,7 +50,7 @@ func TestExtractWritesTheLibraryOnce(t *testing.T) {
 	}
 	os.Chmod(cli, 0o644)
 	os.WriteFile(cli, []byte("changed"), 0o644)
-	if _, err := Extract(root); err != nil {
+	if _, err := Extract(root, checkoutOutside(t)); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := os.ReadFile(cli); string(got) == "changed" {
@@ -58,7 +58,7 @@ func TestExtractWritesTheLibraryOnce(t *testing.T) {
 	}
 	// An extra file changes the NAR hash: replaced too.
 	os.WriteFile(filepath.Join(nixDir, "extra.nix"), nil, 0o444)
-	if _, err := Extract(root); err != nil {
+	if _, err := Extract(root, checkoutOutside(t)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Lstat(filepath.Join(nixDir, "extra.nix")); err == nil {
@@ -87,14 +87,14 @@ func TestExtractRefusesLinks(t *testing.T) {
 	if err := os.Symlink(victim, root); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Extract(root)
+	_, err := Extract(root, checkoutOutside(t))
 	wantUnsafe(t, err, root, "is a symbolic link")
 	if entries, _ := os.ReadDir(victim); len(entries) != 0 {
 		t.Errorf("the link's target was written: %v", entries)
 	}
 
 	root = filepath.Join(t.TempDir(), CacheName)
-	dir, err := Extract(root)
+	dir, err := Extract(root, checkoutOutside(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,12 +105,12 @@ func TestExtractRefusesLinks(t *testing.T) {
 	os.WriteFile(filepath.Join(copyDir, "cli.nix"), data, 0o444)
 	os.Remove(cli)
 	os.Symlink(filepath.Join(copyDir, "cli.nix"), cli)
-	_, err = Extract(root)
+	_, err = Extract(root, checkoutOutside(t))
 	wantUnsafe(t, err, cli, "is a symbolic link")
 	// The library's directory as a link to a good copy.
 	os.Rename(dir, filepath.Join(copyDir, "lib"))
 	os.Symlink(filepath.Join(copyDir, "lib"), dir)
-	_, err = Extract(root)
+	_, err = Extract(root, checkoutOutside(t))
 	wantUnsafe(t, err, dir, "is a symbolic link")
 }
 
@@ -120,7 +120,7 @@ func TestExtractRefusesLinks(t *testing.T) {
 // not sticky. A sticky one (/tmp) is fine.
 func TestExtractRefusesWhatOthersCanWrite(t *testing.T) {
 	root := filepath.Join(t.TempDir(), CacheName)
-	dir, err := Extract(root)
+	dir, err := Extract(root, checkoutOutside(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,23 +137,23 @@ func TestExtractRefusesWhatOthersCanWrite(t *testing.T) {
 		if err := os.Chmod(c.path, c.mode); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Extract(root)
+		_, err := Extract(root, checkoutOutside(t))
 		wantUnsafe(t, err, c.path, "writable by its group or others")
 		if !strings.Contains(err.Error(), "chmod -R go-w "+root) {
 			t.Errorf("%v: no fix given", err)
 		}
 		os.Chmod(c.path, st.Mode().Perm())
 	}
-	if _, err := Extract(root); err != nil {
+	if _, err := Extract(root, checkoutOutside(t)); err != nil {
 		t.Fatalf("after the fix: %v", err)
 	}
 
 	parent := t.TempDir()
 	os.Chmod(parent, 0o777)
-	_, err = Extract(filepath.Join(parent, CacheName))
+	_, err = Extract(filepath.Join(parent, CacheName), checkoutOutside(t))
 	wantUnsafe(t, err, parent, "not sticky")
 	os.Chmod(parent, 0o777|os.ModeSticky)
-	if _, err := Extract(filepath.Join(parent, CacheName)); err != nil {
+	if _, err := Extract(filepath.Join(parent, CacheName), checkoutOutside(t)); err != nil {
 		t.Errorf("in a sticky directory: %v", err)
 	}
 }
@@ -176,7 +176,7 @@ func requireRoot(t *testing.T) {
 func TestExtractRefusesAnotherUsersCache(t *testing.T) {
 	requireRoot(t)
 	root := filepath.Join(t.TempDir(), CacheName)
-	dir, err := Extract(root)
+	dir, err := Extract(root, checkoutOutside(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func TestExtractRefusesAnotherUsersCache(t *testing.T) {
 		if err := os.Lchown(p, otherUID, otherUID); err != nil {
 			t.Fatal(err)
 		}
-		_, err := Extract(root)
+		_, err := Extract(root, checkoutOutside(t))
 		wantUnsafe(t, err, p, "is owned by uid 65534, not by you (uid 0)")
 		var st syscall.Stat_t
 		if syscall.Lstat(p, &st); st.Uid != otherUID {
@@ -197,7 +197,7 @@ func TestExtractRefusesAnotherUsersCache(t *testing.T) {
 	root = filepath.Join(t.TempDir(), CacheName)
 	os.Mkdir(root, 0o755)
 	os.Chown(root, otherUID, otherUID)
-	_, err = Extract(root)
+	_, err = Extract(root, checkoutOutside(t))
 	wantUnsafe(t, err, root, "is owned by uid 65534")
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("another user's cache was written: %v", entries)
@@ -206,7 +206,7 @@ func TestExtractRefusesAnotherUsersCache(t *testing.T) {
 	// Another user's home: the cache's parent.
 	home := t.TempDir()
 	os.Chown(home, otherUID, otherUID)
-	_, err = Extract(filepath.Join(home, CacheName))
+	_, err = Extract(filepath.Join(home, CacheName), checkoutOutside(t))
 	wantUnsafe(t, err, home, "is owned by uid 65534, not by you (uid 0) or root")
 }
 
@@ -216,6 +216,7 @@ func TestExtractRefusesAnotherUsersCache(t *testing.T) {
 // empty" for some). Rounds of 8 at once, each started together.
 func TestExtractConcurrentFirstRuns(t *testing.T) {
 	const runs, rounds = 8, 10
+	outside := checkoutOutside(t)
 	for round := range rounds {
 		root := filepath.Join(t.TempDir(), CacheName)
 		var wg sync.WaitGroup
@@ -226,7 +227,7 @@ func TestExtractConcurrentFirstRuns(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				dirs[i], errs[i] = Extract(root)
+				dirs[i], errs[i] = Extract(root, outside)
 			}()
 		}
 		close(start)
@@ -247,7 +248,7 @@ func TestExtractConcurrentFirstRuns(t *testing.T) {
 // seen while a writer holds the lock may be that writer's and stays.
 func TestExtractRemovesLeftovers(t *testing.T) {
 	root := filepath.Join(t.TempDir(), CacheName)
-	if _, err := Extract(root); err != nil {
+	if _, err := Extract(root, checkoutOutside(t)); err != nil {
 		t.Fatal(err)
 	}
 	dead := filepath.Join(root, ".tmp-0123456789abcdef")
@@ -262,7 +263,7 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Extract(root); err != nil {
+	if _, err := Extract(root, checkoutOutside(t)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(dead); err != nil {
@@ -270,7 +271,7 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	}
 	lock.Close()
 
-	if _, err := Extract(root); err != nil {
+	if _, err := Extract(root, checkoutOutside(t)); err != nil {
 		t.Fatal(err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, ".tmp-*")); len(left) != 0 {
@@ -285,7 +286,7 @@ func TestNarHashIsNixs(t *testing.T) {
 	if _, err := exec.LookPath("nix-hash"); err != nil {
 		t.Skip("nix-hash not on PATH")
 	}
-	dir, err := Extract(filepath.Join(t.TempDir(), CacheName))
+	dir, err := Extract(filepath.Join(t.TempDir(), CacheName), checkoutOutside(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,12 +294,71 @@ func TestNarHashIsNixs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, _ := Files()
+	lib, _ := Files(checkoutOutside(t))
 	h, err := NarHash(lib)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := strings.TrimSpace(string(out)), fmt.Sprintf("%x", h); got != want {
 		t.Errorf("nix-hash %s, NarHash %s", got, want)
+	}
+}
+
+// checkoutOutside are the files library-files.txt lists, read from the
+// checkout (the binary's caller gives them from the packages that embed
+// them: nixdriver.NixLibOutside).
+func checkoutOutside(t *testing.T) map[string][]byte {
+	t.Helper()
+	listed, err := Outside()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, n := range listed {
+		b, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[n] = b
+	}
+	return out
+}
+
+// TestFilesTakesExactlyTheListedOutsideFiles: a file library-files.txt
+// lists and the caller does not give, or one it gives unlisted, is an
+// error naming it; given the list, the library holds them at their paths.
+func TestFilesTakesExactlyTheListedOutsideFiles(t *testing.T) {
+	outside := checkoutOutside(t)
+	if len(outside) == 0 {
+		t.Fatal("library-files.txt lists nothing")
+	}
+	lib, err := Files(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range outside {
+		if _, ok := lib[n]; !ok {
+			t.Errorf("library lacks %s", n)
+		}
+	}
+	missing := map[string][]byte{}
+	var dropped string
+	for n, b := range outside {
+		if dropped == "" {
+			dropped = n
+			continue
+		}
+		missing[n] = b
+	}
+	missing["lib/other.json"] = []byte("{}")
+	if _, err := Files(missing); err == nil || !strings.Contains(err.Error(), dropped) {
+		t.Errorf("Files without %s: %v, want it named", dropped, err)
+	}
+	extra := map[string][]byte{"lib/other.json": []byte("{}")}
+	for n, b := range outside {
+		extra[n] = b
+	}
+	if _, err := Files(extra); err == nil {
+		t.Errorf("Files with an unlisted file: no error")
 	}
 }

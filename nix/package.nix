@@ -1,5 +1,5 @@
 /**
-  The static cuda-redist-find-features binary, built with nixpkgs'
+  The static CLI, cuda-redist-find-features, built with nixpkgs'
   buildGoModule from the committed vendor/ tree (vendorHash = null; CI
   checks that vendor/ is current with `go mod vendor` and `git diff`).
 
@@ -17,14 +17,15 @@
   the package also installs the Nix library under
   share/cuda-redist-find-features/{nix,lib/manifest}, where the binary looks
   for it first (relative to its own executable), so process-manifests and
-  check-nixpkgs work from any directory. Without it, the binary alone:
-  the flake's pipeline builder (`packages.program`), whose hash depends on
-  the Go sources only, so edits to the Nix files rebuild no detection.
+  check-nixpkgs work from any directory. Without it, the CLI alone:
+  the flake's `packages.cli`, the builder of the reports and checks,
+  whose hash depends on the Go sources only, so edits to the Nix files
+  rebuild no report.
 
   # Inputs
 
   `lib`, `buildGoModule`
-  : From nixpkgs (callPackage passes them).
+  : From nixpkgs (callPackage passes them; `lib` is Nixpkgs' `lib`).
 
   `src`
   : The Go sources (nix/source.nix).

@@ -4,34 +4,26 @@
   merge of aggregates into one index.
 
   No stdenv, no shell, no nixpkgs: fetches use Nix's `builtin:fetchurl`,
-  and every other derivation has a static binary as `builder` (the
-  detector, the aggregate builder or the CLI), so the closure of a
-  detection is the archive plus one binary.
+  and every other derivation has one of the two static builders as
+  `builder` (the detector for the per-archive derivations, the aggregate
+  builder for the per-manifest ones), so the closure of a detection is
+  the archive plus one binary. The CLI builds none of them: a change to
+  it rebuilds nothing here (its reports are nix/report.nix).
 
   # Inputs
 
-  `program`
-  : Path of the static cuda-redist-find-features binary, or a derivation
-    with it in bin/.
-
-  `detector`
-  : The old name of `program`, still taken with a warning.
-
   `detectorProgram`
   : Path of the static cuda-redist-detector binary, or a derivation with it
-    in bin/: the builder of the unpack and detect derivations (default
-    `null`: `program`, which has the same commands). Built from its own
-    sources alone (nix/listed-source.nix), it keeps every per-archive
-    derivation when only the CLI or the rules change.
+    in bin/: the builder of the unpack and detect derivations. Built from
+    its own sources alone (nix/listed-source.nix), it keeps every
+    per-archive derivation when only the CLI or the rules change.
 
   `aggregateProgram`
   : Path of the static cuda-redist-aggregate binary, or a derivation with
     it in bin/: the builder of the aggregate, buildRedist and
-    merged-index derivations (default `null`: `program`, which has the
-    same commands). Built from its own sources alone
+    merged-index derivations. Built from its own sources alone
     (nix/listed-source.nix), it keeps every one of them when only the CLI
-    (reports, checks, --fix, printing) changes; the reports alone
-    (nix/report.nix) are the CLI's.
+    (reports, checks, --fix, printing) changes.
 
   `system`
   : The system the derivations build on (archives of any platform are
@@ -41,10 +33,10 @@
 
   ```
   pipeline :: {
-    program :: path | derivation; detectorProgram :: path | derivation | null;
-    aggregateProgram :: path | derivation | null; system :: string;
+    detectorProgram :: path | derivation; aggregateProgram :: path | derivation;
+    system :: string;
   } -> {
-    fetch, unpack, detect, entryDerivations, manifestFeatures, report, mergeIndex
+    fetch, unpack, detect, entryDerivations, manifestFeatures, mergeIndex
   }
   ```
 
@@ -53,7 +45,11 @@
   ## `pipeline` usage example
 
   ```nix
-  (import ./nix/pipeline.nix { program = ./crff; system = "x86_64-linux"; }).manifestFeatures {
+  (import ./nix/pipeline.nix {
+    detectorProgram = ./crff-detector;
+    aggregateProgram = ./crff-aggregate;
+    system = "x86_64-linux";
+  }).manifestFeatures {
     redistName = "sample";
     version = "1.0.0";
     manifest = ./sample/redistrib_1.0.0.json;
@@ -65,15 +61,8 @@
   :::
 */
 {
-  program ?
-    if detector != null then
-      builtins.trace "cuda-redist-find-features: the argument detector is now program" detector
-    else
-      throw "pipeline: pass program, the static cuda-redist-find-features binary",
-  # The old name of program, still taken (with a warning).
-  detector ? null,
-  detectorProgram ? null,
-  aggregateProgram ? null,
+  detectorProgram ? throw "pipeline: pass detectorProgram, the static cuda-redist-detector",
+  aggregateProgram ? throw "pipeline: pass aggregateProgram, the static cuda-redist-aggregate",
   system,
 }:
 let
@@ -91,14 +80,9 @@ let
 
   manifestLib = import ./manifest.nix;
 
-  builder =
-    if isAttrs program then "${program}/bin/cuda-redist-find-features" else "${program}";
-
   # The builder of the per-archive derivations (unpack, detect).
   archiveBuilder =
-    if detectorProgram == null then
-      builder
-    else if isAttrs detectorProgram then
+    if isAttrs detectorProgram then
       "${detectorProgram}/bin/cuda-redist-detector"
     else
       "${detectorProgram}";
@@ -106,9 +90,7 @@ let
   # The builder of the per-manifest derivations (aggregate, buildRedist,
   # merged index).
   aggregateBuilder =
-    if aggregateProgram == null then
-      builder
-    else if isAttrs aggregateProgram then
+    if isAttrs aggregateProgram then
       "${aggregateProgram}/bin/cuda-redist-aggregate"
     else
       "${aggregateProgram}";
@@ -724,29 +706,7 @@ rec {
     // {
       entries = tree;
       inherit buildRedist;
-      # This release alone; nix/bundled.nix's <redist>.report compares releases.
-      report = report {
-        name = sanitize "${redistName}-${version}";
-        features = [ aggregate ];
-      };
     };
-
-  /**
-    The release report of aggregates of one redist: nix/report.nix with
-    this pipeline's program and system.
-
-    # Inputs
-
-    `args`
-    : nix/report.nix's other inputs: `name`, `features`.
-
-    # Type
-
-    ```
-    report :: { name :: string; features :: [ derivation ]; } -> derivation
-    ```
-  */
-  report = args: import ./report.nix ({ inherit program system; } // args);
 
   /**
     Merge the index of several manifests' features into one `index.json`

@@ -12,8 +12,9 @@
 
   # Inputs
 
-  `program`
-  : Path of the static binary, or a derivation with it in bin/.
+  `cliProgram`
+  : Path of the static CLI (cuda-redist-find-features), or a derivation
+    with it in bin/.
 
   `system`
   : The system to build on.
@@ -32,7 +33,7 @@
 
   ```
   report :: {
-    program :: path | derivation;
+    cliProgram :: path | derivation;
     system :: string;
     name :: string;
     features :: [ derivation ];
@@ -46,7 +47,7 @@
 
   ```nix
   import ./nix/report.nix {
-    inherit program system;
+    inherit cliProgram system;
     name = "sample";
     features = [ sample."1.0.0" sample."2.0.0" ];
   }
@@ -56,7 +57,7 @@
   :::
 */
 {
-  program,
+  cliProgram,
   system,
   name,
   features,
@@ -66,10 +67,10 @@ derivation {
   name = "${name}-report";
   inherit system;
   builder =
-    if builtins.isAttrs program then
-      "${program}/bin/cuda-redist-find-features"
+    if builtins.isAttrs cliProgram then
+      "${cliProgram}/bin/cuda-redist-find-features"
     else
-      "${program}";
+      "${cliProgram}";
   args = [
     "report"
     "--out"

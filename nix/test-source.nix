@@ -38,5 +38,5 @@ import ./filtered-source.nix {
       ".git"
       ".cache"
     ])
-    && builtins.match "result.*" base == null;
+    && builtins.match "result(-.*)?" base == null;
 }

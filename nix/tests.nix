@@ -22,7 +22,8 @@ let
   # The pipeline with a builder that is never run: its derivations'
   # attributes are all these tests read.
   pipeline = import ./pipeline.nix {
-    program = "/no-program";
+    detectorProgram = "/no-detector";
+    aggregateProgram = "/no-aggregate";
     system = "x86_64-linux";
   };
   sha = builtins.concatStringsSep "" (builtins.genList (_: "a") 64);
@@ -347,7 +348,6 @@ in
     expr =
       let
         p = import ./pipeline.nix {
-          program = "/no-program";
           detectorProgram = "/no-detector";
           aggregateProgram = "/no-aggregate";
           system = "x86_64-linux";

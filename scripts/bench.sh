@@ -30,18 +30,14 @@ real=${CRFF_REAL_CUDA:-$PWD/tests/.cache/real-cuda}
 scripts/fetch-real-cuda.sh "$real"
 mkdir -p "$cache/archives"
 cache=$(realpath "$cache")
-bin="$cache/cuda-redist-find-features"
-# Built as nix/package.nix builds it (stripped: -s -w), since the binary
-# is imported into the store at every evaluation.
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-find-features
 # The unpack, detect and cold rows run the detector, the builder of the
 # pipeline's unpack and detect derivations, built as scripts/sample.sh
 # and nix/builder-package.nix build it.
 det="$cache/cuda-redist-detector"
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
 # The builder of the aggregate and index derivations (the eval row).
 agg="$cache/cuda-redist-aggregate"
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -buildid=" -o "$agg" ./cmd/cuda-redist-aggregate
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$agg" ./cmd/cuda-redist-aggregate
 libs="$real/root/usr/lib/x86_64-linux-gnu"
 
 for lib in curand cufft; do
@@ -101,7 +97,7 @@ newsalt() { date +%s%N >"$cache/salt"; }
 ours_cold() { # archive attr...
   local sha args
   sha=$(sha256sum "$1" | cut -d' ' -f1)
-  args=(--arg program "$det" --argstr url "file://$1" --argstr sha256 "$sha"
+  args=(--arg detectorProgram "$det" --argstr url "file://$1" --argstr sha256 "$sha"
     --argstr name "$(basename "$1")" --argstr salt "crffbench-$(cat "$cache/salt")-")
   shift
   for attr in "$@"; do
@@ -131,7 +127,7 @@ upstream() { # archive
 }
 upstream_clean() { if [ -f "$cache/upstream-path" ]; then nix-store --delete "$(cat "$cache/upstream-path")" >/dev/null 2>&1 || true; fi; }
 echo '{"flakes":[],"version":2}' >"$cache/registry.json"
-export cache bin det real out expr
+export cache det real out expr
 export -f tar_unpack our_unpack nixhash ours_cold upstream
 
 for lib in curand cufft; do
@@ -172,8 +168,8 @@ measure detect_lt "$det" detect "$ltdir"
 measure lelf_lt "$real/cuda-13/root/nvidia/cu13/bin/cuobjdump" --list-elf "$ltdir/lib/libcublasLt.so.13"
 
 # Evaluation over the bundled manifests.
-evalexpr='(import ./default.nix { program = '"$bin"'; detectorProgram = '"$det"'; aggregateProgram = '"$agg"'; system = "x86_64-linux"; }).features.index.drvPath'
-baseexpr='(import ./scripts/bench/eval-baseline.nix { program = '"$bin"'; }).drvPath'
+evalexpr='(import ./default.nix { detectorProgram = '"$det"'; aggregateProgram = '"$agg"'; system = "x86_64-linux"; }).features.index.drvPath'
+baseexpr='(import ./scripts/bench/eval-baseline.nix { detectorProgram = '"$det"'; aggregateProgram = '"$agg"'; }).drvPath'
 nixeval() { nix --extra-experimental-features nix-command eval --impure --raw --expr "$1"; }
 export -f nixeval
 # Ten evaluations in a row per timed run: one is 0.1 s, ten ticks.

@@ -19,10 +19,13 @@ scripts/install-deps.sh
 runs=${RUNS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-bin="$work/cuda-redist-find-features"
-# Built as nix/package.nix builds it (stripped: -s -w), since the binary
-# is imported into the store at every evaluation.
-CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$bin" ./cmd/cuda-redist-find-features
+# The builders, built as nix/builder-package.nix builds them (stripped,
+# no build ID), since each is imported into the store at every evaluation.
+det="$work/cuda-redist-detector"
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
+agg="$work/cuda-redist-aggregate"
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$agg" ./cmd/cuda-redist-aggregate
+progs="detectorProgram = $det; aggregateProgram = $agg;"
 synth="$work/synthetic"
 go run ./scripts/bench/synthmanifests -from manifests -count "${SYNTH_COUNT:-185}" -out "$synth" >"$work/synth-summary"
 
@@ -66,8 +69,8 @@ echo
 echo '| set | baseline: CPU, peak RSS | pipeline: CPU, peak RSS | ratio (CPU) |'
 echo '|---|---|---|---|'
 row "bundled: $(manifests manifests) manifests, $(archives ./manifests) archives (+ sample)" \
-  "(import ./default.nix { program = $bin; system = \"x86_64-linux\"; }).features.index.drvPath" \
-  "(import ./scripts/bench/eval-baseline.nix { program = $bin; }).drvPath"
+  "(import ./default.nix { $progs system = \"x86_64-linux\"; }).features.index.drvPath" \
+  "(import ./scripts/bench/eval-baseline.nix { $progs }).drvPath"
 row "synthetic: $(manifests "$synth") manifests, $(archives "$synth") archives" \
-  "(import ./scripts/bench/eval-pipeline.nix { program = $bin; manifests = $synth; }).index.drvPath" \
-  "(import ./scripts/bench/eval-baseline.nix { program = $bin; manifests = $synth; }).drvPath"
+  "(import ./scripts/bench/eval-pipeline.nix { $progs manifests = $synth; }).index.drvPath" \
+  "(import ./scripts/bench/eval-baseline.nix { $progs manifests = $synth; }).drvPath"

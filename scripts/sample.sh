@@ -10,13 +10,13 @@ mkdir -p .cache
 CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-redist-find-features
 # The builder of the unpack and detect derivations, built reproducibly: the
 # same source gives the same bytes, so the same store path and no rebuild.
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o .cache/cuda-redist-detector ./cmd/cuda-redist-detector
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o .cache/cuda-redist-detector ./cmd/cuda-redist-detector
 # The builder of the aggregate and index derivations, the same way.
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o .cache/cuda-redist-aggregate ./cmd/cuda-redist-aggregate
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o .cache/cuda-redist-aggregate ./cmd/cuda-redist-aggregate
 nixopts=(--option sandbox true --option substituters '')
 for attr in '"1.0.0"' '"2.0.0"' index; do
   name=${attr//\"/}
-  nix-build default.nix "${nixopts[@]}" --arg program "$PWD/.cache/cuda-redist-find-features" \
+  nix-build default.nix "${nixopts[@]}" --arg cliProgram "$PWD/.cache/cuda-redist-find-features" \
     --arg detectorProgram "$PWD/.cache/cuda-redist-detector" \
     --arg aggregateProgram "$PWD/.cache/cuda-redist-aggregate" \
     -A "features.sample.$attr" -o "result-sample-$name" >&2

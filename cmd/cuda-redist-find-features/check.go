@@ -183,7 +183,8 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 // attachRunner sets up the Nix runner, and the evaluator's stand-in and
 // options from it.
 func (c *checkRun) attachRunner(nf *nixFlags) error {
-	runner, err := nf.runner(true, c.e)
+	// --eval-only walks the manifests and builds nothing: no builder.
+	runner, err := nf.runner(true, !c.evalOnly, c.e)
 	if err != nil {
 		return err
 	}

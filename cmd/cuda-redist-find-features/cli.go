@@ -87,7 +87,7 @@ type env struct {
 }
 
 func commands() []command {
-	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), aggregateCommand(), mergeIndexCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), printVendoredCommand(), coverageCommand(), docsCommand(), versionCommand()}
+	return []command{downloadCommand(), processCommand(), unpackCommand(), detectCommand(), compareCommand(), reportCommand(), releaseDiffCommand(), manifestSchemaCommand(), featureSchemaCommand(), printBuildRedistCommand(), checkNixpkgsCommand(), printDependenciesCommand(), printVendoredCommand(), coverageCommand(), docsCommand(), versionCommand()}
 }
 
 // Groups of the top-level help, in this order.
@@ -103,7 +103,7 @@ var commandGroups = []*cobra.Group{
 	{ID: groupRelease, Title: "Releases (manifests, features, Nixpkgs):"},
 	{ID: groupArchive, Title: "One archive:"},
 	{ID: groupSchema, Title: "Schemas:"},
-	{ID: groupBuilder, Title: "Nix builders (run by the derivations):"},
+	{ID: groupBuilder, Title: "Nix builders (run by the flake's checks):"},
 	{ID: groupOther, Title: "Other:"},
 }
 
@@ -232,7 +232,7 @@ func groupOf(name string) string {
 		return groupArchive
 	case "print-manifest-schema", "print-feature-schema":
 		return groupSchema
-	case "aggregate", "merge-index", "compare":
+	case "compare":
 		return groupBuilder
 	}
 	return groupRelease

@@ -108,15 +108,11 @@ func TestDetectVariantSetsTheCudaMajor(t *testing.T) {
 	}
 }
 
-// TestDetectCudaMajorFlag: --cuda-major, --variant's old form, makes the
-// same simulation with a warning, and is never taken beside --variant.
-func TestDetectCudaMajorFlag(t *testing.T) {
+// TestDetectCudaMajorFlagIsGone: --cuda-major, the old form of
+// --variant, is no flag any more.
+func TestDetectCudaMajorFlagIsGone(t *testing.T) {
 	dir := versionDirs(t)
-	f, stderr := detectJSON(t, "--cuda-major", "13", dir)
-	if !f.BuildRedist.CudaMajorDir || !strings.Contains(stderr, "use --variant cuda13") {
-		t.Errorf("detect --cuda-major 13: cudaMajorDir %v, stderr %q", f.BuildRedist.CudaMajorDir, stderr)
-	}
-	if code, _, stderr := runCLI("detect", "--cuda-major", "13", "--variant", "cuda12", dir); code != exitUsage || !strings.Contains(stderr, "give --variant alone") {
-		t.Errorf("detect --cuda-major 13 --variant cuda12: exit %d, want %d\n%s", code, exitUsage, stderr)
+	if code, _, stderr := runCLI("detect", "--cuda-major", "13", dir); code != exitUsage || !strings.Contains(stderr, "unknown flag: --cuda-major") {
+		t.Errorf("detect --cuda-major 13: exit %d, want %d\n%s", code, exitUsage, stderr)
 	}
 }

@@ -1,6 +1,9 @@
-// Command cuda-redist-find-features finds the features of NVIDIA CUDA
-// redistributable archives. The static binary is the CLI, and the
-// builder of the pipeline's derivations no program of their own is given
-// for: the unpack and detect derivations have cuda-redist-detector, and
-// this binary's unpack and detect commands do the same work without it.
+// Command cuda-redist-find-features, the CLI, finds the features of NVIDIA
+// CUDA redistributable archives: the commands users run. It builds none
+// of the pipeline's derivations: their builders are cuda-redist-detector
+// (unpack, detect) and cuda-redist-aggregate (aggregate, buildRedist,
+// merged index), which it finds installed beside itself. Its own unpack
+// and detect commands, for users, take the detector's flags and run the
+// detector's code (detector/unpack, detector/facts). Nix runs it only to
+// build the reports and the flake's checks (docs/design.md).
 package main

@@ -1,62 +1,26 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/hostilejson"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
 )
-
-// hostileJSON are documents no reader may decode: nested far past
-// jsoncheck.MaxDepth (arrays, and objects whose every level names a key,
-// which used to cost memory quadratic in the depth), and one that repeats
-// a key.
-var hostileJSON = map[string]struct{ doc, want string }{
-	"deep arrays":  {`{"a":` + strings.Repeat("[", 200_000) + strings.Repeat("]", 200_000) + `}`, "nested too deeply"},
-	"deep objects": {strings.Repeat(`{"k":`, 200_000) + "1" + strings.Repeat("}", 200_000), "nested too deeply"},
-	"repeated key": {`{"a":1,"a":2}`, `duplicate key "a"`},
-}
 
 // TestHostileJSONEveryReader feeds each hostile document to every command
 // that reads JSON, in each role it reads it in, and wants exit 1 with the
 // refusal named and nothing written.
 func TestHostileJSONEveryReader(t *testing.T) {
-	for name, h := range hostileJSON {
-		t.Run(name, func(t *testing.T) {
-			for _, r := range jsonReaders(t, h.doc) {
-				dir := t.TempDir()
-				args := r.args(dir)
-				code, stdout, stderr := runCLI(args...)
-				if code != exitFail || !strings.Contains(stderr, h.want) {
-					t.Errorf("%s: %v: exit %d, want %d with %q in stderr:\n%.600s", r.role, args[0], code, exitFail, h.want, stderr)
-				}
-				if stdout != "" {
-					t.Errorf("%s: stdout %.200q, want nothing", r.role, stdout)
-				}
-				if left, _ := os.ReadDir(dir); len(left) > 0 {
-					t.Errorf("%s: %d files written to the output (%s...)", r.role, len(left), left[0].Name())
-				}
-			}
-		})
-	}
+	hostilejson.CheckEveryReader(t, jsonReaders, runCLI)
 }
 
-// jsonReader is one command reading a hostile file in one role; args
-// gets an empty directory where nothing may appear.
-type jsonReader struct {
-	role string
-	args func(out string) []string
-}
-
-func jsonReaders(t *testing.T, doc string) []jsonReader {
+func jsonReaders(t *testing.T, doc string) []hostilejson.Reader {
 	sample := filepath.Join("..", "..", "tests", "golden", "sample")
-	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
 	write := func(name, content string) string {
 		p := filepath.Join(t.TempDir(), name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -84,16 +48,9 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 		}
 		return dir
 	}
-	attrs := func(v any) string {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return write(".attrs.json", string(data))
-	}
 	hostile := write("hostile.json", doc)
 	// The Nix commands refuse the manifest before they build anything: a
-	// stand-in static ELF file is enough for --program.
+	// stand-in static ELF file is enough for the builders.
 	program := write("program", string(testelf.Build(testelf.Spec{})))
 	nixLib := filepath.Join("..", "..", "nix")
 	manifestDir := filepath.Dir(write("redistrib_1.0.0.json", doc))
@@ -105,55 +62,32 @@ func jsonReaders(t *testing.T, doc string) []jsonReader {
 		fmt.Fprint(w, doc)
 	}))
 	t.Cleanup(srv.Close)
-	return []jsonReader{
-		{"download-manifests: a manifest from the server", func(out string) []string {
+	return []hostilejson.Reader{
+		{Role: "download-manifests: a manifest from the server", Args: func(out string) []string {
 			return []string{"download-manifests", srv.URL + "/", out}
 		}},
-		{"process-manifests: a manifest", func(out string) []string {
-			return []string{"process-manifests", "--index", filepath.Join(out, "index.json"), "--program", program, "--nix-lib", nixLib, "http://127.0.0.1:1/", manifestDir}
+		{Role: "process-manifests: a manifest", Args: func(out string) []string {
+			return []string{"process-manifests", "--index", filepath.Join(out, "index.json"), "--detector-program", program, "--aggregate-program", program, "--nix-lib", nixLib, "http://127.0.0.1:1/", manifestDir}
 		}},
-		{"check-nixpkgs: a manifest", func(out string) []string {
-			return []string{"check-nixpkgs", "--eval-only", "--program", program, "--nix-lib", nixLib, "--url", "http://127.0.0.1:1/", out, manifestDir}
+		{Role: "check-nixpkgs: a manifest", Args: func(out string) []string {
+			return []string{"check-nixpkgs", "--eval-only", "--nix-lib", nixLib, "--url", "http://127.0.0.1:1/", out, manifestDir}
 		}},
-		{"aggregate: the manifest", func(out string) []string {
-			return []string{"aggregate", "--attrs", attrs(map[string]any{
-				"outputs": map[string]string{"out": filepath.Join(out, "agg")}, "redistName": "cuda", "version": "1.0.0",
-				"manifest": hostile, "archives": []any{}})}
-		}},
-		{"aggregate: a detect result", func(out string) []string {
-			return []string{"aggregate", "--attrs", attrs(map[string]any{
-				"outputs": map[string]string{"out": filepath.Join(out, "agg")}, "redistName": "sample", "version": "1.0.0",
-				"manifest": abs(filepath.Join("..", "..", "sample", "redistrib_1.0.0.json")),
-				"releases": map[string]any{"cuda_demo_rt": map[string]string{"name": "N", "license": "L", "version": "1.0.42"}},
-				"archives": []any{map[string]string{"package": "cuda_demo_rt", "platform": "linux-x86_64", "variant": "None",
-					"relativePath": "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz",
-					"sha256":       "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580", "features": hostile}}})}
-		}},
-		{"aggregate: the structured attributes", func(out string) []string {
-			return []string{"aggregate", "--attrs", hostile}
-		}},
-		{"merge-index: an index", func(out string) []string {
-			return []string{"merge-index", "--out", filepath.Join(out, "index.json"), filepath.Join(sample, "1.0.0", "index.json"), hostile}
-		}},
-		{"merge-index: the structured attributes", func(out string) []string {
-			return []string{"merge-index", "--attrs", hostile}
-		}},
-		{"report: an index", func(out string) []string {
+		{Role: "report: an index", Args: func(out string) []string {
 			return []string{"report", "--out", out, aggregateWith("index.json")}
 		}},
-		{"report: a detail.json", func(out string) []string {
+		{Role: "report: a detail.json", Args: func(out string) []string {
 			return []string{"report", "--out", out, aggregateWith("detail.json")}
 		}},
-		{"diff: an index", func(out string) []string {
+		{Role: "diff: an index", Args: func(out string) []string {
 			return []string{"diff", filepath.Join(sample, "1.0.0"), aggregateWith("index.json")}
 		}},
-		{"diff: a detail.json", func(out string) []string {
+		{Role: "diff: a detail.json", Args: func(out string) []string {
 			return []string{"diff", aggregateWith("detail.json"), filepath.Join(sample, "1.0.0")}
 		}},
-		{"print-buildredist: a buildRedist.json", func(out string) []string {
+		{Role: "print-buildredist: a buildRedist.json", Args: func(out string) []string {
 			return []string{"print-buildredist", hostile}
 		}},
-		{"print-dependencies: a detail.json", func(out string) []string {
+		{Role: "print-dependencies: a detail.json", Args: func(out string) []string {
 			return []string{"print-dependencies", hostile}
 		}},
 	}

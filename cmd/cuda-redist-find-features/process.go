@@ -120,7 +120,7 @@ func (pf *processFlags) findManifests(dir string, flt manifest.Filter, redist, u
 
 // newRunner is the Nix runner of the run's options.
 func (pf *processFlags) newRunner(e *env) (*nixdriver.Runner, error) {
-	runner, err := pf.nix.runner(*pf.sandbox, e)
+	runner, err := pf.nix.runner(*pf.sandbox, true, e)
 	if err != nil {
 		return nil, err
 	}
@@ -150,27 +150,18 @@ func mustAbs(p string) string {
 
 // nixFlags are the options of the commands that drive the Nix pipeline.
 type nixFlags struct {
-	program, nixLib, detectorProgram, aggregateProgram *string
-	options                                            multiFlag
-	offline                                            *bool
-	maxArchives                                        *int
-	// detector is --program's old name, hidden; runner warns when it is
-	// used, and refuses it beside --program.
-	detector, programFlag *flag.Flag
+	nixLib, detectorProgram, aggregateProgram *string
+	options                                   multiFlag
+	offline                                   *bool
+	maxArchives                               *int
 }
 
 func addNixFlags(fs *flag.FlagSet) *nixFlags {
 	nf := &nixFlags{
-		program:          fs.String("program", "", "the static binary the derivations run (default: this executable)"),
-		detectorProgram:  fs.String("detector-program", "", "the static cuda-redist-detector, builder of the unpack and detect derivations (default: the one installed beside --program or this executable, else --program itself)"),
-		aggregateProgram: fs.String("aggregate-program", "", "the static cuda-redist-aggregate, builder of the aggregate and merged-index derivations (default: the one installed beside --program or this executable, else --program itself)"),
+		detectorProgram:  fs.String("detector-program", "", "the static cuda-redist-detector, builder of the unpack and detect derivations (default: the one installed beside this executable)"),
+		aggregateProgram: fs.String("aggregate-program", "", "the static cuda-redist-aggregate, builder of the aggregate, buildRedist and merged-index derivations (default: the one installed beside this executable)"),
 		nixLib:           fs.String("nix-lib", "", "the Nix library directory (default: $CRFF_NIX_LIB, else ../share/cuda-redist-find-features/nix beside the executable, else nix/ in the working directory or a parent)"),
 	}
-	// --detector was the flag's name while the binary was called the
-	// detector; it still works, with a warning.
-	fs.StringVar(nf.program, "detector", "", "the old name of --program")
-	_ = fs.MarkHidden("detector")
-	nf.detector, nf.programFlag = fs.Lookup("detector"), fs.Lookup("program")
 	fs.Var(&nf.options, "nix-option", "NAME=VALUE passed to Nix as --option NAME VALUE (repeatable)")
 	nf.offline = fs.Bool("offline", false, offlineHelp)
 	nf.maxArchives = fs.Int("max-archives", nixdriver.DefaultMaxArchives, "refuse, alone and by name, a manifest that lists more archives than this (0: no bound; NVIDIA's largest lists 159)")
@@ -190,7 +181,10 @@ func attachProgress(r *nixdriver.Runner, e *env) {
 		lw.Skip = nixlog.IsRetryNotice
 		r.Stderr = lw
 		e.atExit = append(e.atExit, func() { lw.Flush() })
-		r.BuildArgs = append(r.BuildArgs, "--quiet")
+		// --no-build-output: nor the builders' own log lines (the
+		// detector's "unpacked", "detected"; in `nix log`); a failed
+		// build's error still quotes its last ones.
+		r.BuildArgs = append(r.BuildArgs, "--quiet", "--no-build-output")
 	case isTerminal(e.terminal):
 		// A status line from Nix's structured log.
 		p := newNixProgress(e.terminal)
@@ -223,27 +217,10 @@ func (e *env) logAround(p *nixProgress) {
 	e.log = newLogger(p.clearing(e.stderr), e.logLevel)
 }
 
-// runner checks the program is static, finds the Nix library, and parses
-// the --nix-option values.
-func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
-	if nf.detector.Changed {
-		if nf.programFlag.Changed {
-			return nil, usageErrorf("--detector is the old name of --program: give --program alone")
-		}
-		e.log.Warn("--detector is deprecated: use --program")
-	}
-	program := *nf.program
-	if program == "" {
-		self, err := os.Executable()
-		if err != nil {
-			return nil, err
-		}
-		program = self
-	}
-	program = mustAbs(program)
-	if err := nixdriver.CheckStatic(program); err != nil {
-		return nil, err
-	}
+// runner finds the Nix library and, when the run builds derivations
+// (withBuilders), the builders (static), and parses the --nix-option
+// values.
+func (nf *nixFlags) runner(sandbox, withBuilders bool, e *env) (*nixdriver.Runner, error) {
 	nixLib := *nf.nixLib
 	if nixLib == "" {
 		// Read here, not as the flag's default: help stays the same everywhere.
@@ -253,9 +230,11 @@ func (nf *nixFlags) runner(sandbox bool, e *env) (*nixdriver.Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &nixdriver.Runner{NixLib: lib, Program: program, Stderr: e.stderr}
-	if err := nf.builders(r); err != nil {
-		return nil, err
+	r := &nixdriver.Runner{NixLib: lib, Stderr: e.stderr}
+	if withBuilders {
+		if err := nf.builders(r); err != nil {
+			return nil, err
+		}
 	}
 	attachProgress(r, e)
 	if r.Options, err = nf.nixOptions(sandbox); err != nil {
@@ -273,21 +252,25 @@ const (
 )
 
 // builders sets r's detector and aggregate builder: their flags, else
-// beside r.Program, else none (r.Program builds their derivations).
+// the ones installed beside this executable. The CLI builds none of the
+// pipeline's derivations itself.
 func (nf *nixFlags) builders(r *nixdriver.Runner) error {
-	var err error
-	if r.DetectorProgram, err = findBeside(*nf.detectorProgram, "--detector-program", detectorName, r.Program); err != nil {
+	self, err := os.Executable()
+	if err != nil {
 		return err
 	}
-	r.AggregateProgram, err = findBeside(*nf.aggregateProgram, "--aggregate-program", aggregateName, r.Program)
+	if r.DetectorProgram, err = findBeside(*nf.detectorProgram, "--detector-program", detectorName, self); err != nil {
+		return err
+	}
+	r.AggregateProgram, err = findBeside(*nf.aggregateProgram, "--aggregate-program", aggregateName, self)
 	return err
 }
 
 // findBeside is the builder program name of some derivations: flag's
 // value when given (it must be static), else the program name installed
-// beside program, else "" (program, which has the same commands, builds
-// them).
-func findBeside(flag, flagName, name, program string) (string, error) {
+// beside self, the CLI's executable; an error saying how to install it
+// when there is none.
+func findBeside(flag, flagName, name, self string) (string, error) {
 	if flag != "" {
 		p, err := filepath.EvalSymlinks(mustAbs(flag))
 		if err != nil {
@@ -295,19 +278,23 @@ func findBeside(flag, flagName, name, program string) (string, error) {
 		}
 		return p, nixdriver.CheckStatic(p)
 	}
-	beside := filepath.Join(filepath.Dir(program), name)
+	self, err := filepath.EvalSymlinks(self)
+	if err != nil {
+		return "", err
+	}
+	beside := filepath.Join(filepath.Dir(self), name)
 	if st, err := os.Stat(beside); err != nil || !st.Mode().IsRegular() {
-		return "", nil
+		return "", fmt.Errorf("%s is not installed beside %s (nor given with %s): the pipeline's derivations are built by it; install the three programs together: %s", name, self, flagName, nixdriver.InstallHint)
 	}
 	// The file itself: Nix copies the path it is given into the store,
 	// and a symlink (the package links it beside the CLI) would be copied
 	// as a link.
-	beside, err := filepath.EvalSymlinks(beside)
+	beside, err = filepath.EvalSymlinks(beside)
 	if err != nil {
 		return "", err
 	}
 	if err := nixdriver.CheckStatic(beside); err != nil {
-		return "", fmt.Errorf("%s beside %s: %w (pass %s)", name, program, err, flagName)
+		return "", fmt.Errorf("%s beside %s: %w (pass %s)", name, self, err, flagName)
 	}
 	return beside, nil
 }

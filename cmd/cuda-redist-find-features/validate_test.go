@@ -78,18 +78,18 @@ func TestFiltersSelectingNothing(t *testing.T) {
 	}
 
 	// The Nix commands stop before building anything: a stand-in static
-	// ELF file is enough for --program.
+	// ELF file is enough for the builders.
 	program := filepath.Join(t.TempDir(), "program")
 	if err := os.WriteFile(program, testelf.Build(testelf.Spec{}), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	nixLib := filepath.Join("..", "..", "nix")
 	sample := filepath.Join("..", "..", "sample")
-	code, _, stderr = runCLI("process-manifests", "file:///nowhere", sample, "--max-version", "0.1.0", "--program", program, "--nix-lib", nixLib)
+	code, _, stderr = runCLI("process-manifests", "file:///nowhere", sample, "--max-version", "0.1.0", "--detector-program", program, "--aggregate-program", program, "--nix-lib", nixLib)
 	if code != exitFail || !strings.Contains(stderr, "none of the 2 redistrib_<version>.json in "+sample+" matches --max-version 0.1.0") {
 		t.Errorf("process-manifests: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--program", program, "--nix-lib", nixLib)
+	code, _, stderr = runCLI("check-nixpkgs", t.TempDir(), sample, "--url", "file:///nowhere", "--version", "7.7.7", "--detector-program", program, "--aggregate-program", program, "--nix-lib", nixLib)
 	if code != exitFail || !strings.Contains(stderr, "none of the 2 redistrib_<version>.json in "+sample+" matches --version 7.7.7") {
 		t.Errorf("check-nixpkgs: exit %d, stderr %q", code, stderr)
 	}
@@ -99,7 +99,7 @@ func TestFiltersSelectingNothing(t *testing.T) {
 // from one whose subdirectories hold them (with those to pass), and from
 // a filter that selects none; no text reads "matches no version filter".
 // The missing packages directory is said as such, before the Nix
-// library or the program are looked at (argument errors first).
+// library or the builders are looked at (argument errors first).
 func TestNoManifestMessages(t *testing.T) {
 	empty := t.TempDir()
 	parent := t.TempDir()
@@ -109,8 +109,8 @@ func TestNoManifestMessages(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(parent, "cuda", "redistrib_12.8.0.json"), []byte("{}"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// No --program, no --nix-lib: a missing library or a dynamic test
-	// binary must not hide these.
+	// No builders, no --nix-lib: a missing library or missing builders
+	// must not hide these.
 	for _, c := range []struct {
 		args []string
 		code int
@@ -153,27 +153,49 @@ func TestJSONOutputsMatchSchemas(t *testing.T) {
 	}
 }
 
-// TestDetectorFlagStillWorks: --detector, the old name of --program, sets
-// the same value (a non-ELF file is refused under either name) and says
-// it is deprecated.
-func TestDetectorFlagStillWorks(t *testing.T) {
-	notELF := filepath.Join(t.TempDir(), "not-elf")
+// TestBuildersRequired: the CLI builds none of the pipeline's
+// derivations itself. Without the detector and the aggregate builder
+// beside it (the test binary has none) or given by flag, the Nix commands
+// refuse to run, naming the missing builder and the one command that
+// installs all three programs; a builder given by flag must be a static
+// executable; the old names of the flags are gone.
+func TestBuildersRequired(t *testing.T) {
+	dir := t.TempDir()
+	notELF := filepath.Join(dir, "not-elf")
 	if err := os.WriteFile(notELF, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	static := filepath.Join(dir, "static")
+	if err := os.WriteFile(static, testelf.Build(testelf.Spec{}), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	nixLib := filepath.Join("..", "..", "nix")
 	sample := filepath.Join("..", "..", "sample")
-	for _, flag := range []string{"--program", "--detector"} {
-		code, _, stderr := runCLI("process-manifests", "file:///nowhere", sample, flag, notELF, "--nix-lib", nixLib)
-		if code == exitOK || !strings.Contains(stderr, "program "+notELF) {
-			t.Errorf("%s %s: exit %d, stderr %q; want the program refused", flag, notELF, code, stderr)
-		}
-		if deprecated := strings.Contains(stderr, "use --program"); deprecated != (flag == "--detector") {
-			t.Errorf("%s: stderr %q; deprecation notice %v", flag, stderr, deprecated)
-		}
+	process := func(args ...string) (int, string) {
+		code, _, stderr := runCLI(append([]string{"process-manifests", "file:///nowhere", sample, "--nix-lib", nixLib}, args...)...)
+		return code, stderr
 	}
-	code, _, stderr := runCLI("process-manifests", "file:///nowhere", sample, "--program", notELF, "--detector", notELF, "--nix-lib", nixLib)
-	if code != exitUsage || !strings.Contains(stderr, "give --program alone") {
-		t.Errorf("--program and --detector: exit %d, stderr %q; want a usage error", code, stderr)
+	install := "go install -trimpath -buildvcs=false -ldflags='-s -w -buildid=' github.com/nix-cuda/cuda-redist-find-features/cmd/...@latest"
+	for _, c := range []struct {
+		args       []string
+		code       int
+		wantStderr []string
+	}{
+		{nil, exitFail, []string{"cuda-redist-detector is not installed beside", "--detector-program", "CGO_ENABLED=0 " + install, "go install -trimpath -buildvcs=false -ldflags='-s -w -buildid=' ./cmd/..."}},
+		{[]string{"--detector-program", static}, exitFail, []string{"cuda-redist-aggregate is not installed beside", "--aggregate-program", install}},
+		{[]string{"--detector-program", notELF, "--aggregate-program", static}, exitFail, []string{"program " + notELF}},
+		{[]string{"--detector-program", static, "--aggregate-program", notELF}, exitFail, []string{"program " + notELF}},
+		{[]string{"--program", static}, exitUsage, []string{"unknown flag: --program"}},
+		{[]string{"--detector", static}, exitUsage, []string{"unknown flag: --detector"}},
+	} {
+		code, stderr := process(c.args...)
+		if code != c.code {
+			t.Errorf("%q: exit %d, want %d; stderr %q", c.args, code, c.code, stderr)
+		}
+		for _, want := range c.wantStderr {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%q: stderr %q, want %q in it", c.args, stderr, want)
+			}
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -25,15 +26,11 @@ type Runner struct {
 	// NixLib is the directory holding cli.nix and pipeline.nix (the
 	// repository's nix/, or the package's share/cuda-redist-find-features/nix).
 	NixLib string
-	// Program is the static CLI: the builder of every derivation of the
-	// pipeline no program of its own is given for (DetectorProgram).
-	Program string
-	// DetectorProgram, when set, is the static cuda-redist-detector: the
-	// builder of the unpack and detect derivations instead of Program.
+	// DetectorProgram is the static cuda-redist-detector: the builder of
+	// the unpack and detect derivations.
 	DetectorProgram string
-	// AggregateProgram, when set, is the static cuda-redist-aggregate: the
-	// builder of the aggregate and merged-index derivations instead of
-	// Program.
+	// AggregateProgram is the static cuda-redist-aggregate: the builder of
+	// the aggregate, buildRedist and merged-index derivations.
 	AggregateProgram string
 	// System is the system the derivations build on ("": the local one).
 	System string
@@ -209,7 +206,7 @@ func FindNixLib(explicit string) (string, error) {
 // and returns the nix/ directory of its copy in the Nix store
 // (storeNixLib says why there).
 func extractNixLib(ctx context.Context, cacheRoot string) (string, error) {
-	dir, err := nixlib.Extract(cacheRoot)
+	dir, err := nixlib.Extract(cacheRoot, NixLibOutside())
 	var unsafe *nixlib.UnsafeError
 	if errors.As(err, &unsafe) {
 		return "", err
@@ -231,6 +228,17 @@ func extractNixLib(ctx context.Context, cacheRoot string) (string, error) {
 // the library's copy into the store: where another user would swap a file.
 var testHookAfterExtract func(dir string)
 
+// NixLibOutside are the files of the Nix library outside nix/ (those
+// nix/library-files.txt lists), by their path in the repository, from the
+// package that embeds them.
+func NixLibOutside() map[string][]byte {
+	out := map[string][]byte{}
+	for n, b := range manifest.LibraryFiles() {
+		out[path.Join("lib", "manifest", n)] = b
+	}
+	return out
+}
+
 // InstalledNixLib is where the package installs the Nix library relative
 // to the executable at exe.
 func InstalledNixLib(exe string) string {
@@ -242,6 +250,24 @@ func isNixLib(dir string) bool {
 	return err == nil
 }
 
+// InstallHint installs the CLI, the detector and the aggregate builder
+// in one command, together in one directory (GOBIN), where the CLI finds
+// the two builders. CGO_ENABLED=0 makes them static (the sandbox has no
+// dynamic loader); -trimpath, -buildvcs=false and
+// -ldflags='-s -w -buildid=' make a builder's bytes a function of its
+// source and the Go toolchain alone, and so the store path of every
+// derivation it builds: without them the bytes also hold the build
+// directory, a build ID and, built in a git clone, the commit (Go 1.24
+// and later stamp it as the module's version), and another checkout,
+// machine or commit rebuilds every unpack, detect and aggregate. From the
+// module path the module's version is in the bytes whatever the flags: a
+// new release's builders build their derivations once.
+const InstallHint = "CGO_ENABLED=0 go install -trimpath -buildvcs=false -ldflags='-s -w -buildid=' " + Module + "/cmd/...@latest" +
+	" (from a checkout: CGO_ENABLED=0 go install -trimpath -buildvcs=false -ldflags='-s -w -buildid=' ./cmd/...)"
+
+// Module is the Go module path of the three programs.
+const Module = "github.com/nix-cuda/cuda-redist-find-features"
+
 // CheckStatic fails unless path is a statically linked executable: inside
 // the sandbox there is no dynamic loader.
 func CheckStatic(path string) error {
@@ -252,7 +278,7 @@ func CheckStatic(path string) error {
 	defer f.Close()
 	for _, p := range f.Progs {
 		if p.Type == elf.PT_INTERP {
-			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary: build or install it with CGO_ENABLED=0 (CGO_ENABLED=0 go install ./cmd/cuda-redist-find-features), or pass --program", path)
+			return fmt.Errorf("program %s is dynamically linked; the sandboxed builds need a static binary: build or install it with CGO_ENABLED=0 (%s)", path, InstallHint)
 		}
 	}
 	return nil
@@ -268,9 +294,9 @@ func (r *Runner) optionArgs(ctx context.Context) []string {
 
 // cliArgs is the JSON nix/cli.nix reads.
 type cliArgs struct {
-	Program          string     `json:"program"`
-	DetectorProgram  *string    `json:"detectorProgram"`
-	AggregateProgram *string    `json:"aggregateProgram"`
+	// The builders; absent when no derivation is asked for (ArchivesOnly).
+	DetectorProgram  string     `json:"detectorProgram,omitempty"`
+	AggregateProgram string     `json:"aggregateProgram,omitempty"`
 	System           *string    `json:"system"`
 	Manifests        []Manifest `json:"manifests"`
 	Index            *string    `json:"index"`
@@ -282,15 +308,9 @@ type cliArgs struct {
 // cliArgs is the JSON for nix/cli.nix over ms with r's programs and
 // system.
 func (r *Runner) cliArgs(ms []Manifest) cliArgs {
-	a := cliArgs{Program: r.Program, Manifests: ms}
+	a := cliArgs{DetectorProgram: r.DetectorProgram, AggregateProgram: r.AggregateProgram, Manifests: ms}
 	if a.Manifests == nil {
 		a.Manifests = []Manifest{}
-	}
-	if r.DetectorProgram != "" {
-		a.DetectorProgram = &r.DetectorProgram
-	}
-	if r.AggregateProgram != "" {
-		a.AggregateProgram = &r.AggregateProgram
 	}
 	if r.System != "" {
 		a.System = &r.System

@@ -37,7 +37,7 @@ const storeNixLibExpr = `{ dir, name, sha256 }: builtins.path { path = dir; inhe
 // storeNixLib returns the store path of the library written to dir by
 // nixlib.Extract, adding it to the store when it is not there.
 func storeNixLib(ctx context.Context, dir string) (string, error) {
-	lib, err := nixlib.Files()
+	lib, err := nixlib.Files(NixLibOutside())
 	if err != nil {
 		return "", err
 	}

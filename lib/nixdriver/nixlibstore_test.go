@@ -25,7 +25,7 @@ func evalEmptyRun(t *testing.T, lib string) error {
 	t.Helper()
 	r := &Runner{NixLib: lib}
 	var stderr strings.Builder
-	_, err := r.evalCLI(context.Background(), []byte(`{"program":"/bin/sh","detectorProgram":null,"aggregateProgram":null,"system":null,"manifests":[],"index":null,"archivesOnly":true}`), false, &stderr)
+	_, err := r.evalCLI(context.Background(), []byte(`{"system":null,"manifests":[],"index":null,"archivesOnly":true}`), false, &stderr)
 	if err != nil {
 		return &evalErr{err, stderr.String()}
 	}
@@ -42,7 +42,7 @@ func (e *evalErr) Error() string { return e.err.Error() + ": " + e.stderr }
 // libraryDir is the one library directory under the cache root.
 func libraryDir(t *testing.T, cacheRoot string) string {
 	t.Helper()
-	lib, _ := nixlib.Files()
+	lib, _ := nixlib.Files(NixLibOutside())
 	return filepath.Join(cacheRoot, nixlib.Hash(lib))
 }
 
@@ -106,11 +106,11 @@ func TestEmbeddedLibraryIsEvaluatedFromTheStore(t *testing.T) {
 // nixlib.StorePath computes.
 func TestAddCheckedRefusesOtherBytes(t *testing.T) {
 	testenv.RequireNix(t, "nix-instantiate")
-	dir, err := nixlib.Extract(filepath.Join(t.TempDir(), nixlib.CacheName))
+	dir, err := nixlib.Extract(filepath.Join(t.TempDir(), nixlib.CacheName), NixLibOutside())
 	if err != nil {
 		t.Fatal(err)
 	}
-	lib, _ := nixlib.Files()
+	lib, _ := nixlib.Files(NixLibOutside())
 	narHash, err := nixlib.NarHash(lib)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@
 # manifest, plus one derivation per manifest over its features, written
 # with no helper functions and no checks. scripts/bench.sh compares the
 # evaluation of nix/ (default.nix) with this.
-{ program, manifests ? ../../manifests }:
+{ detectorProgram, aggregateProgram, manifests ? ../../manifests }:
 let
   inherit (builtins) attrNames concatMap filter match readDir readFile fromJSON isAttrs hasAttr;
   files = concatMap (
@@ -33,14 +33,14 @@ let
       unpacked = derivation {
         name = "unpacked";
         system = "x86_64-linux";
-        builder = program;
+        builder = detectorProgram;
         args = [ "unpack" "${src}" (placeholder "out") ];
       };
     in
     derivation {
       name = "features.json";
       system = "x86_64-linux";
-      builder = "${program}"; # structured attrs take no path
+      builder = "${detectorProgram}"; # structured attrs take no path
       __structuredAttrs = true;
       exportReferencesGraph.tree = [ unpacked ];
       args = [ "detect" "--nar-hash-from-nix" "--out" (placeholder "out") "${unpacked}" ];
@@ -48,7 +48,7 @@ let
   perManifest = file: derivation {
     name = "manifest-features";
     system = "x86_64-linux";
-    builder = program;
+    builder = aggregateProgram;
     args = [ "aggregate" ]
       ++ map (l: "${features l}")
         (leaves (fromJSON (readFile (manifests + "/${file.r}/${file.f}"))));
@@ -57,6 +57,6 @@ in
 derivation {
   name = "index";
   system = "x86_64-linux";
-  builder = program;
+  builder = aggregateProgram;
   args = [ "index" ] ++ map (f: "${perManifest f}") files;
 }

@@ -4,10 +4,10 @@
 # an index per redist and one over everything. scripts/eval-bench.sh
 # evaluates the drvPath of `index` (forcing every fetch, unpack, detect and
 # aggregate) against scripts/bench/eval-baseline.nix on the same directory.
-{ program, manifests, system ? "x86_64-linux" }:
+{ detectorProgram, aggregateProgram, manifests, system ? "x86_64-linux" }:
 let
   inherit (builtins) attrNames concatMap filter head listToAttrs match readDir;
-  pipeline = import ../../nix/pipeline.nix { inherit program system; };
+  pipeline = import ../../nix/pipeline.nix { inherit detectorProgram aggregateProgram system; };
   versionOf = file: match "redistrib_([0-9][0-9.]*)\\.json" file;
   redist = redistName:
     let dir = manifests + "/${redistName}"; in

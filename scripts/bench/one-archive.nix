@@ -2,7 +2,7 @@
 # with no helper functions: what the pipeline builds per manifest entry
 # (nix/pipeline.nix), as scripts/bench.sh times it end to end.
 {
-  program, # path of the static cuda-redist-find-features binary
+  detectorProgram, # path of the static cuda-redist-detector binary
   url, # file:// URL of the archive
   sha256, # its sha256 (base16)
   name, # its file name
@@ -21,13 +21,13 @@ rec {
   unpacked = derivation {
     name = "${salt}unpacked";
     system = "x86_64-linux";
-    builder = program;
+    builder = detectorProgram;
     args = [ "unpack" "${src}" (placeholder "out") ];
   };
   features = derivation {
     name = "${salt}features.json";
     system = "x86_64-linux";
-    builder = "${program}"; # structured attrs take no path
+    builder = "${detectorProgram}"; # structured attrs take no path
     __structuredAttrs = true;
     exportReferencesGraph.tree = [ unpacked ];
     args = [ "detect" "--nar-hash-from-nix" "--out" (placeholder "out") "${unpacked}" ];
@@ -37,7 +37,7 @@ rec {
   trivial = derivation {
     name = "${salt}trivial";
     system = "x86_64-linux";
-    builder = program;
+    builder = detectorProgram;
     args = [ "unpack" ./empty.tar (placeholder "out") ];
   };
 }

@@ -26,10 +26,10 @@ printf '{"Replace":{"%s":"%s","%s":"%s"}}' "$PWD/lib/report/model.go" "$work/mod
 mkdir -p "$work/one" "$work/two" "$work/cold"
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -overlay "$work/overlay.json" -o "$work/one/cuda-redist-find-features" ./cmd/cuda-redist-find-features
 cp "$work/one/cuda-redist-find-features" "$work/two/"
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o "$work/two/cuda-redist-detector" ./cmd/cuda-redist-detector
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -o "$work/two/cuda-redist-aggregate" ./cmd/cuda-redist-aggregate
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/two/cuda-redist-detector" ./cmd/cuda-redist-detector
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/two/cuda-redist-aggregate" ./cmd/cuda-redist-aggregate
 CGO_ENABLED=0 go build -trimpath -ldflags='-s -w' -overlay "$work/overlay-cold.json" -o "$work/cold/cuda-redist-find-features" ./cmd/cuda-redist-find-features
-CGO_ENABLED=0 go build -trimpath -ldflags='-s -w -buildid=' -overlay "$work/overlay-cold.json" -o "$work/cold/cuda-redist-detector" ./cmd/cuda-redist-detector
+CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -overlay "$work/overlay-cold.json" -o "$work/cold/cuda-redist-detector" ./cmd/cuda-redist-detector
 cp "$work/two/cuda-redist-aggregate" "$work/cold/"
 run() { # label bindir flag...
   local label=$1 bin=$2

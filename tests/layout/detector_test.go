@@ -2,6 +2,7 @@ package layout_test
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -143,9 +144,12 @@ func checkSourceList(t *testing.T, prog builderProgram) {
 }
 
 // TestDetectorReproducible copies the files of sources.txt, and nothing
-// else, to two directories of different names and builds the detector in
-// each as scripts/sample.sh and the flake do: the list is enough to
-// build it, and the same source gives the same bytes wherever it sits.
+// else, to two directories of different names, the second a git
+// repository with a commit, and builds the detector in each as
+// scripts/sample.sh and the README's install line do: the list is enough
+// to build it, and the same source gives the same bytes wherever it sits
+// and whatever the commit (Go stamps a clone's commit without
+// -buildvcs=false).
 func TestDetectorReproducible(t *testing.T) {
 	files := checkReproducible(t, detector)
 	if slices.Contains(files, "lib/buildredist/analyze.go") {
@@ -180,10 +184,15 @@ func checkReproducible(t *testing.T, prog builderProgram) []string {
 		for _, f := range files {
 			copyFile(t, filepath.Join(root, f), filepath.Join(dir, f))
 		}
+		if name == "copy-b" {
+			gitCommit(t, dir)
+		}
 		bin := filepath.Join(t.TempDir(), filepath.Base(prog.pkg))
-		cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-ldflags=-s -w -buildid=", "-o", bin, prog.pkg)
+		cmd := exec.Command("go", "build", "-mod=vendor", "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid=", "-o", bin, prog.pkg)
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		// Go's default (a user's go env may set -buildvcs=false): the
+		// flags above alone make the bytes reproducible.
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-buildvcs=auto")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("build from the files of %s alone: %v\n%s", sourceList, err, out)
 		}
@@ -210,5 +219,21 @@ func copyFile(t *testing.T, src, dst string) {
 	}
 	if err := os.WriteFile(dst, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// gitCommit makes dir a git repository holding its files in one commit.
+func gitCommit(t *testing.T, dir string) {
+	t.Helper()
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "sources"},
+	} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			testenv.Unavailable(t, fmt.Sprintf("git %v: %v\n%s", args, err, out))
+		}
 	}
 }

@@ -179,3 +179,54 @@ func TestLayoutDocNamesEveryPackage(t *testing.T) {
 		}
 	}
 }
+
+// arrows are the imports the tree forbids whatever the stages say: the
+// CLI's packages (lib/) never run the sandbox's code (detector/) on the
+// host, and the Nix library's Go package (nix/) carries the Nix files
+// alone, its file list on the Nix side (nix/library-files.txt), so it
+// imports nothing of lib/.
+var arrows = []struct{ from, to, why string }{
+	{"lib", "detector", "the detector's code runs in the sandbox, built by Nix, never on the host"},
+	{"nix", "lib", "the Nix library's files are listed on the Nix side (nix/library-files.txt)"},
+}
+
+// pendingArrows are imports of arrows still in the tree, by "from -> to",
+// with what removes them. Each must still occur (a stale entry fails), so
+// the list only shrinks.
+var pendingArrows = map[string]string{
+	"lib/nixdriver -> detector/facts":   "the pinned-unpack check (lib/nixdriver/pinned.go) builds the derivation instead (issue 38 item 5)",
+	"lib/nixdriver -> detector/narhash": "the same",
+}
+
+// under says whether the package name is dir or below it.
+func under(name, dir string) bool { return name == dir || strings.HasPrefix(name, dir+"/") }
+
+// TestNoForbiddenArrow: no package of lib/ imports detector/, and no
+// package of nix/ imports lib/ (test files aside).
+func TestNoForbiddenArrow(t *testing.T) {
+	seen := map[string]bool{}
+	for _, p := range listPackages(t) {
+		name := rel(p.ImportPath)
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			dep := rel(imp)
+			for _, a := range arrows {
+				if !under(name, a.from) || !under(dep, a.to) {
+					continue
+				}
+				if _, pending := pendingArrows[name+" -> "+dep]; pending {
+					seen[name+" -> "+dep] = true
+					continue
+				}
+				t.Errorf("%s imports %s: no package of %s/ may import %s/ (%s)", name, dep, a.from, a.to, a.why)
+			}
+		}
+	}
+	for arrow := range pendingArrows {
+		if !seen[arrow] {
+			t.Errorf("pendingArrows lists %s, which no package imports any more: remove it", arrow)
+		}
+	}
+}

@@ -25,7 +25,7 @@ func TestBenchExpressions(t *testing.T) {
 	}
 	sum := sha256.Sum256(data)
 	args := []string{"nix-build", "--no-out-link", "--option", "extra-sandbox-paths", filepath.Dir(archive),
-		"scripts/bench/one-archive.nix", "--arg", "program", programBinary(t),
+		"scripts/bench/one-archive.nix", "--arg", "detectorProgram", detectorBinary(t),
 		"--argstr", "url", "file://" + archive, "--argstr", "sha256", hex.EncodeToString(sum[:]),
 		"--argstr", "name", filepath.Base(archive), "--argstr", "salt", "crfftest-"}
 	for _, attr := range []string{"trivial", "src"} {
@@ -40,7 +40,7 @@ func TestBenchExpressions(t *testing.T) {
 		t.Errorf("one-archive.nix detect: narHash %s, nix hash path %s", f.NarHash, want)
 	}
 	drv := mustNix(t, "nix-instantiate", "--eval", "scripts/bench/eval-baseline.nix",
-		"--arg", "program", programBinary(t), "-A", "drvPath")
+		"--arg", "detectorProgram", detectorBinary(t), "--arg", "aggregateProgram", aggregateBinary(t), "-A", "drvPath")
 	if !strings.HasSuffix(drv, `-index.drv"`) {
 		t.Errorf("eval-baseline.nix: drvPath %s", drv)
 	}

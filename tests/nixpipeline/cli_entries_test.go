@@ -28,7 +28,7 @@ func evalCLI(t *testing.T, paths, baseURLs []string, archivesOnly bool) [][]cliE
 		Manifest   string `json:"manifest"`
 		BaseURL    string `json:"baseUrl"`
 	}
-	args := map[string]any{"program": programBinary(t), "system": nil, "index": nil, "archivesOnly": archivesOnly}
+	args := map[string]any{"detectorProgram": detectorBinary(t), "aggregateProgram": aggregateBinary(t), "system": nil, "index": nil, "archivesOnly": archivesOnly}
 	var ms []m
 	for i, p := range paths {
 		ms = append(ms, m{"r", strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "redistrib_"), ".json"), p, baseURLs[i]})

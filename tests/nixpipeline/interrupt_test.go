@@ -84,7 +84,7 @@ func interrupted(t *testing.T, tc interruptCase) {
 	token := randomToken(t)
 	// Sandboxed, the builder sees the marker directory through
 	// extra-sandbox-paths (and its pid is the sandbox's own).
-	args := []string{tc.command, "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + markers, "--program", blocker, "--version", "1.0.0"}
+	args := []string{tc.command, "--nix-option", "substituters=", "--nix-option", "extra-sandbox-paths=" + markers, "--detector-program", blocker, "--aggregate-program", blocker, "--version", "1.0.0"}
 	if tc.command == "process-manifests" {
 		args = append(args, "--sandbox="+strconv.FormatBool(tc.sandbox), "--redist-name", "sample", "-j", "1", "--index", index, "file://"+dir, dir)
 		if !tc.sandbox {

@@ -239,7 +239,7 @@ func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 	}
 	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "manifest-entries.nix")
 	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", expr,
-		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "aggregateProgram", aggregateBinary(t),
+		"--argstr", "nixLib", filepath.Join(repoRoot(), "nix"), "--argstr", "aggregateProgram", aggregateBinary(t),
 		"--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
 	var got []struct {
 		Entries    []string `json:"entries"`
@@ -316,7 +316,7 @@ func TestNixWalkerReadsEveryNixpkgsManifest(t *testing.T) {
 	list, _ := json.Marshal(rels)
 	start := time.Now()
 	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", expr,
-		"--argstr", "lib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "files", string(list))
+		"--argstr", "nixLib", filepath.Join(repoRoot(), "nix"), "--argstr", "dir", dir, "--argstr", "files", string(list))
 	elapsed := time.Since(start)
 	var got map[string][]string
 	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != len(want) {

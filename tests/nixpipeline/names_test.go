@@ -47,7 +47,8 @@ func TestManifestFeaturesNamesMatchEntryDerivations(t *testing.T) {
 	}
 	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "names.nix")
 	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", expr,
-		"--argstr", "repo", repoRoot(), "--argstr", "program", programBinary(t), "--argstr", "dir", dir)
+		"--argstr", "repo", repoRoot(), "--argstr", "detectorProgram", detectorBinary(t),
+		"--argstr", "aggregateProgram", aggregateBinary(t), "--argstr", "dir", dir)
 	var got struct {
 		Count      int               `json:"count"`
 		Mismatches []json.RawMessage `json:"mismatches"`

@@ -36,37 +36,40 @@ func repoRoot() string { return testenv.RepoRoot() }
 
 func requireNix(t *testing.T) { testenv.RequireNix(t, "nix-build") }
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
-// builtProgram is a builder program (cmd/<name>) built once for all
-// tests, as scripts/sample.sh builds it (reproducibly).
+// builtProgram is one of the three programs (cmd/<name>), built once for
+// all tests into one directory, binDir, as `go install ./cmd/...` installs
+// them: the CLI finds the two builders beside itself. The builders are
+// built reproducibly, as scripts/sample.sh builds them.
 type builtProgram struct {
-	name string
-	once sync.Once
-	path string
-	err  error
+	name    string
+	ldflags string
+	once    sync.Once
+	path    string
+	err     error
 }
 
 var (
-	detectorProgram  = &builtProgram{name: "cuda-redist-detector"}
-	aggregateProgram = &builtProgram{name: "cuda-redist-aggregate"}
+	cliProgram       = &builtProgram{name: "cuda-redist-find-features"}
+	detectorProgram  = &builtProgram{name: "cuda-redist-detector", ldflags: "-s -w -buildid="}
+	aggregateProgram = &builtProgram{name: "cuda-redist-aggregate", ldflags: "-s -w -buildid="}
+
+	binDirOnce sync.Once
+	binDir     string
+	binDirErr  error
 )
 
-// TestMain removes the binaries programBinary, detectorBinary and
-// aggregateBinary built once the tests are done.
+// TestMain removes binDir, where the programs were built, once the tests
+// are done.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, p := range []string{binPath, detectorProgram.path, aggregateProgram.path} {
-		if p != "" {
-			os.RemoveAll(filepath.Dir(p))
-		}
+	if binDir != "" {
+		os.RemoveAll(binDir)
 	}
 	os.Exit(code)
 }
+
+// programBinary is the CLI, cuda-redist-find-features, built once.
+func programBinary(t *testing.T) string { return cliProgram.binary(t) }
 
 // detectorBinary is cuda-redist-detector, built once.
 func detectorBinary(t *testing.T) string { return detectorProgram.binary(t) }
@@ -76,14 +79,13 @@ func aggregateBinary(t *testing.T) string { return aggregateProgram.binary(t) }
 
 func (b *builtProgram) binary(t *testing.T) string {
 	t.Helper()
+	binDirOnce.Do(func() { binDir, binDirErr = os.MkdirTemp("", "crff-bin-") })
+	if binDirErr != nil {
+		t.Fatal(binDirErr)
+	}
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "crff-"+b.name+"-")
-		if err != nil {
-			b.err = err
-			return
-		}
-		b.path = filepath.Join(dir, b.name)
-		cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w -buildid=", "-o", b.path, "./cmd/"+b.name)
+		b.path = filepath.Join(binDir, b.name)
+		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags="+b.ldflags, "-o", b.path, "./cmd/"+b.name)
 		cmd.Dir = repoRoot()
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -93,31 +95,12 @@ func (b *builtProgram) binary(t *testing.T) string {
 	if b.err != nil {
 		t.Fatalf("build %s: %v", b.name, b.err)
 	}
-	return b.path
-}
-
-// programBinary builds the static binary once for all tests.
-func programBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "crff-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "cuda-redist-find-features")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "./cmd/cuda-redist-find-features")
-		cmd.Dir = repoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatalf("build program: %v", buildErr)
+	if b == cliProgram {
+		// The CLI runs the builders installed beside it.
+		detectorBinary(t)
+		aggregateBinary(t)
 	}
-	return binPath
+	return b.path
 }
 
 // nix runs a Nix command with the offline, sandboxed options and returns
@@ -157,7 +140,7 @@ func buildSample(t *testing.T, attr string) string {
 // three programs the tests build: what buildSample builds, and what a
 // test instantiates to find the same derivations.
 func sampleArgs(t *testing.T, attr string) []string {
-	return []string{"default.nix", "--arg", "program", programBinary(t), "--arg", "detectorProgram", detectorBinary(t),
+	return []string{"default.nix", "--arg", "cliProgram", programBinary(t), "--arg", "detectorProgram", detectorBinary(t),
 		"--arg", "aggregateProgram", aggregateBinary(t), "-A", "features.sample." + attr}
 }
 
@@ -273,8 +256,8 @@ func copySample(t *testing.T) string {
 // sandbox by extra-sandbox-paths); -A selects within them.
 func pipelineExpr(t *testing.T, dir, manifestFile string) []string {
 	return []string{filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "pipeline.nix"),
-		"--argstr", "repo", repoRoot(), "--argstr", "program", programBinary(t),
-		"--argstr", "dir", dir, "--argstr", "manifest", manifestFile}
+		"--argstr", "repo", repoRoot(), "--argstr", "detectorProgram", detectorBinary(t),
+		"--argstr", "aggregateProgram", aggregateBinary(t), "--argstr", "dir", dir, "--argstr", "manifest", manifestFile}
 }
 
 func rewriteManifest(t *testing.T, path string, edit func(m map[string]any)) {

@@ -282,15 +282,18 @@ func TestProcessManifestsDirectoryNameIsData(t *testing.T) {
 	diffPaths(t, filepath.Join(repoRoot(), "tests", "golden", "sample", "1.0.0", "feature_1.0.0.json"), filepath.Join(dir, "feature_1.0.0.json"))
 }
 
-// TestInstalledLayoutFindsNixLib: the binary laid out as nix/package.nix
-// installs it (bin/ and share/cuda-redist-find-features/{nix,lib/manifest})
-// finds its Nix library from any working directory, without --nix-lib.
+// TestInstalledLayoutFindsNixLib: the CLI laid out as nix/package.nix
+// installs it (bin/ with the two builders, and
+// share/cuda-redist-find-features/{nix,lib/manifest}) finds its Nix
+// library and its builders from any working directory, without --nix-lib.
 func TestInstalledLayoutFindsNixLib(t *testing.T) {
 	requireNix(t)
 	prefix := t.TempDir()
 	share := filepath.Join(prefix, "share", "cuda-redist-find-features")
 	for _, c := range [][2]string{
 		{programBinary(t), filepath.Join(prefix, "bin") + "/"},
+		{detectorBinary(t), filepath.Join(prefix, "bin") + "/"},
+		{aggregateBinary(t), filepath.Join(prefix, "bin") + "/"},
 		{filepath.Join(repoRoot(), "nix"), share + "/"},
 		{filepath.Join(repoRoot(), "lib", "manifest"), filepath.Join(share, "lib") + "/"},
 	} {

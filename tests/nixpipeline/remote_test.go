@@ -148,13 +148,13 @@ func (b *sshBuilder) builders(system string) string {
 func TestRemoteBuilder(t *testing.T) {
 	requireNix(t)
 	b := startSSHBuilder(t)
-	// A program no other test used (trailing bytes after the ELF image),
+	// A detector no other test used (trailing bytes after the ELF image),
 	// so that every derivation is new to both stores.
-	det := newProgram(t)
+	det := newDetector(t)
 	system := strings.Trim(mustNix(t, "nix-instantiate", "--eval", "-E", "builtins.currentSystem"), `"`)
 	dir := copySample(t)
 	index := filepath.Join(t.TempDir(), "index.json")
-	cmd := exec.Command(det, "process-manifests", "--program", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
+	cmd := exec.Command(programBinary(t), "process-manifests", "--detector-program", det, "--aggregate-program", aggregateBinary(t), "--nix-lib", filepath.Join(repoRoot(), "nix"),
 		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
 		// Unpinned: a pinned unpack's path depends on its tree alone, and
 		// the sample's trees are in the local store from other tests.
@@ -186,9 +186,9 @@ func TestRemoteBuilder(t *testing.T) {
 			t.Errorf("built locally: %s", line)
 		}
 	}
-	// Every derivation that runs this run's program (unpacks, detections,
-	// aggregates, the index: the referrers of the program's store path,
-	// unique to this test) was built there, once, and its output is in the
+	// Every derivation that runs this run's detector or builds on what it
+	// built (unpacks, detections, aggregates, the index: the referrers of
+	// the detector's store path, unique to this test) was built there, once, and its output is in the
 	// builder's store.
 	detPath := strings.TrimSpace(mustNix(t, "nix-store", "--add", det))
 	want, pinned := 0, 0
@@ -222,16 +222,16 @@ func TestRemoteBuilder(t *testing.T) {
 func TestRemoteStore(t *testing.T) {
 	requireNix(t)
 	b := startSSHBuilder(t)
-	// A program and archives no other test used, so that nothing of the
+	// A detector and archives no other test used, so that nothing of the
 	// run can be in the local store from elsewhere.
-	det := newProgram(t)
+	det := newDetector(t)
 	dir := copySample(t)
 	// The sample's archives are in the local store from other tests; this
 	// one (demo_src's source, the only entry of its package) is new, and
 	// must reach the builder's store without passing through the local one.
 	sum := useNewSourceArchive(t, dir, "remote-store", false)
 	index := filepath.Join(t.TempDir(), "index.json")
-	cmd := exec.Command(det, "process-manifests", "--program", det, "--nix-lib", filepath.Join(repoRoot(), "nix"),
+	cmd := exec.Command(programBinary(t), "process-manifests", "--detector-program", det, "--aggregate-program", aggregateBinary(t), "--nix-lib", filepath.Join(repoRoot(), "nix"),
 		"--nix-option", "substituters=", "--redist-name", "sample", "--index", index,
 		"--store", b.storeURI(), "file://"+dir, dir)
 	cmd.Dir = t.TempDir()
@@ -267,8 +267,8 @@ func TestRemoteStore(t *testing.T) {
 		t.Errorf("print-buildredist %s: exit %d\n%s", dir, code, stderr)
 	}
 
-	// The derivations that run this program (unpacks, detections,
-	// aggregates, index) and the fetches they need: every output is in the
+	// The derivations that run this detector or build on what it built
+	// (unpacks, detections, aggregates, index) and the fetches they need: every output is in the
 	// builder's store and none in the local one.
 	detPath := strings.TrimSpace(mustNix(t, "nix-store", "--add", det))
 	drvs := map[string]bool{}

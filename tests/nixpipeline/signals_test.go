@@ -189,7 +189,7 @@ func TestKilledRunLeavesNothing(t *testing.T) {
 		// --sandbox=false leaves Nix's own setting, on in Nix 2.26's and later
 		// defaults: the blocker must see the markers directory.
 		"--nix-option", "sandbox=false",
-		"--program", blocker, "--version", "1.0.0", "--redist-name", "sample", "-j", "1", "file://"+dir, dir)
+		"--detector-program", blocker, "--aggregate-program", blocker, "--version", "1.0.0", "--redist-name", "sample", "-j", "1", "file://"+dir, dir)
 	builders := waitForBuilder(t, markers, exited, stderr)
 	if err := syscall.Kill(cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -37,13 +37,14 @@ func useNewSourceArchive(t *testing.T, dir, name string, dropVariant bool) strin
 	return hex.EncodeToString(sum[:])
 }
 
-// newProgram copies the program with bytes after its ELF image that
+// newDetector copies the detector with bytes after its ELF image that
 // name the test and the time: a builder no other test used, so that every
-// derivation built with it is new to every store.
-func newProgram(t *testing.T) string {
+// derivation built with it, and every one built on those (aggregates,
+// indexes), is new to every store.
+func newDetector(t *testing.T) string {
 	t.Helper()
-	det := filepath.Join(t.TempDir(), "cuda-redist-find-features")
-	data, err := os.ReadFile(programBinary(t))
+	det := filepath.Join(t.TempDir(), "cuda-redist-detector")
+	data, err := os.ReadFile(detectorBinary(t))
 	if err != nil {
 		t.Fatal(err)
 	}

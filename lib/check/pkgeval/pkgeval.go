@@ -337,7 +337,7 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 	// The stand-in, its lib, the request, the package files, the
 	// checkout's lib/ and the .version its lib/.version links to (read
 	// by lib.version): nothing else is readable.
-	allowed := allowedPaths(e.StandIn, filepath.Join(filepath.Dir(e.StandIn), "lib-standin.nix"), tmp.Name(), dir)
+	allowed := allowedPaths(e.StandIn, filepath.Join(filepath.Dir(e.StandIn), "nixpkgs-lib-standin.nix"), tmp.Name(), dir)
 	if e.NixpkgsLib != "" {
 		allowed = append(allowed, allowedPaths(e.NixpkgsLib, filepath.Join(filepath.Dir(e.NixpkgsLib), ".version"))...)
 	}

@@ -5,18 +5,18 @@
 # with no archive selected (the Go parser's validation of the manifest,
 # and nothing to fetch).
 {
-  lib,
+  nixLib,
   aggregateProgram,
   dir,
   n,
 }:
 let
-  inherit (import (/. + lib + "/manifest.nix")) entries;
+  inherit (import (/. + nixLib + "/manifest.nix")) entries;
   entryKey = import ./entry-key.nix;
   # Only the aggregates are built: the aggregate builder stands in for
   # the builders of the rest, which are instantiated, never run.
-  pipeline = import (/. + lib + "/pipeline.nix") {
-    program = /. + aggregateProgram;
+  pipeline = import (/. + nixLib + "/pipeline.nix") {
+    detectorProgram = /. + aggregateProgram;
     aggregateProgram = /. + aggregateProgram;
     system = builtins.currentSystem;
   };

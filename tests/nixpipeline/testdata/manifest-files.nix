@@ -2,12 +2,12 @@
 # list of paths relative to `dir`), the entries nix/manifest.nix finds,
 # one string per archive.
 {
-  lib,
+  nixLib,
   dir,
   files,
 }:
 let
-  inherit (import (/. + lib + "/manifest.nix")) entries;
+  inherit (import (/. + nixLib + "/manifest.nix")) entries;
   entryKey = import ./entry-key.nix;
   one =
     rel:

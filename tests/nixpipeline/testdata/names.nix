@@ -5,13 +5,15 @@
 # archives were compared.
 {
   repo,
-  program,
+  detectorProgram,
+  aggregateProgram,
   dir,
 }:
 let
-  lib = import (/. + repo + "/nix");
-  pipeline = lib.pipeline {
-    program = /. + program;
+  nixLib = import (/. + repo + "/nix");
+  pipeline = nixLib.pipeline {
+    detectorProgram = /. + detectorProgram;
+    aggregateProgram = /. + aggregateProgram;
     system = "x86_64-linux";
   };
   inherit (builtins)
@@ -33,7 +35,7 @@ let
   baseUrl = "https://example.invalid";
   entriesOf =
     file:
-    lib.manifest.entries {
+    nixLib.manifest.entries {
       name = "m";
       manifest = fromJSON (readFile file);
     };

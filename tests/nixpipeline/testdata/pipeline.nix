@@ -3,13 +3,18 @@
 # visible to the sandbox with extra-sandbox-paths).
 {
   repo,
-  program,
+  detectorProgram,
+  aggregateProgram,
   dir,
   manifest,
 }:
-(import (/. + repo + "/default.nix") { program = /. + program; }).pipeline.manifestFeatures {
-  redistName = "broken";
-  version = "1.0.0";
-  manifest = /. + dir + "/${manifest}";
-  baseUrl = "file://${dir}";
-}
+(import (/. + repo + "/default.nix") {
+  detectorProgram = /. + detectorProgram;
+  aggregateProgram = /. + aggregateProgram;
+}).pipeline.manifestFeatures
+  {
+    redistName = "broken";
+    version = "1.0.0";
+    manifest = /. + dir + "/${manifest}";
+    baseUrl = "file://${dir}";
+  }

@@ -1,5 +1,6 @@
-// Command blocker stands in for the program in the interruption tests
-// (static, so process-manifests --program takes it): as the builder of
+// Command blocker stands in for the builders in the interruption tests
+// (static, so process-manifests --detector-program and
+// --aggregate-program take it): as the builder of
 // the first derivation Nix starts it writes its process id into the
 // directory set at link time (-X main.markerDir=DIR), the event the test
 // waits for, then waits for ever, a build that is surely running when the

@@ -10,15 +10,15 @@
   # Type
 
   ```
-  lib-standin :: AttrSet
+  nixpkgs-lib-standin :: AttrSet
   ```
 
   # Examples
   :::{.example}
-  ## `lib-standin` usage example
+  ## `nixpkgs-lib-standin` usage example
 
   ```nix
-  (import ./nix/lib-standin.nix).versions.majorMinor "12.8.57"
+  (import ./nix/nixpkgs-lib-standin.nix).versions.majorMinor "12.8.57"
   => "12.8"
   ```
 
