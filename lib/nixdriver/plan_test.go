@@ -92,15 +92,16 @@ func TestCheckInput(t *testing.T) {
 	}
 	b := p.Manifests[0].Entries[1]
 	refused := Refused{Path: "/m/redistrib_2.0.json", Err: errors.New("bad")}
+	parsed := &manifest.Manifest{Releases: map[string]*manifest.Release{"a": {Version: "1.2"}, "b": {Version: "3"}}}
 	o := &Outcome{runner: &Runner{}, Refused: []Refused{refused}, Manifests: []ManifestOutcome{{
 		PlannedManifest: p.Manifests[0],
-		Parsed:          &manifest.Manifest{Releases: map[string]*manifest.Release{"a": {Version: "1.2"}, "b": {Version: "3"}}},
+		Parsed:          parsed,
 		// b's detection "built" (a Windows archive: not read).
 		BuiltEntries: []Entry{*a, b},
 	}}}
 	var in nixpkgscheck.Input
 	o.CheckInput(context.Background(), &in, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if diff := cmp.Diff([]nixpkgscheck.Manifest{{Redist: "r", Version: "1.0", Releases: map[string]string{"a": "1.2", "b": "3"}, Dir: "/m"}}, in.Manifests); diff != "" {
+	if diff := cmp.Diff([]nixpkgscheck.Manifest{{Redist: "r", Version: "1.0", Releases: map[string]string{"a": "1.2", "b": "3"}, Dir: "/m", Parsed: parsed}}, in.Manifests); diff != "" {
 		t.Errorf("manifests (-want +got):\n%s", diff)
 	}
 	if len(in.Refused) != 1 || in.Refused[0].Path != refused.Path || in.Refused[0].Err != refused.Err {
