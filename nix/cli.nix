@@ -42,6 +42,7 @@
             pinnedNarHash = "sha256-…" | null;       (the unpack is a fixed-output derivation)
             unpinned = { drv, out } | null;          (with pinnedNarHash and "unpinned":
                                                       the same unpack, not pinned)
+            unpinnedDetect = { drv, out } | null;    (and its detection)
           }
         ];
       }
@@ -164,6 +165,7 @@ let
       relativePath :: string; sha256 :: string;
       fetch :: Paths | null; unpack :: Paths | null; detect :: Paths | null;
       pinnedNarHash :: string | null; unpinned :: Paths | null;
+      unpinnedDetect :: Paths | null;
     } ]
     ```
 
@@ -203,6 +205,8 @@ let
             inherit (d) pinnedNarHash;
             # Only when asked for: it is one more derivation per archive.
             unpinned = if unpinned && d.pinnedNarHash != null then pathsOf d.unpinned else null;
+            unpinnedDetect =
+              if unpinned && d.pinnedNarHash != null then pathsOf d.unpinnedFeatures else null;
           }
         ) (attrNames tree.${package}.${platform})
       ) (attrNames tree.${package})

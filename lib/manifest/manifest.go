@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsonpos"
 )
@@ -134,7 +134,7 @@ const MaxArchiveNameLength = 180
 
 // ReadFile parses the manifest at path.
 func ReadFile(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxManifest)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
