@@ -656,6 +656,8 @@ rec {
           # unpack not pinned, which the CLI builds to name the first
           # differing path when a pinned one fails its hash.
           pinnedNarHash = narHash;
+          # The name the pinned unpack has (the CLI registers a tree there).
+          pinnedName = pinnedName stem entry;
           unpinned = if narHash == null then unpacked else unpack { inherit src entry stem; };
           # Its detection: the listing the CLI compares when a pinned
           # tree is not this archive's (the driver reads no tree itself).

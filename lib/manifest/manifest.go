@@ -101,7 +101,8 @@ func (a Archive) ID() string {
 }
 
 var (
-	sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// SHA256Hex is an archive's sha256 as manifests spell it.
+	SHA256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	// variantName: cuda12, and from CUDA 13.1's cuda_compat a major.minor
 	// version, cuda13.1.
 	variantName = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`)
@@ -329,7 +330,7 @@ func parseLeaf(where string, v gjson.Result) (Archive, error) {
 		return a, fmt.Errorf("%s: relative_path %q is unsafe: want components of [A-Za-z0-9+._-], none starting with '.'", where, a.RelativePath)
 	case len(a.RelativePath[strings.LastIndex(a.RelativePath, "/")+1:]) > MaxArchiveNameLength:
 		return a, fmt.Errorf("%s: relative_path %q: file name longer than %d characters", where, a.RelativePath, MaxArchiveNameLength)
-	case !sha256Hex.MatchString(a.SHA256):
+	case !SHA256Hex.MatchString(a.SHA256):
 		return a, fmt.Errorf("%s: sha256 %q is not 64 lowercase hex digits", where, a.SHA256)
 	}
 	return a, nil

@@ -116,7 +116,7 @@ func readFormatOne(path string, data []byte) (*UnpackedHashes, error) {
 	h := &UnpackedHashes{Format: UnpackedHashesFormat, Trees: map[string]UnpackedTree{}, Migrated: true}
 	for _, rel := range sortedKeys(old.Archives) {
 		r := old.Archives[rel]
-		if !sha256Hex.MatchString(r.SHA256) {
+		if !SHA256Hex.MatchString(r.SHA256) {
 			return nil, fmt.Errorf("archive %s: sha256 %q is not 64 lowercase hex digits", rel, r.SHA256)
 		}
 		if prev, ok := h.Trees[r.SHA256]; ok && prev.NarHash != r.NarHash {
@@ -143,7 +143,7 @@ func (h *UnpackedHashes) check(path string) error {
 	for _, sha := range sortedKeys(h.Trees) {
 		r := h.Trees[sha]
 		switch {
-		case !sha256Hex.MatchString(sha):
+		case !SHA256Hex.MatchString(sha):
 			return fmt.Errorf("%s: tree %q: not an archive's sha256 (64 lowercase hex digits)", path, sha)
 		case !SafeRelativePath.MatchString(r.RelativePath):
 			return fmt.Errorf("%s: tree %s: relativePath %q is not a safe relative_path", path, sha, r.RelativePath)
