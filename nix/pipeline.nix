@@ -646,12 +646,12 @@ rec {
           };
           narHash = recordedNarHash hashes entry;
           unpacked = unpack { inherit src entry stem narHash; };
+          features = detect { inherit unpacked entry stem; };
         in
         {
           # The walker's record, for readers of `entries` (nix/cli.nix):
           # the one list of the manifest's archives, never re-derived.
-          inherit entry src unpacked;
-          features = detect { inherit unpacked entry stem; };
+          inherit entry src unpacked features;
           # The NAR hash the unpack is pinned to, or null; and the same
           # unpack not pinned, which the CLI builds to name the first
           # differing path when a pinned one fails its hash.
