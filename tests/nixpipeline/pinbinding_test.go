@@ -123,10 +123,10 @@ func plantTree(t *testing.T, how string) string {
 	case "add-path":
 		cmd = exec.Command("nix", "--extra-experimental-features", "nix-command", "store", "add-path", "--name", name, tree)
 	case "fixed-output derivation":
-		expr := fmt.Sprintf(`derivation { name = %q; system = "x86_64-linux"; builder = "/bin/sh";
-		  args = [ "-c" "read -r x < /dev/null; mkdir -p $out/include; printf %%s %q > $out/include/planted.h" ];
+		expr := fmt.Sprintf(`derivation { name = %q; system = "x86_64-linux"; builder = "/bin/sh"; PATH = "/usr/bin:/bin"; content = %q;
+		  args = [ "-c" "mkdir -p $out/include; printf %%s \"$content\" > $out/include/planted.h" ];
 		  outputHashMode = "recursive"; outputHashAlgo = "sha256"; outputHash = %q; }`, name, content, narHash)
-		cmd = exec.Command("nix-build", "--no-out-link", "--option", "sandbox", "false", "-E", expr)
+		cmd = exec.Command("nix-build", "--no-out-link", "--option", "sandbox", "false", "--option", "substituters", "", "-E", expr)
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("plant the tree (%s): %v\n%s", how, err, out)
