@@ -99,6 +99,9 @@ func ReadUnpackedHashes(path string) (*UnpackedHashes, error) {
 // decodeClosed decodes as the schema says: a misspelt key is an error,
 // not a record silently ignored.
 func decodeClosed(data []byte, v any) error {
+	if err := jsoncheck.Check(data); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)

@@ -117,6 +117,25 @@ func TestNoImportRunsBackUpThePipeline(t *testing.T) {
 	}
 }
 
+// TestLibImportsNoDetector: no package of lib/ imports detector/, though
+// the stages would allow it after stage 3. What lib/ needs of a tree
+// (its NAR hash, its listing) it gets by building the detector's
+// derivations (the pinned-unpack check: lib/nixdriver/pinned.go), never
+// by running the detector's code on the host.
+func TestLibImportsNoDetector(t *testing.T) {
+	for _, p := range listPackages(t) {
+		name := rel(p.ImportPath)
+		if !strings.HasPrefix(name, "lib/") {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if dep := rel(imp); strings.HasPrefix(imp, module+"/") && (dep == "detector" || strings.HasPrefix(dep, "detector/")) {
+				t.Errorf("%s imports %s: lib/ builds the detector's derivations, it does not run the detector's code", name, dep)
+			}
+		}
+	}
+}
+
 // TestStagesAreReal: every stage this test ranks has its folder, so the
 // list cannot rot.
 func TestStagesAreReal(t *testing.T) {
