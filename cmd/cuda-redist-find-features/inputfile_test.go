@@ -1,0 +1,34 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
+)
+
+// TestSpecialSonameIndexRefused: --soname-index of a FIFO is refused by
+// name instead of blocking, and one of /dev/zero too.
+func TestSpecialSonameIndexRefused(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "index.txt")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{fifo, "/dev/zero"} {
+		done := make(chan error, 1)
+		go func() { done <- readSonameIndex(sonameindex.Default(), p) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			// A hang guard: reading a FIFO with no writer blocks.
+			t.Fatalf("%s: still reading after 10 s", p)
+		}
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v, want a refusal naming it", p, err)
+		}
+	}
+}
