@@ -175,11 +175,11 @@ func TestVerifyPinnedAndWitnesses(t *testing.T) {
 	if code, _, stderr := process(t, dir, det...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
-	code, _, stderr := process(t, dir, det...)
+	code, _, stderr := process(t, dir, append(det, "-v")...)
 	if code != 0 || strings.Contains(stderr, "checking recorded unpacked trees") {
 		t.Errorf("second run: exit %d, or it checked witnessed records again:\n%s", code, stderr)
 	}
-	code, _, stderr = process(t, dir, append(det, "--verify-pinned")...)
+	code, _, stderr = process(t, dir, append(det, "-v", "--verify-pinned")...)
 	if code != 0 || !strings.Contains(stderr, "checking recorded unpacked trees") {
 		t.Errorf("--verify-pinned: exit %d, or it checked nothing:\n%s", code, stderr)
 	}
