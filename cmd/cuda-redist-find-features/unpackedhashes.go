@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
@@ -50,16 +51,24 @@ func recordOf(files map[string]*manifest.UnpackedHashes) func(string) *manifest.
 // them (no cache directory, or one another user can write) every record
 // is checked against the store or unpacked again, with one warning.
 func openWitnesses(log *slog.Logger) *nixdriver.Witnesses {
-	cache, err := os.UserCacheDir()
-	if err == nil {
-		var w *nixdriver.Witnesses
-		if w, err = nixdriver.OpenWitnesses(cache); err == nil {
-			return w
+	witnessesOnce.Do(func() {
+		cache, err := os.UserCacheDir()
+		if err == nil {
+			if witnesses, err = nixdriver.OpenWitnesses(cache); err == nil {
+				return
+			}
 		}
-	}
-	log.Warn("no witnesses of unpacked trees kept: each recorded tree is checked again (its unpack built when the store cannot vouch for it)", "error", err)
-	return nil
+		log.Warn("no witnesses of unpacked trees kept: each recorded tree is checked again (its unpack built when the store cannot vouch for it)", "error", err)
+	})
+	return witnesses
 }
+
+// witnesses are opened once a run (openWitnesses), so a refusal is one
+// warning.
+var (
+	witnessesOnce sync.Once
+	witnesses     *nixdriver.Witnesses
+)
 
 // checkPins checks the records the manifests use (nixdriver.CheckPins):
 // a manifest whose record is not its archive's unpack is refused.
