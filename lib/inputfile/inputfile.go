@@ -87,10 +87,12 @@ func regular(path string, st fs.FileInfo) error {
 	if st.Mode().IsRegular() {
 		return nil
 	}
-	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(st.Mode()))}
+	return &fs.PathError{Op: "read", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(st.Mode()))}
 }
 
-func kind(m fs.FileMode) string {
+// Kind names what a file that is not a regular one is, as the refusals
+// say it ("a named pipe (FIFO)").
+func Kind(m fs.FileMode) string {
 	switch {
 	case m.IsDir():
 		return "a directory"
@@ -102,8 +104,10 @@ func kind(m fs.FileMode) string {
 		return "a block device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
-	return "a special file"
+	return "a file of type " + m.Type().String()
 }
 
 func tooLarge(path string, max int64) error {

@@ -81,6 +81,15 @@ func TestRecordOfAnotherArchiveRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "feature_1.0.0.json")); err == nil {
 		t.Errorf("feature_1.0.0.json written from a record that is not its archive's")
 	}
+	// check-nixpkgs reads the same record: the package file of A's
+	// outputs must not pass for archive B.
+	code, lines, stderr := checkNixpkgs(t, packagesDir(t, goodPackages), dir, "--hints=false")
+	if code == 0 {
+		t.Errorf("check-nixpkgs passed archive B as A's tree:\n%s\n%s", strings.Join(lines, "\n"), stderr)
+	}
+	if all := strings.Join(lines, "\n") + stderr; !strings.Contains(all, "recorded "+rtNar) {
+		t.Errorf("check-nixpkgs does not say why:\n%s", all)
+	}
 }
 
 // pinnedNameOf is the name the pipeline gives the pinned unpack of an
