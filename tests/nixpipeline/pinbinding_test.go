@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // The records of these tests are written in format 1 (by relative_path),
@@ -237,36 +239,15 @@ func TestReadOnlyManifestDir(t *testing.T) {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
 	os.Remove(filepath.Join(dir, "unpacked-hashes.json"))
-	ro := readOnlyView(t, dir)
-	code, _, stderr := process(t, ro, append(det, "--out", t.TempDir())...)
-	if code != 0 || strings.Count(stderr, "could not be written") != 1 || !strings.Contains(stderr, "read-only file system") {
+	testenv.ReadOnlyDir(t, dir)
+	reason := "read-only file system"
+	if os.Geteuid() != 0 {
+		reason = "permission denied"
+	}
+	code, _, stderr := process(t, dir, append(det, "--out", t.TempDir())...)
+	if code != 0 || strings.Count(stderr, "could not be written") != 1 || !strings.Contains(stderr, reason) {
 		t.Errorf("exit %d, want 0 and one warning naming the reason:\n%s", code, stderr)
 	}
-}
-
-// readOnlyView is dir, read-only even for root: a read-only bind mount
-// (root ignores a directory's mode), else the mode for another user.
-func readOnlyView(t *testing.T, dir string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if err := os.Chmod(dir, 0o555); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.Chmod(dir, 0o755) })
-		return dir
-	}
-	ro := filepath.Join(t.TempDir(), "ro")
-	if err := os.Mkdir(ro, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "--bind", dir, ro).CombinedOutput(); err != nil {
-		t.Skipf("no bind mount here: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", ro).Run() })
-	if out, err := exec.Command("mount", "-o", "remount,ro,bind", ro).CombinedOutput(); err != nil {
-		t.Fatalf("remount read-only: %v %s", err, out)
-	}
-	return ro
 }
 
 // sha256Hex is the sha256 of a file, as manifests spell it.
