@@ -6,6 +6,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
@@ -23,7 +24,16 @@ func TestSpecialManifestRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{fifo, zero} {
-		if _, err := manifest.ReadFile(p); err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
+		done := make(chan error, 1)
+		go func() { _, err := manifest.ReadFile(p); done <- err }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(10 * time.Second):
+			// A hang guard: reading a FIFO with no writer blocks.
+			t.Fatalf("%s: still reading after 10 s", p)
+		}
+		if err == nil || !strings.Contains(err.Error(), p) || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("ReadFile(%s) = %v, want a refusal naming it", p, err)
 		}
 	}
