@@ -401,6 +401,11 @@ func (p *processRun) writeResults(ctx context.Context, out *nixdriver.Outcome) (
 			return nil, err
 		}
 		problems = appendNonEmpty(problems, problem)
+		pins, err := p.pinProblems(ctx, out, m)
+		if err != nil {
+			return nil, err
+		}
+		problems = append(problems, pins...)
 	}
 	problem, err := p.writeIndex(ctx, out)
 	return appendNonEmpty(problems, problem), err

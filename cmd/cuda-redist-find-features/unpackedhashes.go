@@ -244,3 +244,21 @@ func (p *processRun) allPinned(v *nixdriver.Validated) bool {
 	}
 	return true
 }
+
+// pinProblems explains the entries of m whose pinned unpack failed its
+// hash in the build (nixdriver.PinMismatches): the archive, both hashes
+// and the first differing path.
+func (p *processRun) pinProblems(ctx context.Context, out *nixdriver.Outcome, m nixdriver.ManifestOutcome) ([]string, error) {
+	if m.Built || len(p.hashes) == 0 {
+		return nil, nil
+	}
+	mismatches, err := out.PinMismatches(ctx, m, p.previousTree)
+	if err != nil {
+		return nil, err
+	}
+	problems := make([]string, len(mismatches))
+	for i, mm := range mismatches {
+		problems[i] = m.Path + ": " + mm.Error()
+	}
+	return problems, nil
+}

@@ -532,3 +532,45 @@ func (r *Runner) addPinned(ctx context.Context, e Entry, narHash string) error {
 	}
 	return nil
 }
+
+// PinMismatches explains the failed entries of m whose pinned unpack is
+// missing from the store after the build: a witnessed record (so not
+// checked before the build) whose tree was collected, and that this
+// unpacker no longer reproduces (Nix's hash mismatch). It builds each
+// one's unpack without the pin and compares, as CheckPins does; an entry
+// whose unpinned unpack fails too is named so. Local store only.
+func (o *Outcome) PinMismatches(ctx context.Context, m ManifestOutcome, before func(Entry) *features.Tree) ([]PinMismatch, error) {
+	r := o.runner
+	var pinned []Entry
+	for _, e := range m.FailedEntries {
+		if e.PinnedNarHash != "" {
+			pinned = append(pinned, e)
+		}
+	}
+	if r.Store != "" || len(pinned) == 0 {
+		return nil, nil
+	}
+	valid, err := r.Valid(ctx, outsOf(pinned, func(e Entry) string { return e.Unpack.Out }))
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.pinPlan(ctx, []Manifest{m.Manifest})
+	if err != nil {
+		return nil, err
+	}
+	twins := map[string]Entry{}
+	for _, e := range plan.Manifests[0].Entries {
+		twins[e.Unpack.Out] = e
+	}
+	var missing []Entry
+	for _, e := range pinned {
+		if t, ok := twins[e.Unpack.Out]; ok && !valid[e.Unpack.Out] {
+			missing = append(missing, t)
+		}
+	}
+	log := r.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return r.verifyUnpinned(ctx, missing, PinCheck{Before: before, Log: log})
+}

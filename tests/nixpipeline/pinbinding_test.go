@@ -259,3 +259,33 @@ func sha256Hex(t *testing.T, path string) string {
 	}
 	return fmt.Sprintf("%x", sha256.Sum256(data))
 }
+
+// TestWitnessedRecordNotReproduced: a record with a witness (so not
+// checked before the build) whose tree is not in the store and that the
+// unpacker does not reproduce fails its entry with Nix's hash mismatch,
+// and the run names the archive, both hashes and the first difference.
+func TestWitnessedRecordNotReproduced(t *testing.T) {
+	requireNix(t)
+	ownCache(t)
+	det := []string{"--detector-program", detectorBinary(t), "--aggregate-program", aggregateBinary(t)}
+	wrong := "sha256-" + strings.Repeat("B", 43) + "="
+	witnesses := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "cuda-redist-find-features-unpacked-trees")
+	if err := os.MkdirAll(witnesses, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(witnesses, rtSHA), []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := copySample(t)
+	os.Remove(filepath.Join(dir, "redistrib_2.0.0.json"))
+	writeFormatOne(t, dir, rtArchive, rtSHA, wrong)
+	code, _, stderr := process(t, dir, det...)
+	if code == 0 {
+		t.Fatalf("a record the unpacker does not reproduce passed:\n%s", stderr)
+	}
+	for _, want := range []string{rtArchive, "recorded " + wrong, "unpacked now " + rtNar, "first difference:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the error does not say %q:\n%s", want, stderr)
+		}
+	}
+}
