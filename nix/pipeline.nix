@@ -560,9 +560,11 @@ rec {
     : The unpacked trees' NAR hashes an earlier run recorded: the path of
       an unpacked-hashes.json (docs/nixpkgs.md; its schema is
       `print-feature-schema --format unpacked-hashes`), its decoded
-      content, or `null` (the default: nothing pinned). An archive with a
-      record (same relative_path and sha256) is unpacked by a
-      fixed-output derivation.
+      content (format 2, `treesOf`), or `null` (the default: nothing
+      pinned). An archive with a record (its sha256) is unpacked by a
+      fixed-output derivation. Nix takes a valid path of that name and
+      hash as it is; the CLI first checks that it is this archive's
+      unpack (docs/safety.md).
 
     # Type
 
