@@ -153,7 +153,9 @@ func (p *Plan) Roles() nixlog.Roles {
 	for _, m := range p.Manifests {
 		add(m.Aggregate, nixlog.Aggregate, nixlog.DrvName(m.Aggregate.Drv))
 		for _, e := range m.Entries {
-			subject := nixlog.DrvName(e.Unpack.Drv)
+			// A pinned unpack's name ends in the archive's sha256, which
+			// the progress lines leave out.
+			subject := strings.TrimSuffix(nixlog.DrvName(e.Unpack.Drv), "-"+e.SHA256)
 			add(e.Fetch, nixlog.Fetch, subject)
 			add(e.Unpack, nixlog.Unpack, subject)
 			add(e.Detect, nixlog.Detect, subject)
