@@ -179,23 +179,17 @@ func pinnedEntries(plan *cliResult) []Entry {
 // derivation; the others get a witness.
 func (r *Runner) unwitnessed(ctx context.Context, entries []Entry, w *Witnesses) ([]Entry, error) {
 	var todo []Entry
-	var drvs []string
 	for _, e := range entries {
-		if w != nil && w.Has(e.SHA256, e.PinnedNarHash) {
-			continue
+		if !w.Has(e.SHA256, e.PinnedNarHash) {
+			todo = append(todo, e)
 		}
-		todo = append(todo, e)
-		drvs = append(drvs, e.Unpack.Drv)
 	}
 	if len(todo) == 0 {
 		return nil, nil
 	}
 	// A record the unpacker does not reproduce fails here, with Nix's
 	// hash mismatch in the log; verifyUnpinned names it.
-	if err := r.realiseKeepGoing(ctx, drvs); ctx.Err() != nil {
-		return nil, err
-	}
-	infos, err := r.pathInfos(ctx, outsOf(todo, func(e Entry) string { return e.Unpack.Out }))
+	infos, err := r.buildAndQuery(ctx, todo, func(e Entry) Derivation { return e.Unpack })
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +214,7 @@ func (r *Runner) verifyUnpinned(ctx context.Context, entries []Entry, c PinCheck
 		return nil, nil
 	}
 	c.Log.Info("checking recorded unpacked trees: unpacking their archives without the record", "archives", len(entries))
-	if err := r.realiseKeepGoing(ctx, outsOf(entries, func(e Entry) string { return e.Unpinned.Drv })); ctx.Err() != nil {
-		return nil, err
-	}
-	infos, err := r.pathInfos(ctx, outsOf(entries, func(e Entry) string { return e.Unpinned.Out }))
+	infos, err := r.buildAndQuery(ctx, entries, func(e Entry) Derivation { return e.Unpinned })
 	if err != nil {
 		return nil, err
 	}
@@ -300,6 +291,16 @@ func outsOf(entries []Entry, f func(Entry) string) []string {
 		out[i] = f(e)
 	}
 	return out
+}
+
+// buildAndQuery builds the derivation d of each entry (each whatever the
+// others do) and returns the path info of the outputs that are valid
+// then.
+func (r *Runner) buildAndQuery(ctx context.Context, entries []Entry, d func(Entry) Derivation) (map[string]pathInfo, error) {
+	if err := r.realiseKeepGoing(ctx, outsOf(entries, func(e Entry) string { return d(e).Drv })); ctx.Err() != nil {
+		return nil, err
+	}
+	return r.pathInfos(ctx, outsOf(entries, func(e Entry) string { return d(e).Out }))
 }
 
 // realiseKeepGoing builds drvs, each whatever the others do; the caller
