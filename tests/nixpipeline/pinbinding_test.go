@@ -194,6 +194,25 @@ func TestVerifyPinnedAndWitnesses(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "checking recorded unpacked trees") {
 		t.Errorf("--verify-pinned: exit %d, or it checked nothing:\n%s", code, stderr)
 	}
+	// A new detector (an upgrade): every detection is built again, but
+	// the witnesses hold, so no archive is unpacked again.
+	upgraded := filepath.Join(t.TempDir(), "cuda-redist-detector")
+	data, err := os.ReadFile(detectorBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(upgraded, append(data, []byte("\nupgraded\n")...), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = process(t, dir, "-v", "--detector-program", upgraded, "--aggregate-program", aggregateBinary(t))
+	if code != 0 || strings.Contains(stderr, "checking recorded unpacked trees") || !strings.Contains(stderr, "detected ") {
+		t.Errorf("upgraded detector: exit %d, or it checked the witnessed records again, or detected nothing:\n%s", code, stderr)
+	}
+	for _, l := range builtDerivations(stderr) {
+		if strings.HasPrefix(l, "unpacked ") {
+			t.Errorf("upgraded detector: an archive unpacked again: %s", l)
+		}
+	}
 }
 
 // TestSpecialRecordRefused (issue 37, 3): unpacked-hashes.json as a link
