@@ -98,7 +98,7 @@ func TestRecordOfAnotherArchiveRefused(t *testing.T) {
 // archive, asked of nix/pipeline.nix itself.
 func pinnedNameOf(t *testing.T, relativePath, sha string) string {
 	t.Helper()
-	expr := fmt.Sprintf(`((import %s/nix/pipeline.nix { program = /bin/sh; system = "x86_64-linux"; }).unpack {
+	expr := fmt.Sprintf(`((import %s/nix/pipeline.nix { detectorProgram = /bin/sh; aggregateProgram = /bin/sh; system = "x86_64-linux"; }).unpack {
 	  src = "/x"; entry = { relativePath = %q; sha256 = %q; }; narHash = %q; }).name`, repoRoot(), relativePath, sha, rtNar)
 	out, err := exec.Command("nix-instantiate", "--eval", "-E", expr).Output()
 	if err != nil {
