@@ -16,7 +16,9 @@
     "aggregateProgram": "/abs/path/of/cuda-redist-aggregate", (absent with archivesOnly)
     "system": "x86_64-linux" | null,            (null: builtins.currentSystem)
     "manifests": [ { "redistName", "version", "manifest": "/abs/path", "baseUrl",
-                     "unpackedHashes": "/abs/path/unpacked-hashes.json" | null } ],
+                     "unpackedHashes": { "format": 2, "trees": { … } } | null } ],
+                                                  (the records of its archives, as the CLI
+                                                   read and checked them: never the file)
     "index": "name" | null,                       (also merge the manifests' indexes)
     "archivesOnly": false | true,                 (true: the archives alone, no derivation)
     "unpinned": false | true                      (true: also each pinned unpack without its pin)
@@ -42,6 +44,8 @@
             pinnedNarHash = "sha256-…" | null;       (the unpack is a fixed-output derivation)
             unpinned = { drv, out } | null;          (with pinnedNarHash and "unpinned":
                                                       the same unpack, not pinned)
+            unpinnedDetect = { drv, out } | null;    (and its detection)
+            pinnedName;                              (the pinned unpack's name)
           }
         ];
       }
@@ -105,7 +109,7 @@ let
     pipeline.manifestFeatures {
       inherit (m) redistName version baseUrl;
       manifest = /. + m.manifest;
-      unpackedHashes = if m.unpackedHashes or null == null then null else /. + m.unpackedHashes;
+      unpackedHashes = m.unpackedHashes or null;
     }
   ) args.manifests;
 
@@ -164,6 +168,7 @@ let
       relativePath :: string; sha256 :: string;
       fetch :: Paths | null; unpack :: Paths | null; detect :: Paths | null;
       pinnedNarHash :: string | null; unpinned :: Paths | null;
+      unpinnedDetect :: Paths | null; pinnedName :: string;
     } ]
     ```
 
@@ -200,9 +205,11 @@ let
             fetch = pathsOf d.src;
             unpack = pathsOf d.unpacked;
             detect = pathsOf d.features;
-            inherit (d) pinnedNarHash;
+            inherit (d) pinnedNarHash pinnedName;
             # Only when asked for: it is one more derivation per archive.
             unpinned = if unpinned && d.pinnedNarHash != null then pathsOf d.unpinned else null;
+            unpinnedDetect =
+              if unpinned && d.pinnedNarHash != null then pathsOf d.unpinnedFeatures else null;
           }
         ) (attrNames tree.${package}.${platform})
       ) (attrNames tree.${package})

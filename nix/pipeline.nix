@@ -311,9 +311,13 @@ rec {
     : The tree's NAR hash recorded by an earlier run (unpacked-hashes.json,
       see docs/nixpkgs.md), or `null`. With it the unpack is a fixed-output
       derivation (`outputHashMode = "recursive"`): its store path depends
-      on the tree alone, so no change of the unpacker rebuilds it or what
-      reads it, and a tree the unpacker no longer reproduces fails with
-      Nix's hash mismatch.
+      on the tree and the archive's sha256 alone (its name is
+      `<stem>-<sha256>`), so no change of the unpacker rebuilds it or what
+      reads it, no record can name another archive's tree, and a tree the
+      unpacker no longer reproduces fails with Nix's hash mismatch. Any
+      client of the store can make such a path valid with any tree of
+      that hash: the CLI takes one only once it knows this tool unpacked
+      it from this archive (docs/safety.md, "Pinned unpacks").
 
     # Type
 
@@ -343,7 +347,7 @@ rec {
       }
     else
       derivation {
-        name = stem;
+        name = pinnedName stem entry;
         inherit system;
         builder = archiveBuilder;
         args = [
@@ -357,15 +361,56 @@ rec {
       };
 
   /**
-    The NAR hash recorded for an entry in `hashes` (the `archives` of an
-    unpacked-hashes.json), or `null`: a record counts only for the
-    archive of the same sha256, so a replaced archive is unpacked as if
-    never seen.
+    The `trees` of an unpacked-hashes.json (a path or its decoded
+    content): archive sha256 → { narHash; relativePath; }. A file of the
+    first format (`archives`, keyed by relative_path) is refused with
+    what to do: `process-manifests` rewrites it in this one.
+
+    # Type
+
+    ```
+    treesOf :: path | AttrSet -> AttrSet
+    ```
+  */
+  treesOf =
+    file:
+    let
+      doc = if isAttrs file then file else builtins.fromJSON (builtins.readFile file);
+    in
+    if (doc.format or null) == 2 then
+      doc.trees
+    else
+      throw (
+        "unpacked-hashes.json: not of format 2 (keyed by the archive's sha256);"
+        + " run process-manifests once to rewrite it, or delete it"
+      );
+
+  /**
+    The name of a pinned unpack: the stem, cut to 120 bytes (a store
+    path's name holds 211), and the archive's sha256. The store path of
+    a fixed-output derivation depends on its name and hash alone, so the
+    archive's content hash in the name is what ties the path to the
+    archive: a record that gives archive B the NAR hash of archive A's
+    tree names a path A's tree is not at.
+
+    # Type
+
+    ```
+    pinnedName :: string -> Entry -> string
+    ```
+  */
+  pinnedName = stem: entry: "${substring 0 120 stem}-${entry.sha256}";
+
+  /**
+    The NAR hash recorded for an entry in `hashes` (the `trees` of an
+    unpacked-hashes.json), or `null`: a record is keyed by the archive's
+    sha256, so a replaced archive is unpacked as if never seen, and two
+    archives of one file name have a record each.
 
     # Inputs
 
     `hashes`
-    : The `archives` attribute set of unpacked-hashes.json, or `null`.
+    : The `trees` attribute set of unpacked-hashes.json, or `null`.
 
     `entry`
     : A manifest entry.
@@ -379,9 +424,9 @@ rec {
   recordedNarHash =
     hashes: entry:
     let
-      r = if hashes == null then null else hashes.${entry.relativePath} or null;
+      r = if hashes == null then null else hashes.${entry.sha256} or null;
     in
-    if r != null && r.sha256 == entry.sha256 then r.narHash else null;
+    if r != null then r.narHash else null;
 
   /**
     The features of an unpacked tree: a JSON file (see docs/detection.md).
@@ -515,9 +560,11 @@ rec {
     : The unpacked trees' NAR hashes an earlier run recorded: the path of
       an unpacked-hashes.json (docs/nixpkgs.md; its schema is
       `print-feature-schema --format unpacked-hashes`), its decoded
-      content, or `null` (the default: nothing pinned). An archive with a
-      record (same relative_path and sha256) is unpacked by a
-      fixed-output derivation.
+      content (format 2, `treesOf`), or `null` (the default: nothing
+      pinned). An archive with a record (its sha256) is unpacked by a
+      fixed-output derivation. Nix takes a valid path of that name and
+      hash as it is; the CLI first checks that it is this archive's
+      unpack (docs/safety.md).
 
     # Type
 
@@ -562,12 +609,7 @@ rec {
     let
       text = builtins.readFile manifest;
       hashes =
-        if unpackedHashes == null then
-          null
-        else if isAttrs unpackedHashes then
-          unpackedHashes.archives
-        else
-          (builtins.fromJSON (builtins.readFile unpackedHashes)).archives;
+        if unpackedHashes == null then null else treesOf unpackedHashes;
       entries = manifestLib.entries {
         name = "${redistName}/${baseNameOf manifest}";
         manifest = builtins.fromJSON text;
@@ -606,17 +648,29 @@ rec {
           };
           narHash = recordedNarHash hashes entry;
           unpacked = unpack { inherit src entry stem narHash; };
+          features = detect { inherit unpacked entry stem; };
         in
         {
           # The walker's record, for readers of `entries` (nix/cli.nix):
           # the one list of the manifest's archives, never re-derived.
-          inherit entry src unpacked;
-          features = detect { inherit unpacked entry stem; };
+          inherit entry src unpacked features;
           # The NAR hash the unpack is pinned to, or null; and the same
           # unpack not pinned, which the CLI builds to name the first
           # differing path when a pinned one fails its hash.
           pinnedNarHash = narHash;
+          # The name the pinned unpack has (the CLI registers a tree there).
+          pinnedName = pinnedName stem entry;
           unpinned = if narHash == null then unpacked else unpack { inherit src entry stem; };
+          # Its detection: the listing the CLI compares when a pinned
+          # tree is not this archive's (the driver reads no tree itself).
+          unpinnedFeatures =
+            if narHash == null then
+              features
+            else
+              detect {
+                unpacked = unpack { inherit src entry stem; };
+                inherit entry stem;
+              };
         };
       # Each entry with its derivations, shared by the aggregate and
       # `entries`. A pair rather than `entry // { ... }`: no copy of the

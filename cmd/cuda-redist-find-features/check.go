@@ -58,6 +58,7 @@ type checkFlags struct {
 	evalMaxMemory                       byteSize
 	nf                                  *nixFlags
 	cf                                  *capabilityFlags
+	verifyPinned                        *bool
 }
 
 func addCheckFlags(fs *flag.FlagSet) *checkFlags {
@@ -68,6 +69,7 @@ func addCheckFlags(fs *flag.FlagSet) *checkFlags {
 	cf.globstar = fs.Bool("globstar", false, "read ** in buildRedist's patterns with bash's globstar (stdenv leaves it off)")
 	cf.hints = fs.Bool("hints", true, "also print hints: outputs that could be split off, unused or unresolvable dependencies (never an error)")
 	cf.jsonOut = fs.Bool("json", false, "print one JSON object per finding and line (fields: level, kind, package, platform, variant, version, declared, needed, message, file, path, files, count), then a last line {\"summary\": {files, checked, notChecked, cases, archives, errors, warnings, hints, failures, refusedManifests}}; a run that stops early (an error, a signal) ends with {\"summary\": {\"error\": {message, exitCode, signal}}} instead")
+	cf.verifyPinned = fs.Bool("verify-pinned", false, verifyPinnedHelp)
 	cf.evalOnly = fs.Bool("eval-only", false, "only evaluate the package files (for every platform and CUDA version of the manifests), fetching no archive: seconds, not hours")
 	cf.jobs = fs.Int("eval-jobs", 0, "nix-instantiate processes at once when package files are evaluated one by one (default: the number of CPUs)")
 	cf.evalTimeout = fs.Duration("eval-timeout", pkgeval.DefaultTimeout, "time bound of each nix-instantiate that evaluates package files; a file that runs past it is an ERROR")
@@ -159,7 +161,7 @@ func (cf *checkFlags) parseArgs(args []string) (*checkArgs, error) {
 func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	c := &checkRun{e: e, globstar: *cf.globstar, hints: *cf.hints, json: *cf.jsonOut, cudaVersion: *cf.cudaVersion, evalOnly: *cf.evalOnly,
 		fix: *cf.fix, dryRun: *cf.dryRun, removeVendored: *cf.removeVendored, strict: *cf.strict,
-		maxArchives: *cf.nf.maxArchives,
+		maxArchives: *cf.nf.maxArchives, verifyPinned: *cf.verifyPinned,
 		eval: &pkgeval.Evaluator{Jobs: *cf.jobs, Timeout: *cf.evalTimeout, MaxMemory: int64(cf.evalMaxMemory),
 			// -v: Nix's "… while evaluating" trace lines too.
 			Trace: e.log.Enabled(context.Background(), slog.LevelInfo)}}
@@ -276,6 +278,10 @@ type checkRun struct {
 	strict bool
 	// maxArchives: a manifest that lists more is refused (--max-archives).
 	maxArchives int
+	// records are the unpacked-hashes.json beside the manifests, by path;
+	// verifyPinned: --verify-pinned.
+	records      map[string]*manifest.UnpackedHashes
+	verifyPinned bool
 	// size: what the check covered, for the summary.
 	size checkSize
 	// redists names manifest directories (--redist NAME=DIR), by
@@ -307,8 +313,9 @@ func (c *checkRun) addManifests(dirs, urls []string, flt manifest.Filter) error 
 		}
 	}
 	// The unpacks process-manifests pinned are read pinned (never
-	// recorded here): the detections it made are reused.
-	_, err := pinUnpacks(true, c.manifests)
+	// recorded here), once checked: the detections it made are reused.
+	var err error
+	c.records, err = readRecords(true, c.manifests)
 	return err
 }
 
@@ -328,6 +335,11 @@ func (c *checkRun) run(ctx context.Context, packagesDir string) error {
 	build := nixdriver.BuildDetections
 	if c.evalOnly {
 		build = nixdriver.BuildNothing
+	} else {
+		valid.Pin(recordOf(c.records))
+		if err := checkPins(ctx, c.runner, valid, c.verifyPinned, nil, c.e.log); err != nil {
+			return err
+		}
 	}
 	out, err := c.runner.Process(ctx, valid, nixdriver.ProcessOptions{Build: build, Log: c.e.log})
 	if err != nil {

@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
@@ -33,7 +33,7 @@ var formatNames = map[string]string{
 // lenient read only refuses files of another recognised format (and
 // non-JSON), for commands that also read partial documents.
 func readFormat(path, format string, lenient bool, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxDocument)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ type processFlags struct {
 	partial, cleanup, sandbox *bool
 	indexFile, redistName     *string
 	linkDir                   *string
-	pinUnpacked               *bool
+	pinUnpacked, verifyPinned *bool
 }
 
 func processCommand() command {
@@ -54,7 +54,8 @@ func processCommand() command {
 			pf.indexFile = fs.String("index", "", "also write the index format of all processed manifests to this file")
 			pf.redistName = fs.String("redist-name", "", "the redist's name in the index (default: from URL .../compute/<name>/redist, else MANIFEST_DIR's name)")
 			pf.linkDir = fs.String("out", "", "where the aggregate_<version> links go, the GC-rooted aggregate directories report, print-* and diff read (default: MANIFEST_DIR; one directory per redist)")
-			pf.pinUnpacked = fs.Bool("pin-unpacked", true, "read the unpacked trees' NAR hashes from "+manifest.UnpackedHashesFile+" beside the manifests (unpacking those archives as fixed-output derivations) and record there those of the trees this run unpacked")
+			pf.pinUnpacked = fs.Bool("pin-unpacked", true, "read the unpacked trees' NAR hashes from "+manifest.UnpackedHashesFile+" beside the manifests (unpacking those archives as fixed-output derivations, once each record is known to be its archive's unpack) and record there those of the trees this run unpacked (a directory that cannot be written: one warning)")
+			pf.verifyPinned = fs.Bool("verify-pinned", false, verifyPinnedHelp)
 			pf.nix = addNixFlags(fs)
 			pf.sandbox = fs.Bool("sandbox", true, "build in Nix's sandbox (--option sandbox true)")
 			return func(args []string) error {
@@ -91,9 +92,10 @@ func (pf *processFlags) processRun(e *env, url, dir string) (*processRun, error)
 	if p.manifests, err = pf.findManifests(dir, flt, p.redist, url); err != nil {
 		return nil, err
 	}
-	if p.hashes, err = pinUnpacks(*pf.pinUnpacked, p.manifests); err != nil {
+	if p.hashes, err = readRecords(*pf.pinUnpacked, p.manifests); err != nil {
 		return nil, err
 	}
+	p.verifyPinned = *pf.verifyPinned
 	// The arguments first, then the environment (program, Nix library).
 	if p.runner, err = pf.newRunner(e); err != nil {
 		return nil, err
@@ -313,6 +315,10 @@ type processRun struct {
 	// hashes are the unpacked-hashes.json files of the manifests, by path
 	// (nil with --pin-unpacked=false).
 	hashes map[string]*manifest.UnpackedHashes
+	// verifyPinned: --verify-pinned.
+	verifyPinned bool
+	// warnedUnwritable: the records already warned about (writeChanged).
+	warnedUnwritable map[string]bool
 }
 
 // run builds the manifests' aggregates with Nix and copies their files
@@ -361,6 +367,19 @@ func (p *processRun) validateAndPin(ctx context.Context) (*nixdriver.Validated, 
 	valid, err := nixdriver.Validate(p.manifests, p.maxArchives, p.e.log)
 	if err != nil {
 		return nil, err
+	}
+	if p.hashes == nil {
+		return valid, nil
+	}
+	p.warnedUnwritable = map[string]bool{}
+	// A record of format 1 is rewritten now, before anything reads it.
+	p.writeChanged(nil)
+	valid.Pin(recordOf(p.hashes))
+	if err := checkPins(ctx, p.runner, valid, p.verifyPinned, p.previousTree, p.e.log); err != nil {
+		return nil, err
+	}
+	if len(valid.Good) == 0 {
+		return valid, nil
 	}
 	return valid, p.pinFirst(ctx, valid)
 }

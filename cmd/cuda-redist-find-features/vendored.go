@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +12,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/safetext"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
@@ -96,7 +96,7 @@ func indexSources(ix *sonameindex.Index) string {
 }
 
 func readSonameIndex(ix *sonameindex.Index, name string) error {
-	f, err := os.Open(name)
+	f, err := inputfile.Open(name)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -14,6 +13,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsonpos"
 )
@@ -101,7 +101,8 @@ func (a Archive) ID() string {
 }
 
 var (
-	sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
+	// SHA256Hex is an archive's sha256 as manifests spell it.
+	SHA256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 	// variantName: cuda12, and from CUDA 13.1's cuda_compat a major.minor
 	// version, cuda13.1.
 	variantName = regexp.MustCompile(`^cuda[0-9]+(\.[0-9]+)?$`)
@@ -134,7 +135,7 @@ const MaxArchiveNameLength = 180
 
 // ReadFile parses the manifest at path.
 func ReadFile(path string) (*Manifest, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxManifest)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
 	}
@@ -329,7 +330,7 @@ func parseLeaf(where string, v gjson.Result) (Archive, error) {
 		return a, fmt.Errorf("%s: relative_path %q is unsafe: want components of [A-Za-z0-9+._-], none starting with '.'", where, a.RelativePath)
 	case len(a.RelativePath[strings.LastIndex(a.RelativePath, "/")+1:]) > MaxArchiveNameLength:
 		return a, fmt.Errorf("%s: relative_path %q: file name longer than %d characters", where, a.RelativePath, MaxArchiveNameLength)
-	case !sha256Hex.MatchString(a.SHA256):
+	case !SHA256Hex.MatchString(a.SHA256):
 		return a, fmt.Errorf("%s: sha256 %q is not 64 lowercase hex digits", where, a.SHA256)
 	}
 	return a, nil

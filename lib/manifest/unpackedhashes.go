@@ -6,90 +6,160 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"sort"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
 // UnpackedHashesFile is the file, beside a directory's manifests, that
 // records the NAR hash of each archive's unpacked tree. nix/pipeline.nix
 // then unpacks a recorded archive with a fixed-output derivation, whose
-// store path depends on the tree alone (docs/nixpkgs.md).
+// store path depends on the tree and the archive's sha256 alone
+// (docs/nixpkgs.md; what a record is trusted for: docs/safety.md).
 const UnpackedHashesFile = "unpacked-hashes.json"
 
+// UnpackedHashesFormat is the format this program writes: trees keyed by
+// the archive's sha256. Format 1 (no "format" key; "archives" keyed by
+// relative_path, each with its sha256) is read and rewritten in it.
+const UnpackedHashesFormat = 2
+
 // UnpackedHashes is the content of an unpacked-hashes.json: the recorded
-// tree of each archive, by relative_path.
+// tree of each archive, by the archive's sha256 (the manifest's).
 type UnpackedHashes struct {
-	Archives map[string]UnpackedHash `json:"archives"`
+	Format int                     `json:"format"`
+	Trees  map[string]UnpackedTree `json:"trees"`
+	// Migrated: the file was of format 1; Write rewrites it.
+	Migrated bool `json:"-"`
 }
 
-// UnpackedHash is one archive's record: the archive's sha256 (a record
-// holds for that archive only: a replaced one is unpacked as new) and its
-// unpacked tree's NAR hash, in SRI form.
-type UnpackedHash struct {
-	SHA256  string `json:"sha256"`
-	NarHash string `json:"narHash"`
+// UnpackedTree is one archive's record: its unpacked tree's NAR hash, in
+// SRI form, and the relative_path it was recorded under, for the people
+// who review the file (a record holds for the archive of its sha256,
+// whatever its name).
+type UnpackedTree struct {
+	NarHash      string `json:"narHash"`
+	RelativePath string `json:"relativePath"`
 }
 
 // NarHashSRI is the one spelling of a NAR hash the file takes: the SRI
 // form detect records and Nix's outputHash reads.
 var NarHashSRI = regexp.MustCompile(`^sha256-[A-Za-z0-9+/]{43}=$`)
 
+// formatOne is an unpacked-hashes.json of format 1.
+type formatOne struct {
+	Archives map[string]struct {
+		SHA256  string `json:"sha256"`
+		NarHash string `json:"narHash"`
+	} `json:"archives"`
+}
+
 // ReadUnpackedHashes reads an unpacked-hashes.json; a missing file is an
-// empty record (a first run).
+// empty record (a first run). It must be a regular file of at most
+// inputfile.MaxRecord bytes. A file of format 1 is converted (Migrated).
 func ReadUnpackedHashes(path string) (*UnpackedHashes, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &UnpackedHashes{Archives: map[string]UnpackedHash{}}, nil
+		return &UnpackedHashes{Format: UnpackedHashesFormat, Trees: map[string]UnpackedTree{}}, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("unpacked-hash record: %w", err)
 	}
 	if err := jsoncheck.Check(data); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	// Closed, as its schema says: a misspelt key is an error, not a
-	// record silently ignored.
-	var h UnpackedHashes
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
+	var probe struct {
+		Format *int `json:"format"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if h.Archives == nil {
-		return nil, fmt.Errorf("%s: no archives object", path)
+	var h *UnpackedHashes
+	switch {
+	case probe.Format == nil:
+		h, err = readFormatOne(path, data)
+	case *probe.Format == UnpackedHashesFormat:
+		h = &UnpackedHashes{}
+		err = decodeClosed(data, h)
+	default:
+		return nil, fmt.Errorf("%s: format %d; this program reads formats 1 and %d", path, *probe.Format, UnpackedHashesFormat)
 	}
-	keys := make([]string, 0, len(h.Archives))
-	for k := range h.Archives {
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if h.Trees == nil {
+		return nil, fmt.Errorf("%s: no trees object", path)
+	}
+	return h, h.check(path)
+}
+
+// decodeClosed decodes as the schema says: a misspelt key is an error,
+// not a record silently ignored.
+func decodeClosed(data []byte, v any) error {
+	if err := jsoncheck.Check(data); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+// readFormatOne converts a record of format 1 (by relative_path).
+func readFormatOne(path string, data []byte) (*UnpackedHashes, error) {
+	var old formatOne
+	if err := decodeClosed(data, &old); err != nil {
+		return nil, err
+	}
+	if old.Archives == nil {
+		return nil, errors.New("no archives object (format 1) and no format key")
+	}
+	h := &UnpackedHashes{Format: UnpackedHashesFormat, Trees: map[string]UnpackedTree{}, Migrated: true}
+	for _, rel := range sortedKeys(old.Archives) {
+		r := old.Archives[rel]
+		if !SHA256Hex.MatchString(r.SHA256) {
+			return nil, fmt.Errorf("archive %s: sha256 %q is not 64 lowercase hex digits", rel, r.SHA256)
+		}
+		if prev, ok := h.Trees[r.SHA256]; ok && prev.NarHash != r.NarHash {
+			return nil, fmt.Errorf("archives %s and %s: one sha256, two NAR hashes", prev.RelativePath, rel)
+		}
+		if _, ok := h.Trees[r.SHA256]; !ok {
+			h.Trees[r.SHA256] = UnpackedTree{NarHash: r.NarHash, RelativePath: rel}
+		}
+	}
+	return h, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
-		r := h.Archives[k]
-		switch {
-		case !SafeRelativePath.MatchString(k):
-			return nil, fmt.Errorf("%s: archive %q: not a safe relative_path", path, k)
-		case !sha256Hex.MatchString(r.SHA256):
-			return nil, fmt.Errorf("%s: archive %s: sha256 %q is not 64 lowercase hex digits", path, k, r.SHA256)
-		case !NarHashSRI.MatchString(r.NarHash):
-			return nil, fmt.Errorf("%s: archive %s: narHash %q is not sha256-<base64>", path, k, r.NarHash)
-		}
-	}
-	return &h, nil
+	return keys
 }
 
-// Lookup is the recorded NAR hash of the archive at relativePath with
-// sha256, or "".
-func (h *UnpackedHashes) Lookup(relativePath, sha256 string) string {
-	r, ok := h.Archives[relativePath]
-	if !ok || r.SHA256 != sha256 {
-		return ""
+// check validates every record, naming the first bad one.
+func (h *UnpackedHashes) check(path string) error {
+	for _, sha := range sortedKeys(h.Trees) {
+		r := h.Trees[sha]
+		switch {
+		case !SHA256Hex.MatchString(sha):
+			return fmt.Errorf("%s: tree %q: not an archive's sha256 (64 lowercase hex digits)", path, sha)
+		case !SafeRelativePath.MatchString(r.RelativePath):
+			return fmt.Errorf("%s: tree %s: relativePath %q is not a safe relative_path", path, sha, r.RelativePath)
+		case !NarHashSRI.MatchString(r.NarHash):
+			return fmt.Errorf("%s: tree %s (%s): narHash %q is not sha256-<base64>", path, sha, r.RelativePath, r.NarHash)
+		}
 	}
-	return r.NarHash
+	return nil
+}
+
+// Lookup is the recorded NAR hash of the archive of this sha256, or "".
+func (h *UnpackedHashes) Lookup(sha256 string) string {
+	return h.Trees[sha256].NarHash
 }
 
 // Record sets an archive's record and says whether it changed.
@@ -97,21 +167,24 @@ func (h *UnpackedHashes) Record(relativePath, sha256, narHash string) (bool, err
 	if !NarHashSRI.MatchString(narHash) {
 		return false, fmt.Errorf("archive %s: narHash %q is not sha256-<base64>", relativePath, narHash)
 	}
-	r := UnpackedHash{SHA256: sha256, NarHash: narHash}
-	if h.Archives[relativePath] == r {
+	if r, ok := h.Trees[sha256]; ok && r.NarHash == narHash {
 		return false, nil
 	}
-	h.Archives[relativePath] = r
+	h.Trees[sha256] = UnpackedTree{NarHash: narHash, RelativePath: relativePath}
 	return true, nil
 }
 
 // Write writes the record to path (canonical JSON, keys sorted), unless
 // the file holds it already.
 func (h *UnpackedHashes) Write(path string) error {
+	h.Format = UnpackedHashesFormat
 	data, err := features.Encode(h)
 	if err != nil {
 		return err
 	}
-	_, err = atomicfile.WriteIfChanged(path, data)
-	return err
+	if _, err = atomicfile.WriteIfChanged(path, data); err != nil {
+		return err
+	}
+	h.Migrated = false
+	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 )
 
 // addLocalArchives puts the archives of file:// base URLs into the store
@@ -138,7 +140,7 @@ func (s *symlinkedArchives) remove() {
 }
 
 func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+	in, err := inputfile.Open(src)
 	if err != nil {
 		return err
 	}
@@ -168,7 +170,7 @@ func LocalBase(url string) (string, bool) {
 }
 
 func sha256File(path string) (string, error) {
-	f, err := os.Open(path)
+	f, err := inputfile.Open(path)
 	if err != nil {
 		return "", err
 	}

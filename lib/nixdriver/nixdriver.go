@@ -70,9 +70,11 @@ type Manifest struct {
 	Version    string `json:"version"`
 	Path       string `json:"manifest"`
 	BaseURL    string `json:"baseUrl"`
-	// UnpackedHashes is the unpacked-hashes.json whose recorded NAR hashes
-	// pin the manifest's unpacks (read and written by lib/manifest/unpackedhashes.go), or "".
-	UnpackedHashes string `json:"unpackedHashes,omitempty"`
+	// UnpackedHashes are the records of unpacked-hashes.json that pin the
+	// manifest's unpacks (those of its archives: Validated.Pin), or nil.
+	// Nix reads them from here, not from the file: what it pins is what
+	// this program read and checked.
+	UnpackedHashes *manifest.UnpackedHashes `json:"unpackedHashes,omitempty"`
 }
 
 // Entry is one archive of a manifest, as nix/cli.nix lists it: the Nix
@@ -94,6 +96,11 @@ type Entry struct {
 	// unpack without the pin, built to explain a hash mismatch.
 	PinnedNarHash string     `json:"pinnedNarHash"`
 	Unpinned      Derivation `json:"unpinned"`
+	// UnpinnedDetect is Unpinned's detection (a pinned tree that is not
+	// the archive's is compared with it); PinnedName the name of the
+	// pinned unpack's store path (<stem>-<sha256>).
+	UnpinnedDetect Derivation `json:"unpinnedDetect"`
+	PinnedName     string     `json:"pinnedName"`
 }
 
 // ID names the entry in messages.
@@ -146,7 +153,9 @@ func (p *Plan) Roles() nixlog.Roles {
 	for _, m := range p.Manifests {
 		add(m.Aggregate, nixlog.Aggregate, nixlog.DrvName(m.Aggregate.Drv))
 		for _, e := range m.Entries {
-			subject := nixlog.DrvName(e.Unpack.Drv)
+			// A pinned unpack's name ends in the archive's sha256, which
+			// the progress lines leave out.
+			subject := strings.TrimSuffix(nixlog.DrvName(e.Unpack.Drv), "-"+e.SHA256)
 			add(e.Fetch, nixlog.Fetch, subject)
 			add(e.Unpack, nixlog.Unpack, subject)
 			add(e.Detect, nixlog.Detect, subject)

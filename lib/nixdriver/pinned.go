@@ -7,28 +7,45 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/nix-community/go-nix/pkg/nixhash"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/nixexec"
-
-	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
-	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
-// PinMismatch is an entry whose unpack, pinned to a recorded NAR hash
-// (unpacked-hashes.json), the unpacker no longer reproduces: Nix failed
-// it with "hash mismatch in fixed-output derivation".
+// The trust model of a pinned unpack (docs/safety.md, "Pinned unpacks").
+// A pinned unpack is a fixed-output derivation: its store path P depends
+// on its name (the archive's stem and sha256) and the recorded NAR hash
+// alone, and any client of the store can make P valid with any tree of
+// that hash (nix store add-path, or a fixed-output derivation of its
+// own), without building ours. The record is a file people commit. So a
+// record is taken only once this tool knows that unpacking the archive
+// of that sha256 gives that tree, by one of:
+//
+//   - a witness of this user's own (Witnesses): an earlier run saw it;
+//   - P's path info says the daemon built it (ultimate) from this run's
+//     own pinned unpack derivation (deriver): no client can set ultimate,
+//     and the derivation's inputs are the archive (fixed by its sha256)
+//     and this detector, so P is what this tool unpacked;
+//   - the same unpack built without the pin (input-addressed: only the
+//     daemon building exactly that derivation makes it valid) has the
+//     recorded NAR hash.
+//
+// Otherwise the record is wrong (or P was planted): the manifests that
+// use it are refused, naming the archive and both hashes, and nothing
+// reads P.
+
+// PinMismatch is an entry whose recorded tree is not what this tool
+// unpacks its archive to.
 type PinMismatch struct {
 	Entry Entry
 	// Recorded is the pinned hash, Got that of the tree this run's
-	// unpacker writes (the entry's unpack built without the pin).
+	// unpacker writes (the entry's unpack built without the pin); Got ""
+	// when that unpack failed too.
 	Recorded, Got string
 	// FirstDiff is the first path (in byte order) that is in one tree's
 	// listing and not in the other's, with which one; or, when the
@@ -37,57 +54,354 @@ type PinMismatch struct {
 }
 
 func (m PinMismatch) Error() string {
-	return fmt.Sprintf("entry %s (%s): the unpacked tree is no longer the one recorded in unpacked-hashes.json: recorded %s, unpacked now %s; first difference: %s. "+
-		"If the new tree is right, delete the archive's record (the next run records the new hash); else the unpacker changed its output: a bug",
-		m.Entry.ID(), m.Entry.RelativePath, m.Recorded, m.Got, m.FirstDiff)
+	if m.Got == "" {
+		return fmt.Sprintf("entry %s (%s): the tree recorded in unpacked-hashes.json (%s) could not be checked: the archive's unpack failed (see the build log above); nothing is read from the recorded tree",
+			m.Entry.ID(), m.Entry.RelativePath, m.Recorded)
+	}
+	return fmt.Sprintf("entry %s (%s): the unpacked tree is not the one recorded in unpacked-hashes.json: recorded %s, unpacked now %s (archive sha256 %s); first difference: %s. "+
+		"The recorded tree is never read as this archive's unpack. If the new tree is right, delete the archive's record (the next run records the new hash); "+
+		"else the record is wrong (review where it came from) or the unpacker changed its output (a bug)",
+		m.Entry.ID(), m.Entry.RelativePath, m.Recorded, m.Got, m.Entry.SHA256, m.FirstDiff)
 }
 
-// PinMismatches explains the failed entries of m whose unpack was pinned
-// and is missing: it builds each one's unpack without the pin (this run's
-// unpacker), detects the tree, and compares its NAR hash with the
-// recorded one and its listing with before, the listing of the
-// detection that recorded the hash (nil: none known). An entry whose
-// unpinned unpack fails too is not a mismatch (its unpack error is Nix's
-// log) and is left out. Local store only: with --store it returns nil.
-func (o *Outcome) PinMismatches(ctx context.Context, m ManifestOutcome, before func(Entry) *features.Tree) ([]PinMismatch, error) {
-	if o.runner.Store != "" {
-		return nil, nil
+// PinCheck is how CheckPins runs.
+type PinCheck struct {
+	// VerifyAll (--verify-pinned) trusts no witness and no path info:
+	// every pinned archive is unpacked again without its pin, and its
+	// tree's NAR hash compared with the record.
+	VerifyAll bool
+	// Witnesses are this user's; nil: none kept.
+	Witnesses *Witnesses
+	// Before is the listing of the tree the previous run detected for an
+	// entry (nil: unknown), for the first difference of a mismatch.
+	Before func(Entry) *features.Tree
+	Log    *slog.Logger
+}
+
+// CheckPins makes sure every record that pins an unpack of v's manifests
+// is this tool's unpack of that archive, before anything is built from
+// them. A manifest with a record that is not is moved to v.Refused, with
+// the mismatches named; the others go on. With every record witnessed
+// (the usual run) it evaluates and builds nothing.
+func (r *Runner) CheckPins(ctx context.Context, v *Validated, c PinCheck) error {
+	if !c.VerifyAll && r.allWitnessed(v, c.Witnesses) {
+		return nil
 	}
-	var out []PinMismatch
-	var unpinned map[string]Derivation
-	for _, e := range m.FailedEntries {
-		if e.PinnedNarHash == "" {
+	plan, err := r.pinPlan(ctx, v.Good)
+	if err != nil {
+		// Without the plan nothing can be checked: nothing is pinned.
+		c.Log.Warn("the pinned unpacks could not be checked; this run unpacks every archive without its record", "error", err)
+		for i := range v.Good {
+			v.Good[i].UnpackedHashes = nil
+		}
+		return nil
+	}
+	pinned := pinnedEntries(plan)
+	unsure := pinned
+	if !c.VerifyAll {
+		if unsure, err = r.unwitnessed(ctx, pinned, c.Witnesses); err != nil {
+			return err
+		}
+	}
+	mismatches, err := r.verifyUnpinned(ctx, unsure, c)
+	if err != nil {
+		return err
+	}
+	refuseMismatched(v, plan, mismatches, c.Log)
+	return nil
+}
+
+// allWitnessed: every (sha256, NAR hash) the manifests' records pin has a
+// witness.
+func (r *Runner) allWitnessed(v *Validated, w *Witnesses) bool {
+	if w == nil {
+		return false
+	}
+	for _, m := range v.Good {
+		if m.UnpackedHashes == nil {
 			continue
 		}
-		valid, err := o.runner.Valid(ctx, []string{e.Unpack.Out})
+		for sha, t := range m.UnpackedHashes.Trees {
+			if !w.Has(sha, t.NarHash) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// pinPlan evaluates the manifests with each pinned unpack's unpinned
+// twin and its detection.
+func (r *Runner) pinPlan(ctx context.Context, ms []Manifest) (*cliResult, error) {
+	a := r.cliArgs(ms)
+	a.Unpinned = true
+	data, err := json.Marshal(a)
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.evalCLI(ctx, data, true, r.Stderr)
+	if err != nil {
+		return nil, err
+	}
+	var res cliResult
+	if err := jsoncheck.Unmarshal("evaluate the unpinned unpacks: nix-instantiate's output", out, &res); err != nil {
+		return nil, err
+	}
+	if len(res.Manifests) != len(ms) {
+		return nil, fmt.Errorf("evaluate the unpinned unpacks: %d manifests in, %d out", len(ms), len(res.Manifests))
+	}
+	for i := range res.Manifests {
+		for j := range res.Manifests[i].Entries {
+			e := &res.Manifests[i].Entries[j]
+			e.Manifest, e.Redist = ms[i].Version, ms[i].RedistName
+		}
+	}
+	return &res, nil
+}
+
+// pinnedEntries are the plan's pinned entries, one per pinned path.
+func pinnedEntries(plan *cliResult) []Entry {
+	seen := map[string]bool{}
+	var out []Entry
+	for _, m := range plan.Manifests {
+		for _, e := range m.Entries {
+			if e.PinnedNarHash != "" && !seen[e.Unpack.Out] {
+				seen[e.Unpack.Out] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// unwitnessed builds the pinned unpacks that no witness vouches for and
+// returns those whose path the daemon did not build from this run's own
+// derivation; the others get a witness.
+func (r *Runner) unwitnessed(ctx context.Context, entries []Entry, w *Witnesses) ([]Entry, error) {
+	var todo []Entry
+	for _, e := range entries {
+		if !w.Has(e.SHA256, e.PinnedNarHash) {
+			todo = append(todo, e)
+		}
+	}
+	if len(todo) == 0 {
+		return nil, nil
+	}
+	// A record the unpacker does not reproduce fails here, with Nix's
+	// hash mismatch in the log; verifyUnpinned names it.
+	infos, err := r.buildAndQuery(ctx, todo, func(e Entry) Derivation { return e.Unpack })
+	if err != nil {
+		return nil, err
+	}
+	var unsure []Entry
+	for _, e := range todo {
+		info, ok := infos[e.Unpack.Out]
+		if ok && info.Ultimate && info.Deriver == e.Unpack.Drv && info.NarHash == e.PinnedNarHash {
+			w.Add(e.SHA256, e.PinnedNarHash)
+			continue
+		}
+		unsure = append(unsure, e)
+	}
+	return unsure, nil
+}
+
+// verifyUnpinned builds each entry's unpack without its pin and compares
+// its NAR hash with the record: a match gets a witness, a mismatch is
+// returned (with the first difference of the listings, from the
+// detection of the unpinned tree).
+func (r *Runner) verifyUnpinned(ctx context.Context, entries []Entry, c PinCheck) ([]PinMismatch, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	c.Log.Info("checking recorded unpacked trees: unpacking their archives without the record", "archives", len(entries))
+	infos, err := r.buildAndQuery(ctx, entries, func(e Entry) Derivation { return e.Unpinned })
+	if err != nil {
+		return nil, err
+	}
+	var out []PinMismatch
+	for _, e := range entries {
+		info, ok := infos[e.Unpinned.Out]
+		switch {
+		case !ok:
+			out = append(out, PinMismatch{Entry: e, Recorded: e.PinnedNarHash})
+		case info.NarHash == e.PinnedNarHash:
+			c.Witnesses.Add(e.SHA256, e.PinnedNarHash)
+		default:
+			m := PinMismatch{Entry: e, Recorded: e.PinnedNarHash, Got: info.NarHash}
+			m.FirstDiff = r.firstDiff(ctx, e, c.Before)
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// firstDiff builds the detection of the unpinned tree and compares its
+// listing with the previous run's.
+func (r *Runner) firstDiff(ctx context.Context, e Entry, before func(Entry) *features.Tree) string {
+	if err := r.Realise(ctx, []string{e.UnpinnedDetect.Drv}); err != nil {
+		return "unknown (the detection of the new tree failed)"
+	}
+	data, err := r.ReadFile(ctx, e.UnpinnedDetect.Out)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	f, err := features.DecodeFeatures(e.UnpinnedDetect.Out, data)
+	if err != nil {
+		return "unknown (" + err.Error() + ")"
+	}
+	var prev *features.Tree
+	if before != nil {
+		prev = before(e)
+	}
+	return FirstListingDiff(prev, &f.Tree)
+}
+
+// refuseMismatched moves every manifest with a mismatched entry to
+// v.Refused, with its mismatches.
+func refuseMismatched(v *Validated, plan *cliResult, mismatches []PinMismatch, log *slog.Logger) {
+	if len(mismatches) == 0 {
+		return
+	}
+	bad := map[string]PinMismatch{}
+	for _, m := range mismatches {
+		bad[m.Entry.Unpack.Out] = m
+	}
+	var good []Manifest
+	for i, m := range v.Good {
+		var msgs []string
+		for _, e := range plan.Manifests[i].Entries {
+			if mm, ok := bad[e.Unpack.Out]; ok && e.PinnedNarHash != "" {
+				mm.Entry = e
+				msgs = append(msgs, mm.Error())
+			}
+		}
+		if len(msgs) == 0 {
+			good = append(good, m)
+			continue
+		}
+		log.Warn("manifest refused: a recorded unpacked tree is not its archive's; the others go on", "manifest", m.Path)
+		v.Refused = append(v.Refused, Refused{Path: m.Path, Err: fmt.Errorf("manifest %s: %s", m.Path, strings.Join(msgs, "; "))})
+	}
+	v.Good = good
+}
+
+func outsOf(entries []Entry, f func(Entry) string) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = f(e)
+	}
+	return out
+}
+
+// buildAndQuery builds the derivation d of each entry (each whatever the
+// others do) and returns the path info of the outputs that are valid
+// then.
+func (r *Runner) buildAndQuery(ctx context.Context, entries []Entry, d func(Entry) Derivation) (map[string]pathInfo, error) {
+	if err := r.realiseKeepGoing(ctx, outsOf(entries, func(e Entry) string { return d(e).Drv })); ctx.Err() != nil {
+		return nil, err
+	}
+	return r.pathInfos(ctx, outsOf(entries, func(e Entry) string { return d(e).Out }))
+}
+
+// realiseKeepGoing builds drvs, each whatever the others do; the caller
+// looks at what is valid afterwards.
+func (r *Runner) realiseKeepGoing(ctx context.Context, drvs []string) error {
+	saved := r.BuildArgs
+	r.BuildArgs = append(append([]string{}, saved...), "--keep-going")
+	defer func() { r.BuildArgs = saved }()
+	return r.Realise(ctx, drvs)
+}
+
+// pathInfo is what `nix path-info --json` says of a valid path.
+type pathInfo struct {
+	Path     string `json:"path"`
+	NarHash  string `json:"narHash"`
+	Deriver  string `json:"deriver"`
+	Ultimate bool   `json:"ultimate"`
+}
+
+// pathInfos is the path info of those of paths that are valid in the
+// build's store (the local one, or r.Store).
+func (r *Runner) pathInfos(ctx context.Context, paths []string) (map[string]pathInfo, error) {
+	valid, err := r.Valid(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	var ask []string
+	for p, ok := range valid {
+		if ok {
+			ask = append(ask, p)
+		}
+	}
+	sort.Strings(ask)
+	args := append(append([]string{}, nixCommand...), "path-info", "--json")
+	if r.Store != "" {
+		args = append(args, "--store", r.Store)
+	}
+	args = append(args, r.optionArgs(ctx)...)
+	batches, err := nixexec.Batches(args, ask)
+	if err != nil {
+		return nil, fmt.Errorf("nix path-info: %w", err)
+	}
+	infos := map[string]pathInfo{}
+	for _, batch := range batches {
+		errOut := &nixexec.LimitedBuffer{Max: maxMessage}
+		cmd := nixexec.Command("nix", append(append([]string{}, args...), batch...)...)
+		cmd.Stderr = errOut
+		out, err := cmd.Output(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("nix path-info: %w: %s", err, strings.TrimSpace(errOut.String()))
+		}
+		list, err := decodePathInfos(out)
 		if err != nil {
 			return nil, err
 		}
-		if valid[e.Unpack.Out] {
-			continue
+		for _, i := range list {
+			infos[i.Path] = i
 		}
-		if unpinned == nil {
-			if unpinned, err = o.runner.unpinnedUnpacks(ctx, m.Manifest); err != nil {
-				return nil, err
-			}
-		}
-		u, ok := unpinned[e.RelativePath]
-		if !ok {
-			continue
-		}
-		if err := o.runner.Realise(ctx, []string{u.Drv}); err != nil {
-			continue
-		}
-		f, err := facts.Detect(u.Out)
-		if err != nil {
-			return nil, fmt.Errorf("entry %s: %w", e.ID(), err)
-		}
-		if f.NarHash == e.PinnedNarHash {
-			continue
-		}
-		out = append(out, PinMismatch{Entry: e, Recorded: e.PinnedNarHash, Got: f.NarHash, FirstDiff: FirstListingDiff(before(e), &f.Tree)})
 	}
-	return out, nil
+	return infos, nil
+}
+
+// decodePathInfos reads `nix path-info --json`: a list up to Nix 2.18, an
+// object by path since; the NAR hash in SRI form whatever Nix spells.
+func decodePathInfos(out []byte) ([]pathInfo, error) {
+	const what = "nix path-info --json"
+	var list []pathInfo
+	if t := bytes.TrimSpace(out); len(t) > 0 && t[0] == '{' {
+		var byPath map[string]pathInfo
+		if err := jsoncheck.Unmarshal(what, out, &byPath); err != nil {
+			return nil, err
+		}
+		for p, i := range byPath {
+			i.Path = p
+			list = append(list, i)
+		}
+	} else if err := jsoncheck.Unmarshal(what, out, &list); err != nil {
+		return nil, err
+	}
+	for k := range list {
+		sri, err := sriOf(list[k].NarHash)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", what, list[k].Path, err)
+		}
+		list[k].NarHash = sri
+	}
+	return list, nil
+}
+
+// sriOf is a SHA-256 hash as Nix prints it, in SRI form.
+func sriOf(s string) (string, error) {
+	algo := nixhash.SHA256
+	h, err := nixhash.ParseAny(s, &algo)
+	if err != nil {
+		return "", fmt.Errorf("the NAR hash %q: %w", s, err)
+	}
+	sri, err := nixhash.NewHashWithEncoding(nixhash.SHA256, h.Digest(), nixhash.SRI, true)
+	if err != nil {
+		return "", err
+	}
+	return sri.String(), nil
 }
 
 // FirstListingDiff names the first path, in byte order, that the listing
@@ -137,36 +451,6 @@ func kindOr(k string) string {
 	return k
 }
 
-// unpinnedUnpacks evaluates the manifest's pipeline again, asking also
-// for each pinned unpack without its pin (nix/cli.nix's "unpinned"), and
-// returns them by relative path: one more derivation per archive, so
-// only when a pin failed.
-func (r *Runner) unpinnedUnpacks(ctx context.Context, m Manifest) (map[string]Derivation, error) {
-	a := r.cliArgs([]Manifest{m})
-	a.Unpinned = true
-	data, err := json.Marshal(a)
-	if err != nil {
-		return nil, err
-	}
-	out, err := r.evalCLI(ctx, data, true, r.Stderr)
-	if err != nil {
-		return nil, err
-	}
-	var res cliResult
-	if err := jsoncheck.Unmarshal("evaluate the unpinned unpacks: nix-instantiate's output", out, &res); err != nil {
-		return nil, err
-	}
-	found := map[string]Derivation{}
-	for _, pm := range res.Manifests {
-		for _, e := range pm.Entries {
-			if e.Unpinned.Drv != "" {
-				found[e.RelativePath] = e.Unpinned
-			}
-		}
-	}
-	return found, nil
-}
-
 func unpinnedUnpacks(entries []Entry) []string {
 	var drvs []string
 	for _, e := range entries {
@@ -190,11 +474,12 @@ type Unpacked struct {
 // unpack (`nix store add-path --name`: the path of a recursive SHA-256
 // fixed-output derivation of that name and hash), so that the run's
 // detections, instantiated afterwards with the new records, read the
-// pinned trees and the next run rebuilds nothing. It returns the trees
-// for the caller to record; failed unpacks are left to the main build,
-// which reports them. Local store only (nil with --store: the records
-// are then made after the run, from the detections).
-func (r *Runner) PinUnpacked(ctx context.Context, v *Validated, log *slog.Logger) ([]Unpacked, error) {
+// pinned trees and the next run rebuilds nothing. Each tree is witnessed
+// (w): this run unpacked it. It returns the trees for the caller to
+// record; failed unpacks are left to the main build, which reports them.
+// Local store only (nil with --store: the records are then made after
+// the run, from the detections).
+func (r *Runner) PinUnpacked(ctx context.Context, v *Validated, w *Witnesses, log *slog.Logger) ([]Unpacked, error) {
 	if r.Store != "" {
 		return nil, nil
 	}
@@ -206,52 +491,87 @@ func (r *Runner) PinUnpacked(ctx context.Context, v *Validated, log *slog.Logger
 	// The records change what the manifests' arguments name: the run's
 	// next instantiation must evaluate them again.
 	defer func() { r.plans = nil }()
-	var trees []Unpacked
+	var todo []Entry
+	var where []string
 	for _, m := range out.Manifests {
 		for _, e := range m.Entries {
-			if e.PinnedNarHash != "" {
-				continue
-			}
-			u, ok, err := r.pinTree(ctx, e)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				u.ManifestPath = m.Path
-				trees = append(trees, u)
+			if e.PinnedNarHash == "" {
+				todo = append(todo, e)
+				where = append(where, m.Path)
 			}
 		}
+	}
+	infos, err := r.pathInfos(ctx, outsOf(todo, func(e Entry) string { return e.Unpack.Out }))
+	if err != nil {
+		return nil, err
+	}
+	var trees []Unpacked
+	for i, e := range todo {
+		info, ok := infos[e.Unpack.Out]
+		if !ok {
+			continue
+		}
+		if err := r.addPinned(ctx, e, info.NarHash); err != nil {
+			return nil, err
+		}
+		w.Add(e.SHA256, info.NarHash)
+		trees = append(trees, Unpacked{Entry: e, ManifestPath: where[i], NarHash: info.NarHash})
 	}
 	return trees, nil
 }
 
-// pinTree registers e's unpacked tree at its pinned path; ok is false
-// when the unpack did not build.
-func (r *Runner) pinTree(ctx context.Context, e Entry) (_ Unpacked, ok bool, _ error) {
-	if _, err := os.Lstat(e.Unpack.Out); err != nil {
-		return Unpacked{}, false, nil
+// addPinned registers e's unpacked tree (input-addressed: this run's)
+// at the path of its pinned unpack.
+func (r *Runner) addPinned(ctx context.Context, e Entry, narHash string) error {
+	if e.PinnedName == "" {
+		return fmt.Errorf("entry %s: no pinned name in the plan", e.ID())
 	}
-	var hash bytes.Buffer
-	cmd := nixexec.Command("nix-store", "--query", "--hash", e.Unpack.Out)
-	cmd.Stdout, cmd.Stderr = &hash, r.Stderr
-	if err := cmd.Run(ctx); err != nil {
-		return Unpacked{}, false, fmt.Errorf("entry %s: nix-store --query --hash: %w", e.ID(), err)
-	}
-	algo := nixhash.SHA256
-	h, err := nixhash.ParseAny(strings.TrimSpace(hash.String()), &algo)
-	if err != nil {
-		return Unpacked{}, false, fmt.Errorf("entry %s: the NAR hash Nix gives: %w", e.ID(), err)
-	}
-	sri, err := narhash.SRI(h.Digest())
-	if err != nil {
-		return Unpacked{}, false, err
-	}
-	// The store path's name: what follows "<32 characters of hash>-".
-	name := filepath.Base(e.Unpack.Out)[33:]
-	add := nixexec.Command("nix", append([]string{"--extra-experimental-features", "nix-command", "store", "add-path", "--name", name, e.Unpack.Out}, r.optionArgs(ctx)...)...)
+	add := nixexec.Command("nix", append([]string{"--extra-experimental-features", "nix-command", "store", "add-path", "--name", e.PinnedName, e.Unpack.Out}, r.optionArgs(ctx)...)...)
 	add.Stdout, add.Stderr = io.Discard, r.Stderr
 	if err := add.Run(ctx); err != nil {
-		return Unpacked{}, false, fmt.Errorf("entry %s: nix store add-path: %w", e.ID(), err)
+		return fmt.Errorf("entry %s: nix store add-path: %w", e.ID(), err)
 	}
-	return Unpacked{Entry: e, NarHash: sri}, true, nil
+	return nil
+}
+
+// PinMismatches explains the failed entries of m whose pinned unpack is
+// missing from the store after the build: a witnessed record (so not
+// checked before the build) whose tree was collected, and that this
+// unpacker no longer reproduces (Nix's hash mismatch). It builds each
+// one's unpack without the pin and compares, as CheckPins does; an entry
+// whose unpinned unpack fails too is named so. Local store only.
+func (o *Outcome) PinMismatches(ctx context.Context, m ManifestOutcome, before func(Entry) *features.Tree) ([]PinMismatch, error) {
+	r := o.runner
+	var pinned []Entry
+	for _, e := range m.FailedEntries {
+		if e.PinnedNarHash != "" {
+			pinned = append(pinned, e)
+		}
+	}
+	if r.Store != "" || len(pinned) == 0 {
+		return nil, nil
+	}
+	valid, err := r.Valid(ctx, outsOf(pinned, func(e Entry) string { return e.Unpack.Out }))
+	if err != nil {
+		return nil, err
+	}
+	plan, err := r.pinPlan(ctx, []Manifest{m.Manifest})
+	if err != nil {
+		return nil, err
+	}
+	twins := map[string]Entry{}
+	for _, e := range plan.Manifests[0].Entries {
+		twins[e.Unpack.Out] = e
+	}
+	var missing []Entry
+	for _, e := range pinned {
+		if t, ok := twins[e.Unpack.Out]; ok && !valid[e.Unpack.Out] {
+			missing = append(missing, t)
+		}
+	}
+	log := r.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	return r.verifyUnpinned(ctx, missing, PinCheck{Before: before, Log: log})
 }

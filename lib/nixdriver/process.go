@@ -99,6 +99,28 @@ type Validated struct {
 	parsed  map[string]*manifest.Manifest // by path
 }
 
+// Pin sets each manifest's records, those of record(path) (nil: none)
+// for its archives.
+func (v *Validated) Pin(record func(manifestPath string) *manifest.UnpackedHashes) {
+	for i := range v.Good {
+		m := &v.Good[i]
+		m.UnpackedHashes = nil
+		h := record(m.Path)
+		if h == nil {
+			continue
+		}
+		sub := &manifest.UnpackedHashes{Format: manifest.UnpackedHashesFormat, Trees: map[string]manifest.UnpackedTree{}}
+		for _, a := range v.parsed[m.Path].Archives() {
+			if t, ok := h.Trees[a.SHA256]; ok {
+				sub.Trees[a.SHA256] = t
+			}
+		}
+		if len(sub.Trees) > 0 {
+			m.UnpackedHashes = sub
+		}
+	}
+}
+
 // DefaultMaxArchives bounds the archives of one manifest, about 12 times
 // the most a real one lists (largestRealManifest).
 const DefaultMaxArchives = 2000

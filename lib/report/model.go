@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -13,6 +12,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/capability"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/coverage"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/licence"
@@ -182,7 +182,7 @@ func ReadAggregate(dir string) (*Aggregate, error) {
 }
 
 func readJSON(path string, v any) error {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.Read(path, inputfile.MaxDocument)
 	if err != nil {
 		return err
 	}

@@ -45,23 +45,25 @@ func TestUnpackedHashesRecordedAndPinned(t *testing.T) {
 	}
 
 	var h struct {
-		Archives map[string]struct {
-			SHA256  string `json:"sha256"`
-			NarHash string `json:"narHash"`
-		} `json:"archives"`
+		Format int `json:"format"`
+		Trees  map[string]struct {
+			NarHash      string `json:"narHash"`
+			RelativePath string `json:"relativePath"`
+		} `json:"trees"`
 	}
 	if err := json.Unmarshal(got, &h); err != nil {
 		t.Fatal(err)
 	}
 	const archive = "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz"
-	rec, ok := h.Archives[archive]
-	if !ok {
-		t.Fatalf("no record of %s", archive)
+	const sha = "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580"
+	rec, ok := h.Trees[sha]
+	if !ok || rec.RelativePath != archive {
+		t.Fatalf("no record of %s (%s)", archive, sha)
 	}
 	wrong := "sha256-" + strings.Repeat("A", 43) + "="
-	r := h.Archives[archive]
+	r := h.Trees[sha]
 	r.NarHash = wrong
-	h.Archives[archive] = r
+	h.Trees[sha] = r
 	data, _ := json.Marshal(h)
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)

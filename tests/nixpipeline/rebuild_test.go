@@ -95,7 +95,15 @@ func instantiateSample(t *testing.T, p programs, pinned bool) stages {
 	t.Helper()
 	hashes := any(nil)
 	if pinned {
-		hashes = filepath.Join(repoRoot(), "sample", "unpacked-hashes.json")
+		// The records as the CLI hands them to nix/cli.nix: read and
+		// checked, never the file's path.
+		data, err := os.ReadFile(filepath.Join(repoRoot(), "sample", "unpacked-hashes.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &hashes); err != nil {
+			t.Fatal(err)
+		}
 	}
 	var ms []map[string]any
 	for _, v := range []string{"1.0.0", "2.0.0"} {

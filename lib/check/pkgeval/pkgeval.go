@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
@@ -699,16 +700,6 @@ func notRegular(m fs.FileMode) string {
 		return ""
 	case m.IsDir():
 		return "a link to a directory, not a file"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO), not a regular file"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device, not a regular file"
-	case m&fs.ModeDevice != 0:
-		return "a block device, not a regular file"
-	case m&fs.ModeSocket != 0:
-		return "a socket, not a regular file"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link, not a regular file"
 	}
-	return "not a regular file (" + m.Type().String() + ")"
+	return inputfile.Kind(m) + ", not a regular file"
 }

@@ -282,15 +282,15 @@ func Feature(format string) (map[string]any, error) {
 		}
 	case "unpacked-hashes":
 		doc["$id"] = baseID + "unpacked-hashes.json"
-		doc["title"] = "unpacked-hashes.json: relative_path -> the archive's sha256 and its unpacked tree's NAR hash (pins the unpack as a fixed-output derivation)"
+		doc["title"] = "unpacked-hashes.json (format 2): the archive's sha256 -> its unpacked tree's NAR hash and the relative_path it was recorded under (pins the unpack as a fixed-output derivation)"
 		record := closed(obj{
-			"sha256":  pattern(`^[0-9a-f]{64}$`),
-			"narHash": pattern(manifest.NarHashSRI.String()),
-		}, "sha256", "narHash")
-		for k, v := range closed(obj{"archives": mapOf(record)}, "archives") {
+			"relativePath": pattern(manifest.SafeRelativePath.String()),
+			"narHash":      pattern(manifest.NarHashSRI.String()),
+		}, "relativePath", "narHash")
+		for k, v := range closed(obj{"format": obj{"const": manifest.UnpackedHashesFormat}, "trees": mapOf(record)}, "format", "trees") {
 			doc[k] = v
 		}
-		doc["properties"].(obj)["archives"].(obj)["propertyNames"] = pattern(manifest.SafeRelativePath.String())
+		doc["properties"].(obj)["trees"].(obj)["propertyNames"] = pattern(manifest.SHA256Hex.String())
 	default:
 		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
 	}

@@ -23,7 +23,7 @@ let
       a = pipeline.manifestFeatures {
         inherit (m) redistName version baseUrl;
         manifest = pathOf m.manifest;
-        unpackedHashes = pathOf (m.unpackedHashes or null);
+        unpackedHashes = m.unpackedHashes or null;
       };
       names = builtins.filter (
         n: !(builtins.elem n (a.outputs or [ "out" ] ++ [ "entries" ])) && isDerivation a.${n}

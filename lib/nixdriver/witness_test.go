@@ -1,0 +1,54 @@
+package nixdriver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const (
+	witnessSHA = "516f2d8f105ec0d069cda395f255c2db2eac489978637635949a8a2322607fbc"
+	witnessNar = "sha256-UKcCazttmufYH38LXwQce+QeQTgeqQrBcgnPjouZAas="
+)
+
+// TestWitnesses: a witness added is found for that pair only; one in a
+// directory others can write is refused, naming it and the fix.
+func TestWitnesses(t *testing.T) {
+	cache := t.TempDir()
+	os.Chmod(cache, 0o755)
+	w, err := OpenWitnesses(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Has(witnessSHA, witnessNar) {
+		t.Fatal("a witness before any was added")
+	}
+	w.Add(witnessSHA, witnessNar)
+	if !w.Has(witnessSHA, witnessNar) || w.Has(witnessSHA, "sha256-"+strings.Repeat("A", 43)+"=") {
+		t.Error("the witness is not for exactly its pair")
+	}
+	if err := os.Chmod(filepath.Join(cache, WitnessDirName), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenWitnesses(cache); err == nil || !strings.Contains(err.Error(), "chmod go-w") {
+		t.Errorf("a directory others can write: %v", err)
+	}
+	var none *Witnesses
+	if none.Has(witnessSHA, witnessNar) {
+		t.Error("no witnesses vouch for something")
+	}
+}
+
+// TestDecodePathInfos: both shapes of nix path-info --json (a list up to
+// Nix 2.18, an object by path since), hashes in SRI form.
+func TestDecodePathInfos(t *testing.T) {
+	list := `[{"path":"/nix/store/a-x","narHash":"sha256:1bj7fhaglz5ax2ifflnkkq3n5w0i4d4lzdcm4aic4nqmlb4y8ffw","deriver":"/nix/store/b-x.drv","ultimate":true}]`
+	obj := `{"/nix/store/a-x":{"narHash":"` + witnessNar + `","deriver":"/nix/store/b-x.drv","ultimate":true}}`
+	for _, in := range []string{list, obj} {
+		got, err := decodePathInfos([]byte(in))
+		if err != nil || len(got) != 1 || got[0].Path != "/nix/store/a-x" || !got[0].Ultimate || got[0].Deriver != "/nix/store/b-x.drv" || !strings.HasPrefix(got[0].NarHash, "sha256-") {
+			t.Errorf("%s: %+v, %v", in, got, err)
+		}
+	}
+}
