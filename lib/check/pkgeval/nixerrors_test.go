@@ -72,3 +72,13 @@ func TestTracePosition(t *testing.T) {
 		t.Errorf("tracePosition of a throw = %q, %q, want /pkgs/throw.nix:2:13, throw", pos, call)
 	}
 }
+
+// TestNixMessageWithoutEscapes: every terminal escape goes, not only the
+// colours (a hyperlink around the path, an erase to the end of the line),
+// since the message reaches the report and the JSON (lib/ansi).
+func TestNixMessageWithoutEscapes(t *testing.T) {
+	stderr := "\x1b[K\x1b[31;1merror:\x1b[0m attribute 'x' missing\n\n       at \x1b]8;;file:///pkgs/a.nix\x1b\\/pkgs/a.nix:2:15\x1b]8;;\x1b\\:\n"
+	if got, want := NixMessage(stderr, "/pkgs"), "error: attribute 'x' missing at a.nix:2:15"; got != want {
+		t.Errorf("NixMessage = %q, want %q", got, want)
+	}
+}

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
@@ -437,7 +437,7 @@ func (e *Evaluator) addPosition(ctx context.Context, dir, file string, allowed, 
 // before the cause), "" if none, and the builtin its frame calls
 // ("… while calling the 'throw' builtin"), if any.
 func tracePosition(stderr, path string) (pos, builtin string) {
-	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
+	lines := strings.Split(ansi.Strip(stderr), "\n")
 	frame := ""
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
@@ -459,8 +459,6 @@ func tracePosition(stderr, path string) (pos, builtin string) {
 	return pos, builtin
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
 // NixMessage shortens nix-instantiate's error output to its cause and
 // position: "error: attribute 'x' missing at cuda_cupti.nix:17:21", with
 // paths under dir made relative to it. The cause is the last "error:"
@@ -478,7 +476,7 @@ func NixMessageWithTrace(stderr, dir string) string {
 }
 
 func nixMessage(stderr, dir string, trace bool) string {
-	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
+	lines := strings.Split(ansi.Strip(stderr), "\n")
 	for i := range lines {
 		lines[i] = strings.TrimSpace(lines[i])
 	}
