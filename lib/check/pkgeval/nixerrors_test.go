@@ -32,7 +32,7 @@ func TestNixMessageOfEveryVersion(t *testing.T) {
 	}
 }
 
-// TestNixMessageWithTrace: -v keeps the trace lines Nix printed (2.13
+// TestNixMessageWithTrace: -v (Options.Trace) keeps the trace lines Nix printed (2.13
 // and later print two through the stand-in), each with its position,
 // after the cause.
 func TestNixMessageWithTrace(t *testing.T) {
@@ -43,8 +43,8 @@ func TestNixMessageWithTrace(t *testing.T) {
 	want := "error: attribute 'hostCudaSystem' missing at missing.nix:2:15" +
 		"\n  … while evaluating attribute '\"missing.nix\"' at /repo/nix/buildredist-standin.nix:623:40" +
 		"\n  … while evaluating list element at index 0 at /repo/nix/buildredist-standin.nix:623:40"
-	if got := NixMessageWithTrace(string(data), "/pkgs"); got != want {
-		t.Errorf("NixMessageWithTrace = %q, want %q", got, want)
+	if got := nixMessage(string(data), "/pkgs", true); got != want {
+		t.Errorf("nixMessage with the trace = %q, want %q", got, want)
 	}
 }
 

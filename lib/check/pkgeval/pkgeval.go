@@ -469,12 +469,6 @@ func NixMessage(stderr, dir string) string {
 	return nixMessage(stderr, dir, false)
 }
 
-// NixMessageWithTrace is NixMessage followed by the trace lines Nix
-// printed before the cause, one per line, each with its position.
-func NixMessageWithTrace(stderr, dir string) string {
-	return nixMessage(stderr, dir, true)
-}
-
 func nixMessage(stderr, dir string, trace bool) string {
 	lines := strings.Split(ansi.Strip(stderr), "\n")
 	for i := range lines {

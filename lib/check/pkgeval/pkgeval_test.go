@@ -229,7 +229,7 @@ func FuzzNixMessage(f *testing.F) {
 	f.Add("\x1b[31merror:\x1b[0m boom\n(use '--show-trace' to show detailed location information)\n", "")
 	f.Add("at \n error:", "/")
 	f.Fuzz(func(t *testing.T, stderr, dir string) {
-		if NixMessage(stderr, dir) == "" || NixMessageWithTrace(stderr, dir) == "" {
+		if NixMessage(stderr, dir) == "" || nixMessage(stderr, dir, true) == "" {
 			t.Fatal("empty message")
 		}
 	})
