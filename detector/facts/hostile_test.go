@@ -18,9 +18,9 @@ import (
 	"testing"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
-	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testnar"
 )
 
 func deepName(n int) string { return strings.TrimSuffix(strings.Repeat("d/", n), "/") }
@@ -76,7 +76,7 @@ func TestDeepTree(t *testing.T) {
 	if len(f.Tree.Files) != 3 || len(f.Libraries) != 1 {
 		t.Errorf("files %d, libraries %d; want 3 and 1", len(f.Tree.Files), len(f.Libraries))
 	}
-	want, err := narhash.HashPath(root)
+	want, err := testnar.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestNonUTF8Names(t *testing.T) {
 	if strings.Contains(string(data), `\ufffd`) {
 		t.Errorf("the JSON replaced bytes by U+FFFD")
 	}
-	hash, err := narhash.HashPath(root)
+	hash, err := testnar.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/nix-community/go-nix/pkg/nar"
 	"github.com/nix-community/go-nix/pkg/nixhash"
 	"github.com/nix-community/go-nix/pkg/wire"
 )
@@ -265,14 +264,4 @@ func (n *NarHasher) Sum() (string, error) {
 		return n.known, nil
 	}
 	return SRI(n.sum.Sum(nil))
-}
-
-// HashPath returns the SRI NAR hash of the tree at path, like
-// `nix hash path --type sha256 --sri PATH`.
-func HashPath(path string) (string, error) {
-	sum := sha256.New()
-	if err := nar.DumpPath(sum, path); err != nil {
-		return "", fmt.Errorf("nar hash %s: %w", path, err)
-	}
-	return SRI(sum.Sum(nil))
 }
