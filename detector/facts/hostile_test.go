@@ -19,11 +19,10 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testnar"
 )
-
-func deepName(n int) string { return strings.TrimSuffix(strings.Repeat("d/", n), "/") }
 
 // rulesSteps bounds the steps of the rules' lookups of fixed paths (bin,
 // include, lib/pkgconfig, ...: a few dozen on any tree).
@@ -60,11 +59,11 @@ func boundedDetect(t *testing.T, root string, maxAlloc uint64, steps int) (*feat
 func TestDeepTree(t *testing.T) {
 	root := t.TempDir()
 	const depth = 1900
-	deep := filepath.Join(root, deepName(depth))
+	deep := filepath.Join(root, testarchive.DeepName(depth))
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"include/x.h", deepName(depth) + "/x.h", deepName(depth/2) + "/libx.so"} {
+	for _, p := range []string{"include/x.h", testarchive.DeepName(depth) + "/x.h", testarchive.DeepName(depth/2) + "/libx.so"} {
 		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +90,7 @@ func TestDeepTree(t *testing.T) {
 func TestSymlinkHeavyTree(t *testing.T) {
 	root := t.TempDir()
 	const depth, links = 1000, 400
-	deep := filepath.Join(root, deepName(depth))
+	deep := filepath.Join(root, testarchive.DeepName(depth))
 	if err := os.MkdirAll(deep, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +99,7 @@ func TestSymlinkHeavyTree(t *testing.T) {
 		if err := os.Symlink(fmt.Sprintf("%s/r%d.so", up, i), filepath.Join(deep, fmt.Sprintf("u%d", i))); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.Symlink(fmt.Sprintf("%s/u%d", deepName(depth), (i+1)%links), filepath.Join(root, fmt.Sprintf("r%d.so", i))); err != nil {
+		if err := os.Symlink(fmt.Sprintf("%s/u%d", testarchive.DeepName(depth), (i+1)%links), filepath.Join(root, fmt.Sprintf("r%d.so", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
