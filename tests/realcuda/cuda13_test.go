@@ -20,22 +20,9 @@ import (
 )
 
 // real13 returns the unpacked CUDA 13 wheels (DIR/cuda-13/root) and the
-// directory of cuobjdump 13.4 and nvcc 13.5. It skips when CRFF_REAL_CUDA
-// is unset; a directory without them is a failure, as in real125.
+// directory of cuobjdump 13.4 and nvcc 13.5.
 func real13(t *testing.T) (root, bin string) {
-	dir := testenv.RealCUDA(t)
-	base := filepath.Join(dir, "cuda-13")
-	if _, err := os.Stat(filepath.Join(base, ".complete")); err != nil {
-		t.Fatalf("no CUDA 13 wheels in %s (run scripts/fetch-real-cuda.sh %s)", base, dir)
-	}
-	root = filepath.Join(base, "root")
-	bin = filepath.Join(root, "nvidia/cu13/bin")
-	for _, tool := range []string{"cuobjdump", "nvcc", "ptxas", "fatbinary", "../nvvm/bin/cicc"} {
-		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
-			t.Fatalf("%s has no %s: %v", base, tool, err)
-		}
-	}
-	return root, bin
+	return realSet(t, "cuda-13", "nvidia/cu13/bin", "cuobjdump", "nvcc", "ptxas", "fatbinary", "../nvvm/bin/cicc")
 }
 
 // listedName is one line of cuobjdump --list-elf or --list-ptx:
