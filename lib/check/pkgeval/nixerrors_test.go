@@ -32,9 +32,9 @@ func TestNixMessageOfEveryVersion(t *testing.T) {
 	}
 }
 
-// TestNixMessageWithTrace: -v (Options.Trace) keeps the trace lines Nix printed (2.13
-// and later print two through the stand-in), each with its position,
-// after the cause.
+// TestNixMessageWithTrace: -v (Options.Trace) keeps the trace lines
+// Nix printed (2.13 and later print two through the stand-in), each with
+// its position, after the cause.
 func TestNixMessageWithTrace(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "nixerrors", "2.34", "missing.txt"))
 	if err != nil {
