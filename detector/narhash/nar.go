@@ -98,16 +98,9 @@ func (n *NarHasher) begin(p, kind string) error {
 		n.begun = true
 		return n.strings("(", "type", kind)
 	}
-	if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") {
-		return fmt.Errorf("nar %s: not a path below the root", p)
-	}
-	parent, name := path.Split(p)
-	parent = strings.TrimSuffix(parent, "/")
-	if parent == "" {
-		parent = "/"
-	}
-	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, 0) {
-		return fmt.Errorf("nar %s: invalid name", p)
+	parent, name, err := splitNode(p)
+	if err != nil {
+		return err
 	}
 	for len(n.open) > 0 && n.open[len(n.open)-1].path != parent {
 		if err := n.closeDir(); err != nil {
@@ -123,6 +116,22 @@ func (n *NarHasher) begin(p, kind string) error {
 	}
 	top.last = name
 	return n.strings("entry", "(", "name", name, "node", "(", "type", kind)
+}
+
+// splitNode is a node's path below the root as its directory and name.
+func splitNode(p string) (parent, name string, err error) {
+	if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") {
+		return "", "", fmt.Errorf("nar %s: not a path below the root", p)
+	}
+	parent, name = path.Split(p)
+	parent = strings.TrimSuffix(parent, "/")
+	if parent == "" {
+		parent = "/"
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, 0) {
+		return "", "", fmt.Errorf("nar %s: invalid name", p)
+	}
+	return parent, name, nil
 }
 
 // end closes a node, and its directory entry below the root.
