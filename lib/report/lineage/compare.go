@@ -249,18 +249,9 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 	}
 	for _, a := range sortedKeys(old.Packages) {
 		op := old.Packages[a]
-		if !op.HasTree() {
+		lost, lostSonames, ok := treeChange(op, new.Packages[next[a]], shared)
+		if !ok {
 			continue
-		}
-		after := new.Packages[next[a]]
-		if after != nil && !after.HasTree() {
-			continue
-		}
-		lost := minus(op.Tree, shared)
-		lostSonames := op.Sonames
-		if after != nil {
-			lost = minus(lost, after.Tree)
-			lostSonames = minus(op.Sonames, after.Sonames)
 		}
 		claimed := map[string]bool{}
 		var found []Move
@@ -268,17 +259,13 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 		// before one matched by its soname or its name.
 		for _, exact := range []bool{true, false} {
 			for _, b := range sortedKeys(new.Packages) {
+				if b == next[a] {
+					continue
+				}
 				np := new.Packages[b]
-				if b == next[a] || !np.HasTree() {
+				gained, gainedSonames, ok := treeChange(np, old.Packages[prev[b]], shared)
+				if !ok {
 					continue
-				}
-				before := old.Packages[prev[b]]
-				if before != nil && !before.HasTree() {
-					continue
-				}
-				gained, gainedSonames := minus(np.Tree, shared), np.Sonames
-				if before != nil {
-					gained, gainedSonames = minus(gained, before.Tree), minus(np.Sonames, before.Sonames)
 				}
 				files := match(lost, gained, op, np, claimed, exact)
 				var sonames []string
@@ -291,25 +278,45 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 				found = addMove(found, a, b, files, sonames)
 			}
 		}
-		for i := range found {
-			m := &found[i]
-			switch {
-			case prev[m.To] == "":
-				m.Kind = "split"
-			case next[a] == "":
-				m.Kind = "merge"
-			default:
-				m.Kind = "move"
-			}
-			sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Old < m.Files[j].Old })
-			m.Evidence = []string{fmt.Sprintf("trees: %d files", len(m.Files))}
-			if len(m.Sonames) > 0 {
-				m.Evidence = append(m.Evidence, fmt.Sprintf("sonames: %d", len(m.Sonames)))
-			}
-			out = append(out, *m)
+		for _, m := range found {
+			out = append(out, finishMove(m, a, next, prev))
 		}
 	}
 	return out
+}
+
+// treeChange is what pkg's tree and sonames hold that other's (pkg in the
+// other release, nil if none) do not, paths in shared aside; ok is false
+// when either tree is unknown.
+func treeChange(pkg, other *Package, shared map[string]bool) (files, sonames map[string]bool, ok bool) {
+	if !pkg.HasTree() || other != nil && !other.HasTree() {
+		return nil, nil, false
+	}
+	files, sonames = minus(pkg.Tree, shared), pkg.Sonames
+	if other != nil {
+		files, sonames = minus(files, other.Tree), minus(pkg.Sonames, other.Sonames)
+	}
+	return files, sonames, true
+}
+
+// finishMove names the kind of m, a move out of package a (a split when
+// its target is new, a merge when a is gone, else a move), sorts its files
+// and states its evidence.
+func finishMove(m Move, a string, next, prev map[string]string) Move {
+	switch {
+	case prev[m.To] == "":
+		m.Kind = "split"
+	case next[a] == "":
+		m.Kind = "merge"
+	default:
+		m.Kind = "move"
+	}
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Old < m.Files[j].Old })
+	m.Evidence = []string{fmt.Sprintf("trees: %d files", len(m.Files))}
+	if len(m.Sonames) > 0 {
+		m.Evidence = append(m.Evidence, fmt.Sprintf("sonames: %d", len(m.Sonames)))
+	}
+	return m
 }
 
 func addMove(found []Move, from, to string, files []MovedFile, sonames []string) []Move {
