@@ -340,36 +340,21 @@ func addMove(found []Move, from, to string, files []MovedFile, sonames []string)
 // by path (exact), or else by soname, then by a file name that is unique
 // among the unclaimed files on both sides.
 func match(lost, gained map[string]bool, op, np *Package, claimed map[string]bool, exact bool) []MovedFile {
-	var out []MovedFile
-	// used: np's gained files matched already (by path: those of lost).
-	used := map[string]bool{}
-	for f := range gained {
-		used[f] = lost[f]
-	}
 	if exact {
-		for _, f := range sortedKeys(lost) {
-			if gained[f] && !claimed[f] {
-				claimed[f] = true
-				out = append(out, MovedFile{Old: f, New: f, By: "path"})
-			}
-		}
-		return out
+		return matchPaths(lost, gained, claimed)
 	}
-	bySoname := map[string]string{}
-	for p, s := range np.Libs {
-		if gained[p] {
-			bySoname[s] = p
-		}
-	}
-	names := map[string][]string{}
-	for p := range gained {
-		names[path.Base(p)] = append(names[path.Base(p)], p)
-	}
+	bySoname, names := gainedIndex(np, gained)
 	lostNames := map[string]int{}
 	for f := range lost {
 		if !claimed[f] {
 			lostNames[path.Base(f)]++
 		}
+	}
+	var out []MovedFile
+	// used: np's gained files matched already (by path: those of lost).
+	used := map[string]bool{}
+	for f := range gained {
+		used[f] = lost[f]
 	}
 	for _, f := range sortedKeys(lost) {
 		if claimed[f] {
@@ -383,6 +368,35 @@ func match(lost, gained map[string]bool, op, np *Package, claimed map[string]boo
 		if c := names[path.Base(f)]; len(c) == 1 && lostNames[path.Base(f)] == 1 && !used[c[0]] {
 			claimed[f], used[c[0]] = true, true
 			out = append(out, MovedFile{Old: f, New: c[0], By: "name"})
+		}
+	}
+	return out
+}
+
+// gainedIndex finds np's gained files by the soname of each library
+// among them, and by file name.
+func gainedIndex(np *Package, gained map[string]bool) (bySoname map[string]string, names map[string][]string) {
+	bySoname = map[string]string{}
+	for p, s := range np.Libs {
+		if gained[p] {
+			bySoname[s] = p
+		}
+	}
+	names = map[string][]string{}
+	for p := range gained {
+		names[path.Base(p)] = append(names[path.Base(p)], p)
+	}
+	return bySoname, names
+}
+
+// matchPaths pairs the lost files that are gained under the same path
+// and not yet claimed.
+func matchPaths(lost, gained, claimed map[string]bool) []MovedFile {
+	var out []MovedFile
+	for _, f := range sortedKeys(lost) {
+		if gained[f] && !claimed[f] {
+			claimed[f] = true
+			out = append(out, MovedFile{Old: f, New: f, By: "path"})
 		}
 	}
 	return out
