@@ -116,17 +116,7 @@ const renameShare = 0.5
 func Compare(old, new *Release, others []*Release) *Lineage {
 	l := &Lineage{Redist: new.Redist, Old: old.Version, New: new.Version,
 		Added: []Added{}, Dropped: []Dropped{}, Renamed: []Rename{}, Moves: []Move{}, LicenceChanges: []LicenceChange{}}
-	var gone, came []string
-	for _, k := range sortedKeys(old.Packages) {
-		if new.Packages[k] == nil {
-			gone = append(gone, k)
-		}
-	}
-	for _, k := range sortedKeys(new.Packages) {
-		if old.Packages[k] == nil {
-			came = append(came, k)
-		}
-	}
+	gone, came := missingFrom(old, new), missingFrom(new, old)
 	// next maps a key of old to its key in new, prev the reverse.
 	next, prev := map[string]string{}, map[string]string{}
 	for k := range old.Packages {
@@ -160,19 +150,38 @@ func Compare(old, new *Release, others []*Release) *Lineage {
 		l.Added = append(l.Added, Added{Package: n, Name: np.Name, Version: np.Version, License: np.License, From: elsewhere(np, new.Redist, others)})
 	}
 	for _, k := range sortedKeys(next) {
-		op, np := old.Packages[k], new.Packages[next[k]]
-		textChanged := op.Text != nil && np.Text != nil && op.Text.SHA256 != np.Text.SHA256
-		if op.License != np.License || textChanged {
-			oa, _ := licence.Lookup(op.License)
-			na, _ := licence.Lookup(np.License)
-			c := LicenceChange{Package: np.Key, From: k, Old: op.License, New: np.License, OldAttr: oa.Attr, NewAttr: na.Attr}
-			if textChanged {
-				c.OldText, c.NewText = op.Text, np.Text
-			}
+		if c, ok := licenceChange(k, old.Packages[k], new.Packages[next[k]]); ok {
 			l.LicenceChanges = append(l.LicenceChanges, c)
 		}
 	}
 	return l
+}
+
+// missingFrom are the keys of a's packages that b does not have, sorted.
+func missingFrom(a, b *Release) []string {
+	var keys []string
+	for _, k := range sortedKeys(a.Packages) {
+		if b.Packages[k] == nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// licenceChange is the change of licence (its name, or its text) of
+// package k of old, op, kept as np; ok is false when there is none.
+func licenceChange(k string, op, np *Package) (LicenceChange, bool) {
+	textChanged := op.Text != nil && np.Text != nil && op.Text.SHA256 != np.Text.SHA256
+	if op.License == np.License && !textChanged {
+		return LicenceChange{}, false
+	}
+	oa, _ := licence.Lookup(op.License)
+	na, _ := licence.Lookup(np.License)
+	c := LicenceChange{Package: np.Key, From: k, Old: op.License, New: np.License, OldAttr: oa.Attr, NewAttr: na.Attr}
+	if textChanged {
+		c.OldText, c.NewText = op.Text, np.Text
+	}
+	return c, true
 }
 
 // bestRename finds the package of came (not yet claimed in prev) that is
