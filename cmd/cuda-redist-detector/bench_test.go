@@ -5,22 +5,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // BenchmarkDetector is the detector's whole work on one real archive, as
 // the pipeline's two derivations run it: unpack, then detect (the NAR
 // hash included) of the unpacked tree. The archive is DETECTOR_BENCH_FILE,
-// or else the libcurand archive of scripts/bench.sh's cache
-// (tests/.cache/bench/archives). docs/performance.md ("Hand-written
+// or else bench.sh's libcurand archive (testenv.BenchArchive). docs/performance.md ("Hand-written
 // assembly") compares two commits with it through benchstat.
 func BenchmarkDetector(b *testing.B) {
-	archive := os.Getenv("DETECTOR_BENCH_FILE")
-	if archive == "" {
-		archive = filepath.Join("..", "..", "tests", ".cache", "bench", "archives", "libcurand.tar.xz")
-	}
-	if _, err := os.Stat(archive); err != nil {
-		b.Skipf("no archive (set DETECTOR_BENCH_FILE, or run scripts/bench.sh once): %v", err)
-	}
+	archive := testenv.BenchArchive(b, "DETECTOR_BENCH_FILE")
 	out := filepath.Join(b.TempDir(), "out")
 	unpackOnce := func(b *testing.B) {
 		if err := os.RemoveAll(out); err != nil {
