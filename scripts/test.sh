@@ -39,6 +39,10 @@ go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 # cyclomatic complexity of 10 (gocyclo exits 1 and names it).
 echo "== gocyclo -over 10 cmd/"
 go run github.com/fzipp/gocyclo/cmd/gocyclo@v0.6.0 -over 10 cmd/
+# Everywhere else (tests too) the bound is 15; a function that stays above
+# says why in a //gocyclo:ignore line at the function.
+echo "== gocyclo -over 15 (all but vendor/)"
+go run github.com/fzipp/gocyclo/cmd/gocyclo@v0.6.0 -over 15 -ignore '^vendor/' .
 echo "== vendor/ is what go mod vendor writes"
 tmpvendor=$(mktemp -d)
 trap 'rm -rf "$tmpvendor"' EXIT

@@ -21,20 +21,6 @@ import (
 // a directory (a "results directory") as well as an aggregate directory.
 const aggregateLinkPrefix = "aggregate_"
 
-// processSummary is process-manifests' help.
-const processSummary = "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
-	"Each built manifest's aggregate directory (feature_<version>.json, index.json, detail.json, buildRedist.json) stays in the Nix store, " +
-	"GC-rooted by the link aggregate_<version> beside the manifest (or in --out; with --store, aggregate_<version> is a copy of the directory), which report, print-buildredist, print-dependencies and diff read. " +
-	"Stdout lists the files and links written; a run that changes nothing leaves them as they were, modification times included. " +
-	"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it."
-
-// diffSummary is diff's help.
-const diffSummary = "Print what changed between two releases (aggregate directories) as text for a commit message or PR description " +
-	"(packages, archives, outputs, SASS and PTX architectures, sonames, vendored libraries, NAR hashes). " +
-	"OLD and NEW may also be directories process-manifests left aggregate_<version> links in (their newest release each); one such DIR alone compares its two newest releases. " +
-	"The package lineage follows: new and dropped packages (and the other redist one moved to), renames, splits and merges (files and sonames that moved), licence changes, each with the evidence that decided. " +
-	"OLD and NEW may be two manifest files (<redist>/redistrib_<version>.json): the lineage the manifests alone show, the redists beside them searched."
-
 // aggregateLink is where the aggregate of the manifest at manifestPath
 // goes: in linkDir when set, else beside the manifest.
 func aggregateLink(linkDir, manifestPath, version string) string {

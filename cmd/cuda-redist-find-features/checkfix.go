@@ -39,3 +39,18 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 	}
 	return c.report(findings)
 }
+
+// validateFix refuses flag combinations --fix cannot honour.
+func (cf *checkFlags) validateFix() error {
+	switch {
+	case *cf.dryRun && !*cf.fix:
+		return usageErrorf("--dry-run goes with --fix")
+	case *cf.removeVendored && !*cf.fix:
+		return usageErrorf("--remove-vendored goes with --fix")
+	case *cf.removeVendored && *cf.evalOnly:
+		return usageErrorf("--remove-vendored needs the archives: not with --eval-only")
+	case *cf.fix && *cf.jsonOut:
+		return usageErrorf("--fix prints a diff: not with --json")
+	}
+	return nil
+}

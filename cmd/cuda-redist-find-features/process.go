@@ -37,6 +37,13 @@ type processFlags struct {
 	pinUnpacked, verifyPinned *bool
 }
 
+// processSummary is process-manifests' help.
+const processSummary = "Build the features of every redistrib_<version>.json in MANIFEST_DIR with the Nix pipeline (archives fetched from URL) and write feature_<version>.json beside each. " +
+	"Each built manifest's aggregate directory (feature_<version>.json, index.json, detail.json, buildRedist.json) stays in the Nix store, " +
+	"GC-rooted by the link aggregate_<version> beside the manifest (or in --out; with --store, aggregate_<version> is a copy of the directory), which report, print-buildredist, print-dependencies and diff read. " +
+	"Stdout lists the files and links written; a run that changes nothing leaves them as they were, modification times included. " +
+	"Archives of a file:// URL are added to the Nix store as they are (a symlink through its target); one whose sha256 does not match the manifest fails its entry with a warning that says so, and a later run with the right file builds it."
+
 func processCommand() command {
 	return command{
 		name:    "process-manifests",

@@ -11,13 +11,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
-	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/buildredist"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testarchive"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testelf"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testnar"
 )
 
 type E = testarchive.Entry
@@ -302,7 +302,7 @@ func TestNarHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := narhash.HashPath(root)
+	want, err := testnar.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}

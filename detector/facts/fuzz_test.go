@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/facts"
-	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testnar"
 )
 
 // fuzzNames are the names generated trees are made of: the ones the rules
@@ -85,7 +85,7 @@ func FuzzDetect(f *testing.F) {
 		if _, err := features.Encode(got); err != nil {
 			t.Fatalf("Encode: %v", err)
 		}
-		want, err := narhash.HashPath(root)
+		want, err := testnar.HashPath(root)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testnar"
 )
 
 // shrunkFile writes a file of size bytes and truncates it to a quarter:
@@ -99,7 +100,7 @@ func TestUsrAcrossPieces(t *testing.T) {
 			if got, want := tr.nodes["data.bin"].usr != usrNone, off >= 0; got != want {
 				t.Errorf("size %d, /usr/ at %d: found %v", size, off, got)
 			}
-			if want, err := narhash.HashPath(root); err != nil || sum != want {
+			if want, err := testnar.HashPath(root); err != nil || sum != want {
 				t.Errorf("size %d, /usr/ at %d: NAR hash %s, go-nix %s (%v)", size, off, sum, want, err)
 			}
 		}

@@ -435,21 +435,6 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// UnknownKinds returns the distinct kinds that are neither PTX nor cubin,
-// in ascending order, or nil.
-func UnknownKinds(entries []Entry) []Kind {
-	var out []Kind
-	seen := map[Kind]bool{}
-	for _, e := range entries {
-		if !e.Kind.Known() && !seen[e.Kind] {
-			seen[e.Kind] = true
-			out = append(out, e.Kind)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
-	return out
-}
-
 // SortArchs orders architecture names by SM number, then generic, family
 // (f), specific (a): sm_90, sm_90a, sm_100, sm_100f, sm_100a
 // (capability.Less, docs/compatibility.md).

@@ -3,6 +3,7 @@ package fatbin_test
 import (
 	"bytes"
 	"encoding/binary"
+	"sort"
 	"strings"
 	"testing"
 
@@ -186,8 +187,8 @@ func TestParseHeaders(t *testing.T) {
 			t.Errorf("entry %d: Specific() = %v, want %v", i, e.Specific(), im.Specific)
 		}
 	}
-	if got, want := fatbin.UnknownKinds(entries), []fatbin.Kind{0x10, 0x40}; !cmp.Equal(got, want) {
-		t.Errorf("UnknownKinds = %v, want %v", got, want)
+	if got, want := unknownKinds(entries), []fatbin.Kind{0x10, 0x40}; !cmp.Equal(got, want) {
+		t.Errorf("unknown kinds = %v, want %v", got, want)
 	}
 	if entries[0].Offset != 16 {
 		t.Errorf("first entry at %#x, want 0x10", entries[0].Offset)
@@ -407,5 +408,20 @@ func dedup(s []string) []string {
 			out = append(out, v)
 		}
 	}
+	return out
+}
+
+// unknownKinds returns the distinct kinds that are neither PTX nor cubin,
+// in ascending order, or nil.
+func unknownKinds(entries []fatbin.Entry) []fatbin.Kind {
+	var out []fatbin.Kind
+	seen := map[fatbin.Kind]bool{}
+	for _, e := range entries {
+		if !e.Kind.Known() && !seen[e.Kind] {
+			seen[e.Kind] = true
+			out = append(out, e.Kind)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }

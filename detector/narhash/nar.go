@@ -9,7 +9,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/nix-community/go-nix/pkg/nar"
 	"github.com/nix-community/go-nix/pkg/nixhash"
 	"github.com/nix-community/go-nix/pkg/wire"
 )
@@ -99,16 +98,9 @@ func (n *NarHasher) begin(p, kind string) error {
 		n.begun = true
 		return n.strings("(", "type", kind)
 	}
-	if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") {
-		return fmt.Errorf("nar %s: not a path below the root", p)
-	}
-	parent, name := path.Split(p)
-	parent = strings.TrimSuffix(parent, "/")
-	if parent == "" {
-		parent = "/"
-	}
-	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, 0) {
-		return fmt.Errorf("nar %s: invalid name", p)
+	parent, name, err := splitNode(p)
+	if err != nil {
+		return err
 	}
 	for len(n.open) > 0 && n.open[len(n.open)-1].path != parent {
 		if err := n.closeDir(); err != nil {
@@ -124,6 +116,22 @@ func (n *NarHasher) begin(p, kind string) error {
 	}
 	top.last = name
 	return n.strings("entry", "(", "name", name, "node", "(", "type", kind)
+}
+
+// splitNode is a node's path below the root as its directory and name.
+func splitNode(p string) (parent, name string, err error) {
+	if !strings.HasPrefix(p, "/") || p == "/" || strings.HasSuffix(p, "/") {
+		return "", "", fmt.Errorf("nar %s: not a path below the root", p)
+	}
+	parent, name = path.Split(p)
+	parent = strings.TrimSuffix(parent, "/")
+	if parent == "" {
+		parent = "/"
+	}
+	if name == "" || name == "." || name == ".." || strings.ContainsRune(name, 0) {
+		return "", "", fmt.Errorf("nar %s: invalid name", p)
+	}
+	return parent, name, nil
 }
 
 // end closes a node, and its directory entry below the root.
@@ -265,14 +273,4 @@ func (n *NarHasher) Sum() (string, error) {
 		return n.known, nil
 	}
 	return SRI(n.sum.Sum(nil))
-}
-
-// HashPath returns the SRI NAR hash of the tree at path, like
-// `nix hash path --type sha256 --sri PATH`.
-func HashPath(path string) (string, error) {
-	sum := sha256.New()
-	if err := nar.DumpPath(sum, path); err != nil {
-		return "", fmt.Errorf("nar hash %s: %w", path, err)
-	}
-	return SRI(sum.Sum(nil))
 }

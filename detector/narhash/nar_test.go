@@ -12,6 +12,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testnar"
 )
 
 func TestSRI(t *testing.T) {
@@ -64,7 +65,7 @@ func TestNarHasherMatchesDumpPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := narhash.HashPath(root)
+	want, err := testnar.HashPath(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func checkOneFileTree(t *testing.T, name string, size int, add func(h *narhash.N
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, err := narhash.HashPath(root); err != nil || got != want {
+	if want, err := testnar.HashPath(root); err != nil || got != want {
 		t.Errorf("%s, size %d: %s, DumpPath %s (%v)", name, size, got, want, err)
 	}
 }

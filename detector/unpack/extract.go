@@ -19,7 +19,9 @@ import (
 type entryKind int
 
 const (
-	kindRegular entryKind = iota + 1
+	// kindNone: a member that holds no file (a tar global header).
+	kindNone entryKind = iota
+	kindRegular
 	kindDir
 	kindSymlink
 	kindHardlink

@@ -307,9 +307,6 @@ func statErr(p string) error {
 	return err
 }
 
-// deepName is a path of n components "d".
-func deepName(n int) string { return strings.TrimSuffix(strings.Repeat("d/", n), "/") }
-
 // TestSymlinkChains: links between the root and a directory 1000 levels
 // deep, each legal on its own, took 100 s (81 KB tar); each link is now
 // resolved once, so the steps of the resolution are bounded by the
@@ -318,11 +315,11 @@ func deepName(n int) string { return strings.TrimSuffix(strings.Repeat("d/", n),
 func TestSymlinkChains(t *testing.T) {
 	const depth, links = 1000, 300
 	up := strings.TrimSuffix(strings.Repeat("../", depth), "/")
-	entries := []E{D(deepName(depth) + "/")}
+	entries := []E{D(testarchive.DeepName(depth) + "/")}
 	for i := 0; i < links; i++ {
 		entries = append(entries,
-			L(fmt.Sprintf("%s/u%d", deepName(depth), i), fmt.Sprintf("%s/r%d", up, i)),
-			L(fmt.Sprintf("r%d", i), fmt.Sprintf("%s/u%d", deepName(depth), i+1)))
+			L(fmt.Sprintf("%s/u%d", testarchive.DeepName(depth), i), fmt.Sprintf("%s/r%d", up, i)),
+			L(fmt.Sprintf("r%d", i), fmt.Sprintf("%s/u%d", testarchive.DeepName(depth), i+1)))
 	}
 	data := testarchive.TarXz(entries)
 	t.Logf("archive: %d bytes", len(data))
@@ -334,10 +331,10 @@ func TestSymlinkChains(t *testing.T) {
 	linearSymlinks(t, st, entries)
 
 	// Short chains through the deep directory are fine.
-	ok := []E{D(deepName(depth) + "/"), F("f", "x")}
+	ok := []E{D(testarchive.DeepName(depth) + "/"), F("f", "x")}
 	for i := 0; i < links; i++ {
-		ok = append(ok, L(fmt.Sprintf("%s/u%d", deepName(depth), i), up+"/f"),
-			L(fmt.Sprintf("r%d", i), fmt.Sprintf("%s/u%d", deepName(depth), i)))
+		ok = append(ok, L(fmt.Sprintf("%s/u%d", testarchive.DeepName(depth), i), up+"/f"),
+			L(fmt.Sprintf("r%d", i), fmt.Sprintf("%s/u%d", testarchive.DeepName(depth), i)))
 	}
 	_, st = mustUnpackStats(t, testarchive.TarXz(ok), unpack.Options{MaxDepth: 2000, KeepTopLevel: true})
 	linearSymlinks(t, st, ok)
@@ -354,7 +351,7 @@ func TestDeepEntries(t *testing.T) {
 	const depth, files = 1900, 2000
 	var entries []E
 	for i := 0; i < files; i++ {
-		entries = append(entries, F(fmt.Sprintf("%s/f%d", deepName(depth-1), i), ""))
+		entries = append(entries, F(fmt.Sprintf("%s/f%d", testarchive.DeepName(depth-1), i), ""))
 	}
 	data := testarchive.TarXz(entries)
 	st, _ := mustRefuse(t, data, unpack.Options{}, "more than 256 (--max-depth)")
@@ -385,7 +382,7 @@ func TestDeepEntries(t *testing.T) {
 // TestMaxEntriesCountsParents: one entry deep down creates all its
 // parents; they count against --max-entries.
 func TestMaxEntriesCountsParents(t *testing.T) {
-	data := testarchive.Tar([]E{F(deepName(200)+"/f", "x")})
+	data := testarchive.Tar([]E{F(testarchive.DeepName(200)+"/f", "x")})
 	st, _ := mustRefuse(t, data, unpack.Options{MaxEntries: 10}, "more than 10 entries", "implicit parent directories")
 	// Refused at the eleventh parent, not after making all 200.
 	if st.Dirs != 10 {

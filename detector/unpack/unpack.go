@@ -272,21 +272,7 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
-			if tail.zeros < 512 {
-				return fmt.Errorf("truncated archive: the tar stream ends without its end-of-archive block (%s)", where())
-			}
-			// Decode to the end so the compressor's checksums (gzip CRC
-			// and size, bzip2 stream CRC, xz check) are verified even
-			// for bytes after the tar trailer.
-			// What follows counts against the size limit, so that a bomb
-			// hidden after the trailer cannot make this run for long.
-			if _, err := x.copyLimited(io.Discard, tail); err != nil {
-				if errors.Is(err, ErrLimit) {
-					return fmt.Errorf("after the tar trailer: %w", err)
-				}
-				return fmt.Errorf("corrupt or truncated %s stream after the tar trailer (%s): %w", format, where(), err)
-			}
-			return nil
+			return x.afterTrailer(tail, format, where)
 		}
 		// Go may flag insecure names itself (GODEBUG tarinsecurepath); our
 		// own checks below give the precise refusal, so carry on to them.
@@ -294,31 +280,19 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 			return fmt.Errorf("corrupt or truncated %s stream (%s): %w", format, where(), err)
 		}
 		last = hdr.Name
-		e := entry{name: hdr.Name, linkname: hdr.Linkname, body: tr, exec: hdr.Mode&0o111 != 0, size: hdr.Size}
-		switch hdr.Typeflag {
-		//lint:ignore SA1019 old tar writers mark regular files with '\x00' (TypeRegA), and archives are read as written
-		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
-			e.kind = kindRegular
-		case tar.TypeDir:
-			e.kind = kindDir
-		case tar.TypeSymlink:
-			e.kind = kindSymlink
-		case tar.TypeLink:
-			e.kind = kindHardlink
-		case tar.TypeXGlobalHeader:
-			// `git archive` writes one (the commit id); GNU tar
-			// extracts nothing for it either. It counts as an entry.
+		kind, err := tarKind(hdr)
+		if err != nil {
+			return err
+		}
+		if kind == kindNone {
+			// A global header (`git archive` writes one, the commit id;
+			// GNU tar extracts nothing for it either) counts as an entry.
 			if err := x.countInode(); err != nil {
 				return fmt.Errorf("entry %q: %w", hdr.Name, err)
 			}
 			continue
-		case tar.TypeChar, tar.TypeBlock:
-			return fmt.Errorf("entry %q: device nodes are not allowed", hdr.Name)
-		case tar.TypeFifo:
-			return fmt.Errorf("entry %q: fifos are not allowed", hdr.Name)
-		default:
-			return fmt.Errorf("entry %q: unsupported tar entry type %q", hdr.Name, hdr.Typeflag)
 		}
+		e := entry{name: hdr.Name, linkname: hdr.Linkname, body: tr, exec: hdr.Mode&0o111 != 0, size: hdr.Size, kind: kind}
 		if err := x.add(e); err != nil {
 			if isStreamError(err) {
 				return fmt.Errorf("corrupt or truncated %s stream (%s): %w", format, where(), err)
@@ -326,6 +300,47 @@ func (x *extractor) extractTar(r io.Reader, format Format, in *countingReader, s
 			return err
 		}
 	}
+}
+
+// afterTrailer checks the end of a tar stream: its end-of-archive block,
+// then the rest of the stream decoded so the compressor's checksums (gzip
+// CRC and size, bzip2 stream CRC, xz check) are verified even for bytes
+// after it. What follows counts against the size limit, so that a bomb
+// hidden after the trailer cannot make this run for long.
+func (x *extractor) afterTrailer(tail *tarTail, format Format, where func() string) error {
+	if tail.zeros < 512 {
+		return fmt.Errorf("truncated archive: the tar stream ends without its end-of-archive block (%s)", where())
+	}
+	if _, err := x.copyLimited(io.Discard, tail); err != nil {
+		if errors.Is(err, ErrLimit) {
+			return fmt.Errorf("after the tar trailer: %w", err)
+		}
+		return fmt.Errorf("corrupt or truncated %s stream after the tar trailer (%s): %w", format, where(), err)
+	}
+	return nil
+}
+
+// tarKind is the kind of entry of a tar header: kindNone for a global
+// header, which holds no file; an error for what is refused.
+func tarKind(hdr *tar.Header) (entryKind, error) {
+	switch hdr.Typeflag {
+	//lint:ignore SA1019 old tar writers mark regular files with '\x00' (TypeRegA), and archives are read as written
+	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+		return kindRegular, nil
+	case tar.TypeDir:
+		return kindDir, nil
+	case tar.TypeSymlink:
+		return kindSymlink, nil
+	case tar.TypeLink:
+		return kindHardlink, nil
+	case tar.TypeXGlobalHeader:
+		return kindNone, nil
+	case tar.TypeChar, tar.TypeBlock:
+		return 0, fmt.Errorf("entry %q: device nodes are not allowed", hdr.Name)
+	case tar.TypeFifo:
+		return 0, fmt.Errorf("entry %q: fifos are not allowed", hdr.Name)
+	}
+	return 0, fmt.Errorf("entry %q: unsupported tar entry type %q", hdr.Name, hdr.Typeflag)
 }
 
 // isStreamError tells a decoder's failure while copying a file's body

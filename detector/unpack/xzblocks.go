@@ -116,8 +116,36 @@ func xzStreamBlocks(r io.ReaderAt, end int64) ([]xzBlock, int64, error) {
 	if indexSize > maxIndexSize || indexSize > end-xzHeaderSize-xzFooterSize {
 		return nil, 0, errors.New("xz: index size out of range")
 	}
-	index := make([]byte, indexSize)
 	indexStart := end - xzFooterSize - indexSize
+	blocks, total, err := xzIndexRecords(r, indexStart, indexSize, end)
+	if err != nil {
+		return nil, 0, err
+	}
+	start := indexStart - total - xzHeaderSize
+	if start < 0 {
+		return nil, 0, errors.New("xz: index does not match the blocks")
+	}
+	header := make([]byte, xzHeaderSize)
+	if _, err := r.ReadAt(header, start); err != nil {
+		return nil, 0, err
+	}
+	if !bytes.Equal(header[:6], magicXz) || !bytes.Equal(footer[8:10], header[6:8]) {
+		return nil, 0, fmt.Errorf("xz: index does not match the blocks (no stream header at byte %d)", start)
+	}
+	offset := start + xzHeaderSize
+	for i := range blocks {
+		blocks[i].offset = offset
+		blocks[i].header = header
+		offset += int64((blocks[i].unpadded + 3) &^ 3)
+	}
+	return blocks, start, nil
+}
+
+// xzIndexRecords reads the index of indexSize bytes at indexStart (of a
+// stream ending at end) and returns its blocks' sizes and the blocks'
+// total padded size.
+func xzIndexRecords(r io.ReaderAt, indexStart, indexSize, end int64) ([]xzBlock, int64, error) {
+	index := make([]byte, indexSize)
 	if _, err := r.ReadAt(index, indexStart); err != nil {
 		return nil, 0, err
 	}
@@ -143,24 +171,7 @@ func xzStreamBlocks(r io.ReaderAt, end int64) ([]xzBlock, int64, error) {
 			return nil, 0, errors.New("xz: index does not match the blocks")
 		}
 	}
-	start := indexStart - total - xzHeaderSize
-	if start < 0 {
-		return nil, 0, errors.New("xz: index does not match the blocks")
-	}
-	header := make([]byte, xzHeaderSize)
-	if _, err := r.ReadAt(header, start); err != nil {
-		return nil, 0, err
-	}
-	if !bytes.Equal(header[:6], magicXz) || !bytes.Equal(footer[8:10], header[6:8]) {
-		return nil, 0, fmt.Errorf("xz: index does not match the blocks (no stream header at byte %d)", start)
-	}
-	offset := start + xzHeaderSize
-	for i := range blocks {
-		blocks[i].offset = offset
-		blocks[i].header = header
-		offset += int64((blocks[i].unpadded + 3) &^ 3)
-	}
-	return blocks, start, nil
+	return blocks, total, nil
 }
 
 func uvarint(p *[]byte) (uint64, error) {

@@ -22,22 +22,11 @@ func TestLegacyAndIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	outs := func(names ...string) map[string]bool {
-		o := map[string]bool{}
-		for _, n := range features.OutputNames {
-			o[n] = false
-		}
-		o["out"] = true
-		for _, n := range names {
-			o[n] = true
-		}
-		return o
-	}
 	archives := m.Archives()
 	entries := []aggregate.Detected{
-		{Archive: archives[0], Features: &features.Features{Outputs: outs("lib", "dev", "include"), NarHash: "sha256-A"}},
-		{Archive: archives[1], Features: &features.Features{Outputs: outs("lib", "static"), NarHash: "sha256-B", CudaVersionsInLib: []string{"12"}}},
-		{Archive: archives[2], Features: &features.Features{Outputs: outs("include", "dev"), NarHash: "sha256-C"}},
+		{Archive: archives[0], Features: &features.Features{Outputs: outputsOf("lib", "dev", "include"), NarHash: "sha256-A"}},
+		{Archive: archives[1], Features: &features.Features{Outputs: outputsOf("lib", "static"), NarHash: "sha256-B", CudaVersionsInLib: []string{"12"}}},
+		{Archive: archives[2], Features: &features.Features{Outputs: outputsOf("include", "dev"), NarHash: "sha256-C"}},
 	}
 	legacy, err := features.Encode(aggregate.Legacy(entries))
 	if err != nil {
@@ -82,15 +71,36 @@ func TestLegacyAndIndex(t *testing.T) {
 	if ri := idx["r"]["9.9"]["libx"].ReleaseInfo; ri != (features.ReleaseInfo{License: "L", LicensePath: "libx/LICENSE.txt", Name: "X", Version: "1.2.3"}) {
 		t.Errorf("releaseInfo = %+v", ri)
 	}
+	checkMerges(t, idx, releases, entries)
+	delete(releases, "src")
+	if _, err := aggregate.BuildIndex("r", "9.9", releases, entries); err == nil || !strings.Contains(err.Error(), "entry src/source: no release information for package src") {
+		t.Errorf("an entry without its release: err = %v", err)
+	}
+}
+
+// outputsOf is a detection's outputs: out and names true, the others
+// false.
+func outputsOf(names ...string) map[string]bool {
+	o := map[string]bool{}
+	for _, n := range features.OutputNames {
+		o[n] = false
+	}
+	o["out"] = true
+	for _, n := range names {
+		o[n] = true
+	}
+	return o
+}
+
+// checkMerges: idx merges with itself, not with another index of the
+// same release.
+func checkMerges(t *testing.T, idx features.Index, releases map[string]features.ReleaseInfo, entries []aggregate.Detected) {
+	t.Helper()
 	if _, err := aggregate.MergeIndexes(idx, idx); err != nil {
 		t.Errorf("merging identical indexes: %v", err)
 	}
 	other, _ := aggregate.BuildIndex("r", "9.9", releases, entries[:1])
 	if _, err := aggregate.MergeIndexes(idx, other); err == nil || !strings.Contains(err.Error(), "r 9.9 appears twice") {
 		t.Errorf("merging conflicting indexes: err = %v", err)
-	}
-	delete(releases, "src")
-	if _, err := aggregate.BuildIndex("r", "9.9", releases, entries); err == nil || !strings.Contains(err.Error(), "entry src/source: no release information for package src") {
-		t.Errorf("an entry without its release: err = %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package ansi
 
 import (
 	"io"
+	"strings"
 	"sync"
 )
 
@@ -80,10 +81,15 @@ func (s *stripper) filter(dst, b []byte) []byte {
 	return dst
 }
 
-// Strip returns b without its escape sequences.
-func Strip(b []byte) []byte {
-	var s stripper
-	return s.filter(make([]byte, 0, len(b)), b)
+// Strip returns s without its escape sequences: the one way the CLI
+// takes Nix's colours out of a message (nixlog, pkgeval) or a stream
+// (Writer).
+func Strip(s string) string {
+	if !strings.Contains(s, "\x1b") {
+		return s
+	}
+	var st stripper
+	return string(st.filter(make([]byte, 0, len(s)), []byte(s)))
 }
 
 // Writer writes to w what is written to it, without escape sequences. It

@@ -19,7 +19,7 @@ func TestStrip(t *testing.T) {
 		"unterminated \x1b[31":                     "unterminated ",
 		"ünïcode \x1b[1mbold\x1b[m":                "ünïcode bold",
 	} {
-		if got := string(Strip([]byte(in))); got != want {
+		if got := Strip(in); got != want {
 			t.Errorf("Strip(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -28,7 +28,7 @@ func TestStrip(t *testing.T) {
 // TestWriterSplitSequences: a sequence cut between writes (as a pipe's
 // reads cut Nix's output anywhere) is still taken out, whatever the cut.
 func TestWriterSplitSequences(t *testing.T) {
-	want := string(Strip([]byte(nixError)))
+	want := Strip(nixError)
 	for cut := 0; cut <= len(nixError); cut++ {
 		var out bytes.Buffer
 		w := NewWriter(&out)
@@ -49,7 +49,7 @@ func FuzzStrip(f *testing.F) {
 	f.Add([]byte(nixError), 7)
 	f.Add([]byte("\x1b]0;title\x1b\\x"), 3)
 	f.Fuzz(func(t *testing.T, in []byte, cut int) {
-		whole := Strip(in)
+		whole := []byte(Strip(string(in)))
 		if bytes.IndexByte(whole, esc) >= 0 {
 			t.Fatalf("%q: ESC left in %q", in, whole)
 		}

@@ -3,6 +3,7 @@ package buildredist
 import (
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -69,28 +70,7 @@ func Prepare(t features.Tree, opts Options) (entries []Entry, usedMajorDir bool)
 		add(p, KindEmptyDir)
 	}
 	if opts.CudaMajor != "" {
-		prefix := "lib/" + opts.CudaMajor
-		for _, e := range entries {
-			if e.Path == prefix || strings.HasPrefix(e.Path, prefix+"/") {
-				usedMajorDir = true
-				break
-			}
-		}
-		if usedMajorDir {
-			var kept []Entry
-			for _, e := range entries {
-				switch {
-				case e.Path == prefix || strings.HasPrefix(e.Path, prefix+"/"):
-					e.Path = "lib" + strings.TrimPrefix(e.Path, prefix)
-					kept = append(kept, e)
-				case e.Path == "lib" || strings.HasPrefix(e.Path, "lib/"):
-					// removed with the rest of lib/
-				default:
-					kept = append(kept, e)
-				}
-			}
-			entries = kept
-		}
+		entries, usedMajorDir = majorDirAsLib(entries, "lib/"+opts.CudaMajor)
 	}
 	for i, e := range entries {
 		for _, dir := range []string{"pkg-config/", "pkgconfig/"} {
@@ -101,6 +81,30 @@ func Prepare(t features.Tree, opts Options) (entries []Entry, usedMajorDir bool)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
 	return entries, usedMajorDir
+}
+
+// underDir reports whether p is dir or below it.
+func underDir(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// majorDirAsLib makes prefix (lib/<major>) the new lib/ when the tree
+// has it: the rest of lib/ goes, and its entries move up.
+func majorDirAsLib(entries []Entry, prefix string) ([]Entry, bool) {
+	if !slices.ContainsFunc(entries, func(e Entry) bool { return underDir(e.Path, prefix) }) {
+		return entries, false
+	}
+	var kept []Entry
+	for _, e := range entries {
+		switch {
+		case underDir(e.Path, prefix):
+			e.Path = "lib" + strings.TrimPrefix(e.Path, prefix)
+			kept = append(kept, e)
+		case underDir(e.Path, "lib"):
+			// removed with the rest of lib/
+		default:
+			kept = append(kept, e)
+		}
+	}
+	return kept, true
 }
 
 // globMatch reports whether the bash glob pattern matches p (both

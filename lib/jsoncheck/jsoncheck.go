@@ -135,72 +135,106 @@ func CheckDepth(data []byte, maxDepth int) error {
 }
 
 func scan(r io.Reader, maxDepth int) error {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	var stack []frame
-	done := false // the top-level value is complete
-	fail := func(kind error, format string, args ...any) error {
-		var path []string
-		for _, f := range stack {
-			if f.object && !f.wantKey {
-				path = append(path, f.key)
-			}
-		}
-		return &Error{Kind: kind, Path: path, Offset: dec.InputOffset(), Detail: fmt.Sprintf(format, args...)}
-	}
-	valueDone := func() {
-		if len(stack) == 0 {
-			done = true
-		} else if top := &stack[len(stack)-1]; top.object {
-			top.wantKey = true
-		}
-	}
+	s := &scanner{dec: json.NewDecoder(r), maxDepth: maxDepth}
+	s.dec.UseNumber()
 	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			switch {
-			case len(stack) > 0:
-				// A truncated file: say so rather than "no value".
-				return fail(ErrSyntax, "the input ends with arrays or objects still open (%d)", len(stack))
-			case !done:
-				return fail(ErrSyntax, "no JSON value")
-			}
-			return nil
+		tok, err := s.dec.Token()
+		switch {
+		case errors.Is(err, io.EOF):
+			return s.end()
+		case err != nil:
+			return s.fail(ErrSyntax, "%v", err)
+		case s.done:
+			return s.fail(ErrSyntax, "data after the top-level value")
+		}
+		if n := len(s.stack); n > 0 && s.stack[n-1].object && s.stack[n-1].wantKey {
+			err = s.key(tok)
+		} else {
+			err = s.value(tok)
 		}
 		if err != nil {
-			return fail(ErrSyntax, "%v", err)
-		}
-		if done {
-			return fail(ErrSyntax, "data after the top-level value")
-		}
-		if n := len(stack); n > 0 && stack[n-1].object && stack[n-1].wantKey {
-			top := &stack[n-1]
-			if tok == json.Delim('}') {
-				stack = stack[:n-1]
-				valueDone()
-				continue
-			}
-			key, _ := tok.(string)
-			if top.see(key) {
-				return fail(ErrDuplicate, "%q", key)
-			}
-			top.key, top.wantKey = key, false
-			continue
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			if len(stack) >= maxDepth {
-				return fail(ErrDepth, "more than %d arrays and objects inside each other", maxDepth)
-			}
-			obj := tok == json.Delim('{')
-			stack = append(stack, frame{object: obj, wantKey: obj})
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-			valueDone()
-		default:
-			valueDone()
+			return err
 		}
 	}
+}
+
+// scanner is scan's state: the arrays and objects open around the token,
+// and whether the top-level value is complete.
+type scanner struct {
+	dec      *json.Decoder
+	maxDepth int
+	stack    []frame
+	done     bool
+}
+
+// fail is an Error at the decoder's offset, with the keys of the objects
+// open around it.
+func (s *scanner) fail(kind error, format string, args ...any) error {
+	var path []string
+	for _, f := range s.stack {
+		if f.object && !f.wantKey {
+			path = append(path, f.key)
+		}
+	}
+	return &Error{Kind: kind, Path: path, Offset: s.dec.InputOffset(), Detail: fmt.Sprintf(format, args...)}
+}
+
+// valueDone ends a value: the top level's, or the one of the innermost
+// object's key (its next token is a key again).
+func (s *scanner) valueDone() {
+	if len(s.stack) == 0 {
+		s.done = true
+	} else if top := &s.stack[len(s.stack)-1]; top.object {
+		top.wantKey = true
+	}
+}
+
+// end is the input's end: after one complete value, and nothing open.
+func (s *scanner) end() error {
+	switch {
+	case len(s.stack) > 0:
+		// A truncated file: say so rather than "no value".
+		return s.fail(ErrSyntax, "the input ends with arrays or objects still open (%d)", len(s.stack))
+	case !s.done:
+		return s.fail(ErrSyntax, "no JSON value")
+	}
+	return nil
+}
+
+// key takes a token where an object wants a key: the object's end, or a
+// key seen only once in it.
+func (s *scanner) key(tok json.Token) error {
+	top := &s.stack[len(s.stack)-1]
+	if tok == json.Delim('}') {
+		s.stack = s.stack[:len(s.stack)-1]
+		s.valueDone()
+		return nil
+	}
+	key, _ := tok.(string)
+	if top.see(key) {
+		return s.fail(ErrDuplicate, "%q", key)
+	}
+	top.key, top.wantKey = key, false
+	return nil
+}
+
+// value takes a token where a value goes: an array or object opens
+// (within the depth limit), an array closes, or a scalar ends the value.
+func (s *scanner) value(tok json.Token) error {
+	switch tok {
+	case json.Delim('{'), json.Delim('['):
+		if len(s.stack) >= s.maxDepth {
+			return s.fail(ErrDepth, "more than %d arrays and objects inside each other", s.maxDepth)
+		}
+		obj := tok == json.Delim('{')
+		s.stack = append(s.stack, frame{object: obj, wantKey: obj})
+	case json.Delim(']'):
+		s.stack = s.stack[:len(s.stack)-1]
+		s.valueDone()
+	default:
+		s.valueDone()
+	}
+	return nil
 }
 
 // Unmarshal checks data and then decodes it into v with encoding/json.

@@ -95,32 +95,17 @@ func TestRealFilesFarFromTheLimit(t *testing.T) {
 		dirs = append(dirs, d)
 	}
 	n := 0
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && (d.Name() == "vendor" || d.Name() == ".git" || strings.Contains(p, "testdata/fuzz")) {
-				return filepath.SkipDir
-			}
-			if !strings.HasSuffix(p, ".json") || strings.Contains(p, "hostile") {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if !json.Valid(data) {
-				return nil // not a JSON file of ours (a deliberately broken fixture)
-			}
-			n++
-			if err := CheckDepth(data, MaxDepth/4); err != nil && !errors.Is(err, ErrDuplicate) {
-				t.Errorf("%s: %v", p, err)
-			}
-			return nil
-		})
+	for _, p := range jsonFiles(t, dirs) {
+		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !json.Valid(data) {
+			continue // not a JSON file of ours (a deliberately broken fixture)
+		}
+		n++
+		if err := CheckDepth(data, MaxDepth/4); err != nil && !errors.Is(err, ErrDuplicate) {
+			t.Errorf("%s: %v", p, err)
 		}
 	}
 	if n < 40 {
@@ -180,28 +165,54 @@ func FuzzCheck(f *testing.F) {
 		strings.Repeat("[", MaxDepth+1) + strings.Repeat("]", MaxDepth+1)} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		err := Check(data)
-		if err == nil && !json.Valid(data) {
-			t.Fatalf("accepted invalid JSON %q", data)
+	f.Fuzz(checkProperties)
+}
+
+// checkProperties: Check accepts only valid JSON, its errors are *Error
+// with an offset in the input, and on valid JSON it agrees with reference.
+func checkProperties(t *testing.T, data []byte) {
+	err := Check(data)
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) {
+			t.Fatalf("error %v: not an *Error with an offset in the input", err)
 		}
+	}
+	if !json.Valid(data) {
+		// Accepted, or refused for another reason than its syntax.
+		if err == nil || !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrDepth) && !errors.Is(err, ErrDuplicate) {
+			t.Fatalf("invalid JSON %q: %v", data, err)
+		}
+		return
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber() // as Check: a number too large for a float is still JSON
+	want := reference(dec, 0)
+	if want == nil && err != nil || want != nil && !errors.Is(err, want) {
+		t.Fatalf("Check(%q) = %v, reference says %v", data, err, want)
+	}
+}
+
+// jsonFiles are the .json files below dirs, but vendor/, .git, fuzz
+// corpora and hostile fixtures.
+func jsonFiles(t *testing.T, dirs []string) []string {
+	var files []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && (d.Name() == "vendor" || d.Name() == ".git" || strings.Contains(p, "testdata/fuzz")) {
+				return filepath.SkipDir
+			}
+			if strings.HasSuffix(p, ".json") && !strings.Contains(p, "hostile") {
+				files = append(files, p)
+			}
+			return nil
+		})
 		if err != nil {
-			var e *Error
-			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data)) {
-				t.Fatalf("error %v: not an *Error with an offset in the input", err)
-			}
+			t.Fatal(err)
 		}
-		if !json.Valid(data) {
-			if err == nil || !errors.Is(err, ErrSyntax) && !errors.Is(err, ErrDepth) && !errors.Is(err, ErrDuplicate) {
-				t.Fatalf("invalid JSON %q: %v", data, err)
-			}
-			return
-		}
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.UseNumber() // as Check: a number too large for a float is still JSON
-		want := reference(dec, 0)
-		if want == nil && err != nil || want != nil && !errors.Is(err, want) {
-			t.Fatalf("Check(%q) = %v, reference says %v", data, err, want)
-		}
-	})
+	}
+	return files
 }

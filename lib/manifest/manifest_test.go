@@ -279,108 +279,137 @@ func TestPinnedManifestsAreShared(t *testing.T) {
 // TestFormatDrift holds each change of NVIDIA's format seen across the
 // 217 Nixpkgs manifests to the real file that shows it first.
 func TestFormatDrift(t *testing.T) {
-	files := nixpkgsManifests(t)
-	read := func(rel string) *manifest.Manifest {
-		t.Helper()
-		m, err := manifest.ReadFile(files[rel])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
+	d := drift{files: nixpkgsManifests(t)}
+	for _, c := range []struct {
+		name  string
+		check func(*testing.T, drift)
+	}{
+		{"major.minor variants (cuda_compat from CUDA 13.1.1)", driftMajorMinorVariants},
+		{"windows-arm64 platform (CUDA 13.4.1, cuDNN 9.27)", driftWindowsArm64},
+		{"an archive and a variant side by side (cuDNN 9.27 windows-arm64)", driftArchiveAndVariant},
+		{"cccl replaces cuda_cccl (CUDA 13.3.0)", driftCcclReplacesCudaCccl},
+		{".tar.zst archives (TensorRT 11)", driftTarZst},
+		{"metadata keys are optional (CUDA 11.4.2, TensorRT 10.0.0)", driftOptionalMetadata},
+		{"versions of two and four components (NVPL 23.11, nvCOMP 4.1.0.6, cuTENSOR 2.0.2.1)", driftVersionComponents},
+		{"every redist has a base URL", driftBaseURLs},
+	} {
+		t.Run(c.name, func(t *testing.T) { c.check(t, d) })
 	}
-	archiveIDs := func(m *manifest.Manifest, pkg string) string {
-		var ids []string
-		for _, a := range m.Releases[pkg].Archives {
-			ids = append(ids, a.ID())
-		}
-		return strings.Join(ids, " ")
+}
+
+// drift reads the Nixpkgs manifests for TestFormatDrift's checks.
+type drift struct{ files map[string]string }
+
+func (d drift) read(t *testing.T, rel string) *manifest.Manifest {
+	t.Helper()
+	m, err := manifest.ReadFile(d.files[rel])
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Run("major.minor variants (cuda_compat from CUDA 13.1.1)", func(t *testing.T) {
-		for rel, v := range map[string]string{"cuda/redistrib_13.1.1.json": "cuda13.1", "cuda/redistrib_13.2.2.json": "cuda13.2", "cuda/redistrib_13.3.1.json": "cuda13.3"} {
-			m := read(rel)
-			if got, want := archiveIDs(m, "cuda_compat"), "cuda_compat/linux-sbsa/"+v+" cuda_compat/linux-x86_64/"+v; got != want {
-				t.Errorf("%s: cuda_compat archives %q, want %q", rel, got, want)
-			}
-			if got := m.Releases["cuda_compat"].Variants; len(got) != 1 || string(got[0]) != v {
-				t.Errorf("%s: cuda_variant %v, want [%s]", rel, got, v)
-			}
+	return m
+}
+
+// archiveIDs are the IDs of pkg's archives in m.
+func (d drift) archiveIDs(m *manifest.Manifest, pkg string) string {
+	var ids []string
+	for _, a := range m.Releases[pkg].Archives {
+		ids = append(ids, a.ID())
+	}
+	return strings.Join(ids, " ")
+}
+
+func driftMajorMinorVariants(t *testing.T, d drift) {
+	for rel, v := range map[string]string{"cuda/redistrib_13.1.1.json": "cuda13.1", "cuda/redistrib_13.2.2.json": "cuda13.2", "cuda/redistrib_13.3.1.json": "cuda13.3"} {
+		m := d.read(t, rel)
+		if got, want := d.archiveIDs(m, "cuda_compat"), "cuda_compat/linux-sbsa/"+v+" cuda_compat/linux-x86_64/"+v; got != want {
+			t.Errorf("%s: cuda_compat archives %q, want %q", rel, got, want)
 		}
-	})
-	t.Run("windows-arm64 platform (CUDA 13.4.1, cuDNN 9.27)", func(t *testing.T) {
-		for _, rel := range []string{"cuda/redistrib_13.4.1.json", "cuda/redistrib_13.4.2.json", "cudnn/redistrib_9.27.0.json"} {
-			n := 0
-			for _, a := range read(rel).Archives() {
-				if a.Platform == "windows-arm64" {
-					n++
-				}
-			}
-			if n == 0 {
-				t.Errorf("%s: no windows-arm64 archive", rel)
-			}
+		if got := m.Releases["cuda_compat"].Variants; len(got) != 1 || string(got[0]) != v {
+			t.Errorf("%s: cuda_variant %v, want [%s]", rel, got, v)
 		}
-		if _, ok := read("cuda/redistrib_13.4.2.json").Archive("cccl", "windows-arm64", manifest.NoVariant); !ok {
-			t.Error("cuda 13.4.2: no cccl/windows-arm64")
-		}
-	})
-	t.Run("an archive and a variant side by side (cuDNN 9.27 windows-arm64)", func(t *testing.T) {
-		m := read("cudnn/redistrib_9.27.0.json")
-		plain, ok1 := m.Archive("cudnn", "windows-arm64", manifest.NoVariant)
-		v13, ok2 := m.Archive("cudnn", "windows-arm64", "cuda13")
-		if !ok1 || !ok2 || !strings.HasSuffix(plain.RelativePath, "_cuda13.4-archive.zip") || !strings.HasSuffix(v13.RelativePath, "_cuda13-archive.zip") || plain.SHA256 == v13.SHA256 {
-			t.Errorf("windows-arm64: %+v (%v), %+v (%v)", plain, ok1, v13, ok2)
-		}
-	})
-	t.Run("cccl replaces cuda_cccl (CUDA 13.3.0)", func(t *testing.T) {
-		before, after := read("cuda/redistrib_13.2.2.json"), read("cuda/redistrib_13.3.0.json")
-		if before.Releases["cuda_cccl"] == nil || before.Releases["cccl"] != nil || after.Releases["cccl"] == nil || after.Releases["cuda_cccl"] != nil {
-			t.Error("want cuda_cccl in 13.2.2 only and cccl in 13.3.0 only")
-		}
-		if got := archiveIDs(after, "cccl"); !strings.Contains(got, "cccl/linux-x86_64") {
-			t.Errorf("cccl archives: %s", got)
-		}
-	})
-	t.Run(".tar.zst archives (TensorRT 11)", func(t *testing.T) {
-		for _, rel := range []string{"tensorrt/redistrib_11.0.0.json", "tensorrt/redistrib_11.1.0.json", "tensorrt/redistrib_11.3.0.json"} {
-			n := 0
-			for _, a := range read(rel).Archives() {
-				if strings.HasSuffix(a.RelativePath, ".tar.zst") {
-					n++
-				}
-			}
-			if n == 0 {
-				t.Errorf("%s: no .tar.zst archive", rel)
+	}
+}
+
+func driftWindowsArm64(t *testing.T, d drift) {
+	for _, rel := range []string{"cuda/redistrib_13.4.1.json", "cuda/redistrib_13.4.2.json", "cudnn/redistrib_9.27.0.json"} {
+		n := 0
+		for _, a := range d.read(t, rel).Archives() {
+			if a.Platform == "windows-arm64" {
+				n++
 			}
 		}
-	})
-	t.Run("metadata keys are optional (CUDA 11.4.2, TensorRT 10.0.0)", func(t *testing.T) {
-		if m := read("cuda/redistrib_11.4.2.json"); m.Date == "" || m.Label != "" || m.Product != "" {
-			t.Errorf("cuda 11.4.2: date %q label %q product %q", m.Date, m.Label, m.Product)
+		if n == 0 {
+			t.Errorf("%s: no windows-arm64 archive", rel)
 		}
-		if m := read("tensorrt/redistrib_10.0.0.json"); m.Date != "" || m.Label == "" {
-			t.Errorf("tensorrt 10.0.0: date %q label %q", m.Date, m.Label)
-		}
-	})
-	t.Run("versions of two and four components (NVPL 23.11, nvCOMP 4.1.0.6, cuTENSOR 2.0.2.1)", func(t *testing.T) {
-		for _, rel := range []string{"nvpl/redistrib_23.11.json", "nvcomp/redistrib_4.1.0.6.json", "cutensor/redistrib_2.0.2.1.json"} {
-			if !manifest.ManifestFile.MatchString(filepath.Base(rel)) {
-				t.Errorf("%s: not taken for a manifest", rel)
+	}
+	if _, ok := d.read(t, "cuda/redistrib_13.4.2.json").Archive("cccl", "windows-arm64", manifest.NoVariant); !ok {
+		t.Error("cuda 13.4.2: no cccl/windows-arm64")
+	}
+}
+
+func driftArchiveAndVariant(t *testing.T, d drift) {
+	m := d.read(t, "cudnn/redistrib_9.27.0.json")
+	plain, ok1 := m.Archive("cudnn", "windows-arm64", manifest.NoVariant)
+	v13, ok2 := m.Archive("cudnn", "windows-arm64", "cuda13")
+	if !ok1 || !ok2 || !strings.HasSuffix(plain.RelativePath, "_cuda13.4-archive.zip") || !strings.HasSuffix(v13.RelativePath, "_cuda13-archive.zip") || plain.SHA256 == v13.SHA256 {
+		t.Errorf("windows-arm64: %+v (%v), %+v (%v)", plain, ok1, v13, ok2)
+	}
+}
+
+func driftCcclReplacesCudaCccl(t *testing.T, d drift) {
+	before, after := d.read(t, "cuda/redistrib_13.2.2.json"), d.read(t, "cuda/redistrib_13.3.0.json")
+	if before.Releases["cuda_cccl"] == nil || before.Releases["cccl"] != nil || after.Releases["cccl"] == nil || after.Releases["cuda_cccl"] != nil {
+		t.Error("want cuda_cccl in 13.2.2 only and cccl in 13.3.0 only")
+	}
+	if got := d.archiveIDs(after, "cccl"); !strings.Contains(got, "cccl/linux-x86_64") {
+		t.Errorf("cccl archives: %s", got)
+	}
+}
+
+func driftTarZst(t *testing.T, d drift) {
+	for _, rel := range []string{"tensorrt/redistrib_11.0.0.json", "tensorrt/redistrib_11.1.0.json", "tensorrt/redistrib_11.3.0.json"} {
+		n := 0
+		for _, a := range d.read(t, rel).Archives() {
+			if strings.HasSuffix(a.RelativePath, ".tar.zst") {
+				n++
 			}
-			read(rel)
 		}
-	})
-	t.Run("every redist has a base URL", func(t *testing.T) {
-		seen := map[string]bool{}
-		for rel := range files {
-			redist := strings.Split(rel, "/")[0]
-			if _, ok := manifest.BaseURL(redist); !ok && !seen[redist] {
-				t.Errorf("%s: no base URL in base-urls.json", redist)
-			}
-			seen[redist] = true
+		if n == 0 {
+			t.Errorf("%s: no .tar.zst archive", rel)
 		}
-		if len(seen) != 14 {
-			t.Errorf("%d redists, want 14", len(seen))
+	}
+}
+
+func driftOptionalMetadata(t *testing.T, d drift) {
+	if m := d.read(t, "cuda/redistrib_11.4.2.json"); m.Date == "" || m.Label != "" || m.Product != "" {
+		t.Errorf("cuda 11.4.2: date %q label %q product %q", m.Date, m.Label, m.Product)
+	}
+	if m := d.read(t, "tensorrt/redistrib_10.0.0.json"); m.Date != "" || m.Label == "" {
+		t.Errorf("tensorrt 10.0.0: date %q label %q", m.Date, m.Label)
+	}
+}
+
+func driftVersionComponents(t *testing.T, d drift) {
+	for _, rel := range []string{"nvpl/redistrib_23.11.json", "nvcomp/redistrib_4.1.0.6.json", "cutensor/redistrib_2.0.2.1.json"} {
+		if !manifest.ManifestFile.MatchString(filepath.Base(rel)) {
+			t.Errorf("%s: not taken for a manifest", rel)
 		}
-	})
+		d.read(t, rel)
+	}
+}
+
+func driftBaseURLs(t *testing.T, d drift) {
+	seen := map[string]bool{}
+	for rel := range d.files {
+		redist := strings.Split(rel, "/")[0]
+		if _, ok := manifest.BaseURL(redist); !ok && !seen[redist] {
+			t.Errorf("%s: no base URL in base-urls.json", redist)
+		}
+		seen[redist] = true
+	}
+	if len(seen) != 14 {
+		t.Errorf("%d redists, want 14", len(seen))
+	}
 }
 
 // TestParseDriftShapes: the new shapes parse, and their look-alikes are

@@ -92,6 +92,9 @@ var (
 	extGrey   = color.RGBA{0xee, 0xee, 0xee, 0xff}
 )
 
+// Above gocyclo's 15 on purpose: one Chromium run a case, its DOM and screenshot checked point by point.
+//
+//gocyclo:ignore
 func TestReportInBrowser(t *testing.T) {
 	bin := chromium(t)
 	old, new := handMade(t)

@@ -205,36 +205,7 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 	for _, name := range names {
 		fmt.Fprintf(&b, "- %s\n", name)
 		for _, a := range byPkg[name] {
-			where := a.Platform
-			if a.Variant != manifest.NoVariant {
-				where += " " + a.Variant.String()
-			}
-			switch {
-			case a.Added:
-				fmt.Fprintf(&b, "  - %s: new archive\n", where)
-				continue
-			case a.Removed:
-				fmt.Fprintf(&b, "  - %s: archive removed\n", where)
-				continue
-			}
-			var parts []string
-			add := func(label string, gained, lost []string) {
-				if len(gained) > 0 {
-					parts = append(parts, label+" +"+strings.Join(gained, " +"))
-				}
-				if len(lost) > 0 {
-					parts = append(parts, label+" -"+strings.Join(lost, " -"))
-				}
-			}
-			add("outputs", a.OutputsGained, a.OutputsLost)
-			add("SASS", a.SASSGained, a.SASSLost)
-			add("PTX", a.PTXGained, a.PTXLost)
-			add("sonames", a.SonamesAdded, a.SonamesRemoved)
-			add("vendored", a.VendoredAdded, a.VendoredRemoved)
-			if a.NarHashChanged {
-				parts = append(parts, fmt.Sprintf("narHash changed with the same version %s (%s -> %s)", a.Version, a.OldNarHash, a.NewNarHash))
-			}
-			fmt.Fprintf(&b, "  - %s: %s\n", where, strings.Join(parts, "; "))
+			fmt.Fprintf(&b, "  - %s\n", a.textLine())
 		}
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
@@ -244,6 +215,38 @@ func (c *Changes) WriteText(w io.Writer, redist string) error {
 		return lin.WriteText(w)
 	}
 	return nil
+}
+
+// textLine is the archive's line of WriteText: where, then what changed.
+func (a ArchiveChange) textLine() string {
+	where := a.Platform
+	if a.Variant != manifest.NoVariant {
+		where += " " + a.Variant.String()
+	}
+	switch {
+	case a.Added:
+		return where + ": new archive"
+	case a.Removed:
+		return where + ": archive removed"
+	}
+	var parts []string
+	add := func(label string, gained, lost []string) {
+		if len(gained) > 0 {
+			parts = append(parts, label+" +"+strings.Join(gained, " +"))
+		}
+		if len(lost) > 0 {
+			parts = append(parts, label+" -"+strings.Join(lost, " -"))
+		}
+	}
+	add("outputs", a.OutputsGained, a.OutputsLost)
+	add("SASS", a.SASSGained, a.SASSLost)
+	add("PTX", a.PTXGained, a.PTXLost)
+	add("sonames", a.SonamesAdded, a.SonamesRemoved)
+	add("vendored", a.VendoredAdded, a.VendoredRemoved)
+	if a.NarHashChanged {
+		parts = append(parts, fmt.Sprintf("narHash changed with the same version %s (%s -> %s)", a.Version, a.OldNarHash, a.NewNarHash))
+	}
+	return where + ": " + strings.Join(parts, "; ")
 }
 
 // escaped is a copy of c with every name made safe (safetext.Escape).

@@ -273,54 +273,7 @@ func buildMatrices(rel Release) []matrix {
 				if a.Platform != platform || len(a.SASS)+len(a.PTX) == 0 {
 					continue
 				}
-				label := p.Name
-				if a.Variant != manifest.NoVariant {
-					label += " (" + a.Variant.String() + ")"
-				}
-				row := matrixRow{Label: label}
-				sass, ptx := set(a.SASS), set(a.PTX)
-				for i, arch := range rel.Architectures {
-					c := matrixCell{ID: cellID(rel.Version, platform, p.Name, a.Variant.String(), arch), Arch: arch}
-					t, terr := capability.ParseTarget(arch)
-					var kinds, classes []string
-					if sass[arch] {
-						kind := "SASS"
-						if terr == nil {
-							kind += " (runs on " + t.Where(false) + ")"
-						}
-						kinds, classes = append(kinds, kind), append(classes, "sass")
-						c.Text = "S"
-					}
-					if ptx[arch] {
-						kind := "PTX"
-						if terr == nil {
-							kind += " (JIT for " + t.Where(true) + ")"
-						}
-						kinds, classes = append(kinds, kind), append(classes, "ptx")
-						c.Text += "P"
-					}
-					if len(classes) == 0 {
-						classes = append(classes, "none")
-					}
-					// The column's kind (fam, spec) shades empty cells too,
-					// so a family or specific column reads as one.
-					for _, k := range []string{"fam", "spec"} {
-						if strings.Contains(m.Heads[i].Class, k) {
-							classes = append(classes, k)
-						}
-					}
-					c.Class = strings.Join(classes, " ")
-					if arch == a.TopPTX {
-						c.Class += " top"
-						c.Text += "+"
-						kinds = append(kinds, "newest PTX: newer GPUs JIT from it")
-					}
-					if len(kinds) > 0 {
-						c.Title = fmt.Sprintf("%s %s on %s: %s", label, arch, platform, strings.Join(kinds, ", "))
-					}
-					row.Cells = append(row.Cells, c)
-				}
-				m.Rows = append(m.Rows, row)
+				m.Rows = append(m.Rows, matrixRowOf(rel, m.Heads, p.Name, a))
 			}
 		}
 		if len(m.Rows) > 0 {
@@ -328,6 +281,65 @@ func buildMatrices(rel Release) []matrix {
 		}
 	}
 	return out
+}
+
+// matrixRowOf is package name's archive a as a row of the matrix whose
+// column heads are heads.
+func matrixRowOf(rel Release, heads []archHead, name string, a Archive) matrixRow {
+	label := name
+	if a.Variant != manifest.NoVariant {
+		label += " (" + a.Variant.String() + ")"
+	}
+	row := matrixRow{Label: label}
+	sass, ptx := set(a.SASS), set(a.PTX)
+	for i, arch := range rel.Architectures {
+		c := matrixCell{ID: cellID(rel.Version, a.Platform, name, a.Variant.String(), arch), Arch: arch}
+		kinds, classes := cellKinds(arch, sass[arch], ptx[arch], &c)
+		// The column's kind (fam, spec) shades empty cells too,
+		// so a family or specific column reads as one.
+		for _, k := range []string{"fam", "spec"} {
+			if strings.Contains(heads[i].Class, k) {
+				classes = append(classes, k)
+			}
+		}
+		c.Class = strings.Join(classes, " ")
+		if arch == a.TopPTX {
+			c.Class += " top"
+			c.Text += "+"
+			kinds = append(kinds, "newest PTX: newer GPUs JIT from it")
+		}
+		if len(kinds) > 0 {
+			c.Title = fmt.Sprintf("%s %s on %s: %s", label, arch, a.Platform, strings.Join(kinds, ", "))
+		}
+		row.Cells = append(row.Cells, c)
+	}
+	return row
+}
+
+// cellKinds says what a cell of arch holds (SASS, PTX, each with where
+// it runs) for its title, its classes, and writes its text (S, P, SP).
+func cellKinds(arch string, sass, ptx bool, c *matrixCell) (kinds, classes []string) {
+	t, terr := capability.ParseTarget(arch)
+	if sass {
+		kind := "SASS"
+		if terr == nil {
+			kind += " (runs on " + t.Where(false) + ")"
+		}
+		kinds, classes = append(kinds, kind), append(classes, "sass")
+		c.Text = "S"
+	}
+	if ptx {
+		kind := "PTX"
+		if terr == nil {
+			kind += " (JIT for " + t.Where(true) + ")"
+		}
+		kinds, classes = append(kinds, kind), append(classes, "ptx")
+		c.Text += "P"
+	}
+	if len(classes) == 0 {
+		classes = append(classes, "none")
+	}
+	return kinds, classes
 }
 
 // cellID names a coverage cell for tests and links: cov/version/platform/

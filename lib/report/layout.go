@@ -48,6 +48,30 @@ const (
 
 // LayoutGraph places the nodes of g in columns by longest path.
 func LayoutGraph(g Graph) Layout {
+	layer, columns := layers(g)
+	orderColumns(g, layer, columns)
+	lay := placeBoxes(g, columns)
+	boxes := map[string]*Box{}
+	for i := range lay.Boxes {
+		boxes[lay.Boxes[i].Name] = &lay.Boxes[i]
+	}
+	for _, e := range g.Edges {
+		from, to := boxes[e.From], boxes[e.To]
+		// From the needing box's right side to the provider's left side;
+		// a back edge of a cycle goes left, from left side to right side.
+		l := Line{Edge: e, X1: from.X + from.W, Y1: from.Y + from.H/2, X2: to.X, Y2: to.Y + to.H/2}
+		if to.Layer >= from.Layer {
+			l.X1, l.X2 = from.X, to.X+to.W
+		}
+		lay.Lines = append(lay.Lines, l)
+	}
+	return lay
+}
+
+// layers gives each node its layer, one more than the deepest thing it
+// needs (a cycle's back edge does not count), and the columns of each
+// layer's nodes in g's (sorted) order.
+func layers(g Graph) (map[string]int, [][]string) {
 	needs := map[string][]string{}
 	for _, e := range g.Edges {
 		needs[e.From] = append(needs[e.From], e.To)
@@ -65,9 +89,7 @@ func LayoutGraph(g Graph) Layout {
 		onStack[n] = true
 		l := 0
 		for _, t := range needs[n] {
-			if d := depth(t) + 1; d > l {
-				l = d
-			}
+			l = max(l, depth(t)+1)
 		}
 		onStack[n] = false
 		layer[n] = l
@@ -75,14 +97,19 @@ func LayoutGraph(g Graph) Layout {
 	}
 	maxLayer := 0
 	for _, n := range g.Nodes {
-		if d := depth(n.Name); d > maxLayer {
-			maxLayer = d
-		}
+		maxLayer = max(maxLayer, depth(n.Name))
 	}
 	columns := make([][]string, maxLayer+1)
 	for _, n := range g.Nodes { // g.Nodes is sorted: the initial order
 		columns[layer[n.Name]] = append(columns[layer[n.Name]], n.Name)
 	}
+	return layer, columns
+}
+
+// orderColumns reorders each column by the barycentre of its nodes'
+// neighbours in the column next to it, in sweeps right to the deeper
+// columns, then back.
+func orderColumns(g Graph, layer map[string]int, columns [][]string) {
 	neighbours := map[string][]string{}
 	for _, e := range g.Edges {
 		neighbours[e.From] = append(neighbours[e.From], e.To)
@@ -97,7 +124,6 @@ func LayoutGraph(g Graph) Layout {
 	for _, col := range columns {
 		setPos(col)
 	}
-	// Barycentre sweeps: right to the deeper columns, then back.
 	reorder := func(c, ref int) {
 		bary := map[string]float64{}
 		for _, n := range columns[c] {
@@ -108,15 +134,15 @@ func LayoutGraph(g Graph) Layout {
 					cnt++
 				}
 			}
+			bary[n] = pos[n]
 			if cnt > 0 {
 				bary[n] = sum / float64(cnt)
-			} else {
-				bary[n] = pos[n]
 			}
 		}
 		sort.SliceStable(columns[c], func(i, j int) bool { return bary[columns[c][i]] < bary[columns[c][j]] })
 		setPos(columns[c])
 	}
+	maxLayer := len(columns) - 1
 	for sweep := 0; sweep < 4; sweep++ {
 		for c := 1; c <= maxLayer; c++ {
 			reorder(c, c-1)
@@ -125,45 +151,31 @@ func LayoutGraph(g Graph) Layout {
 			reorder(c, c+1)
 		}
 	}
+}
 
+// placeBoxes lays the columns out left to right, dependents first (the
+// highest layer leftmost), each as wide as its longest name.
+func placeBoxes(g Graph, columns [][]string) Layout {
 	external := map[string]bool{}
 	for _, n := range g.Nodes {
 		external[n.Name] = n.External
 	}
 	var lay Layout
-	boxes := map[string]*Box{}
 	x := margin
-	for c := maxLayer; c >= 0; c-- { // left to right: dependents first
+	for c := len(columns) - 1; c >= 0; c-- {
 		col := columns[c]
 		colWidth := 0
 		for _, n := range col {
-			if w := len(n)*charWidth + 2*padX; w > colWidth {
-				colWidth = w
-			}
+			colWidth = max(colWidth, len(n)*charWidth+2*padX)
 		}
 		for i, n := range col {
 			b := Box{Node: Node{Name: n, External: external[n]}, Layer: c, Order: i,
 				X: x, Y: margin + i*(boxHeight+rowGap), W: colWidth, H: boxHeight}
 			lay.Boxes = append(lay.Boxes, b)
-			if bottom := b.Y + b.H + margin; bottom > lay.Height {
-				lay.Height = bottom
-			}
+			lay.Height = max(lay.Height, b.Y+b.H+margin)
 		}
 		x += colWidth + colGap
 	}
 	lay.Width = x - colGap + margin
-	for i := range lay.Boxes {
-		boxes[lay.Boxes[i].Name] = &lay.Boxes[i]
-	}
-	for _, e := range g.Edges {
-		from, to := boxes[e.From], boxes[e.To]
-		// From the needing box's right side to the provider's left side;
-		// a back edge of a cycle goes left, from left side to right side.
-		l := Line{Edge: e, X1: from.X + from.W, Y1: from.Y + from.H/2, X2: to.X, Y2: to.Y + to.H/2}
-		if to.Layer >= from.Layer {
-			l.X1, l.X2 = from.X, to.X+to.W
-		}
-		lay.Lines = append(lay.Lines, l)
-	}
 	return lay
 }

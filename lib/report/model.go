@@ -360,8 +360,9 @@ func groupedAll(g features.Grouped) []string {
 	return out
 }
 
-func buildGraph(pkgs []Package) Graph {
-	provider := map[string][]string{} // soname → packages
+// providers maps each soname to the packages whose archives provide it.
+func providers(pkgs []Package) map[string][]string {
+	provider := map[string][]string{}
 	for _, p := range pkgs {
 		seen := map[string]bool{}
 		for _, a := range p.Archives {
@@ -373,30 +374,39 @@ func buildGraph(pkgs []Package) Graph {
 			}
 		}
 	}
+	return provider
+}
+
+func buildGraph(pkgs []Package) Graph {
+	provider := providers(pkgs)
 	edges := map[[2]string]map[string]bool{}
 	external := map[string]bool{}
 	g := Graph{Nodes: []Node{}, Edges: []Edge{}}
+	// addNeed adds the edges of p's need s: to each package providing s
+	// (never p itself), or to s as an external node when none does.
+	addNeed := func(p, s string) {
+		to := provider[s]
+		if len(to) == 0 {
+			external[s] = true
+			to = []string{s}
+		}
+		for _, t := range to {
+			if t == p {
+				continue
+			}
+			k := [2]string{p, t}
+			if edges[k] == nil {
+				edges[k] = map[string]bool{}
+			}
+			edges[k][s] = true
+		}
+	}
 	for _, p := range pkgs {
 		g.Nodes = append(g.Nodes, Node{Name: p.Name})
 		for _, a := range p.Archives {
 			for _, s := range a.Needs {
-				if IsSystemLib(s) {
-					continue
-				}
-				to := provider[s]
-				if len(to) == 0 {
-					external[s] = true
-					to = []string{s}
-				}
-				for _, t := range to {
-					if t == p.Name {
-						continue
-					}
-					k := [2]string{p.Name, t}
-					if edges[k] == nil {
-						edges[k] = map[string]bool{}
-					}
-					edges[k][s] = true
+				if !IsSystemLib(s) {
+					addNeed(p.Name, s)
 				}
 			}
 		}

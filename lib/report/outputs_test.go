@@ -41,28 +41,7 @@ func TestOutputsTableIsBuildRedists(t *testing.T) {
 		if table.Legacy {
 			t.Errorf("%s: legacy outputs shown, though every archive has buildRedist facts", rel.Version)
 		}
-		got := map[string]features.BuildRedistDecl{}
-		for _, row := range table.Rows {
-			d := features.BuildRedistDecl{NixExpression: row.Declare, OutputsByPlatform: map[string]map[string][]string{}}
-			for i, cell := range row.Cells {
-				for _, vo := range cell {
-					if vo.Legacy || row.Legacy {
-						t.Errorf("%s %s: legacy cell %v", rel.Version, row.Package, vo)
-					}
-					if vo.NotBuilt {
-						if !strings.HasPrefix(table.Platforms[i], "windows") {
-							t.Errorf("%s %s %s: not built", rel.Version, row.Package, table.Platforms[i])
-						}
-						continue
-					}
-					if d.OutputsByPlatform[table.Platforms[i]] == nil {
-						d.OutputsByPlatform[table.Platforms[i]] = map[string][]string{}
-					}
-					d.OutputsByPlatform[table.Platforms[i]][vo.Variant.String()] = vo.Outputs
-				}
-			}
-			got[row.Package] = d
-		}
+		got := tableDecls(t, rel.Version, table)
 		for pkg, d := range want {
 			if diff := cmp.Diff(d.OutputsByPlatform, got[pkg].OutputsByPlatform); diff != "" {
 				t.Errorf("%s %s: table's lists are not buildRedist.json's (-want +got):\n%s", rel.Version, pkg, diff)
@@ -111,4 +90,34 @@ func TestOutputsTableLegacy(t *testing.T) {
 	if !strings.Contains(page.String(), `<tr class="legacy"><td>cuda_cudart</td><td>11.8.89</td><td><span class="tag">legacy</span></td>`) || !strings.Contains(page.String(), "not a list to declare") {
 		t.Error("the page does not mark the legacy rows and say what legacy means")
 	}
+}
+
+// tableDecls reads the outputs table back as buildRedist declarations,
+// failing t for a legacy cell or a platform other than Windows not built.
+func tableDecls(t *testing.T, version string, table outputsTable) map[string]features.BuildRedistDecl {
+	t.Helper()
+	got := map[string]features.BuildRedistDecl{}
+	for _, row := range table.Rows {
+		d := features.BuildRedistDecl{NixExpression: row.Declare, OutputsByPlatform: map[string]map[string][]string{}}
+		for i, cell := range row.Cells {
+			platform := table.Platforms[i]
+			for _, vo := range cell {
+				if vo.Legacy || row.Legacy {
+					t.Errorf("%s %s: legacy cell %v", version, row.Package, vo)
+				}
+				if vo.NotBuilt {
+					if !strings.HasPrefix(platform, "windows") {
+						t.Errorf("%s %s %s: not built", version, row.Package, platform)
+					}
+					continue
+				}
+				if d.OutputsByPlatform[platform] == nil {
+					d.OutputsByPlatform[platform] = map[string][]string{}
+				}
+				d.OutputsByPlatform[platform][vo.Variant.String()] = vo.Outputs
+			}
+		}
+		got[row.Package] = d
+	}
+	return got
 }

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -51,51 +52,11 @@ func TestEveryJSONReaderIsGuarded(t *testing.T) {
 			return err
 		}
 		r, _ := filepath.Rel(root, p)
-		if d.IsDir() {
-			if r == "vendor" || r == "tests" || r == "scripts" || r == "lib/jsoncheck" || strings.HasPrefix(d.Name(), ".") && r != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
-		if err != nil {
+		if read, err := programFile(r, d); !read || err != nil {
 			return err
 		}
-		for _, decl := range f.Decls {
-			fn, body := funcOf(decl)
-			if body == nil {
-				continue
-			}
-			decodes, guarded := false, false
-			ast.Inspect(body, func(x ast.Node) bool {
-				call, ok := x.(*ast.CallExpr)
-				if !ok {
-					return true
-				}
-				sel, ok := call.Fun.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				pkg, ok := sel.X.(*ast.Ident)
-				if !ok {
-					return true
-				}
-				if pkg.Name == "jsoncheck" {
-					guarded = true
-				}
-				for _, name := range decoders[pkg.Name] {
-					if sel.Sel.Name == name {
-						decodes = true
-					}
-				}
-				return true
-			})
-			if !decodes {
-				continue
-			}
+		readers, err := jsonReaders(p)
+		for fn, guarded := range readers {
 			n++
 			key := r + ": " + fn
 			found[key] = true
@@ -107,7 +68,7 @@ func TestEveryJSONReaderIsGuarded(t *testing.T) {
 				t.Errorf("%s decodes JSON without lib/jsoncheck: call jsoncheck.Unmarshal (or Check first), or list it in unguarded with the reason it is safe", key)
 			}
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +86,62 @@ func TestEveryJSONReaderIsGuarded(t *testing.T) {
 	if n < 5 {
 		t.Fatalf("found only %d functions that decode JSON: the search is broken", n)
 	}
+}
+
+// programFile says whether the walk reads p (r relative to the root):
+// the program's Go files, not tests, scripts, vendor/ or lib/jsoncheck
+// itself. It returns filepath.SkipDir for a directory left out.
+func programFile(r string, d fs.DirEntry) (read bool, err error) {
+	if d.IsDir() {
+		if r == "vendor" || r == "tests" || r == "scripts" || r == "lib/jsoncheck" || strings.HasPrefix(d.Name(), ".") && r != "." {
+			return false, filepath.SkipDir
+		}
+		return false, nil
+	}
+	return strings.HasSuffix(r, ".go") && !strings.HasSuffix(r, "_test.go"), nil
+}
+
+// jsonReaders are the functions of the Go file p that decode JSON, each
+// with whether it calls lib/jsoncheck.
+func jsonReaders(p string) (map[string]bool, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	readers := map[string]bool{}
+	for _, decl := range f.Decls {
+		fn, body := funcOf(decl)
+		if body == nil {
+			continue
+		}
+		if decodes, guarded := jsonCalls(body); decodes {
+			readers[fn] = guarded
+		}
+	}
+	return readers, nil
+}
+
+// jsonCalls says whether body calls a JSON decoder, and whether it calls
+// lib/jsoncheck.
+func jsonCalls(body ast.Node) (decodes, guarded bool) {
+	ast.Inspect(body, func(x ast.Node) bool {
+		call, ok := x.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		guarded = guarded || pkg.Name == "jsoncheck"
+		decodes = decodes || slices.Contains(decoders[pkg.Name], sel.Sel.Name)
+		return true
+	})
+	return decodes, guarded
 }
 
 // funcOf names a function declaration (package-level variables

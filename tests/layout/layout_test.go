@@ -132,7 +132,7 @@ func TestStageOf(t *testing.T) {
 	for name, want := range map[string]int{
 		"lib/jsoncheck":                 0,
 		"lib/manifest/download":         1,
-		"detector/unpack/xz/crc64":      2,
+		"detector/unpack/xz":            2,
 		"detector/facts":                3,
 		"detector/elfinfo":              3,
 		"lib/buildredist":               4,

@@ -41,6 +41,10 @@ func statLink(t *testing.T, path string) linkState {
 // gone); report, print-buildredist, print-dependencies and diff read the
 // manifest directory; a second run changes no file and no link; --out
 // puts the links elsewhere.
+//
+// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
+//
+//gocyclo:ignore
 func TestProcessManifestsLeavesRootedResults(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)

@@ -23,6 +23,10 @@ var vendoredHostDirs = map[string]string{"linux-x86_64": "host-linux-x64", "linu
 // platform's tree (where the other platform's path is absent) and removes
 // the copy; the check after it has no vendored hint, and a second --fix
 // changes nothing.
+//
+// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
+//
+//gocyclo:ignore
 func TestCheckFixRemoveVendored(t *testing.T) {
 	requireNix(t)
 	dir := t.TempDir()

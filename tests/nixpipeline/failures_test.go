@@ -143,6 +143,10 @@ func randomByte(t *testing.T) byte {
 // directory (Nix 2.13 and later print trace lines at the stand-in's
 // position first); with -v the trace lines follow, without it they do
 // not.
+//
+// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
+//
+//gocyclo:ignore
 func TestEvalErrorsKeepTheirCause(t *testing.T) {
 	requireNix(t)
 	pkgs := t.TempDir()

@@ -35,11 +35,8 @@ func markerDir(t *testing.T) string {
 func blockerBinary(t *testing.T, markerDir string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "crff-interrupt-blocker")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-X main.markerDir="+markerDir, "-o", bin, "./tests/nixpipeline/testdata/blocker")
-	cmd.Dir = repoRoot()
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build the blocker: %v\n%s", err, out)
+	if err := goBuild("./tests/nixpipeline/testdata/blocker", bin, "-ldflags=-X main.markerDir="+markerDir); err != nil {
+		t.Fatalf("build the blocker: %v", err)
 	}
 	return bin
 }

@@ -41,6 +41,10 @@ func freshArchive(t *testing.T) (string, string) {
 // fetch does not poison the store: once the archive is right (here: a
 // symlink to the right bytes under another name) the next run builds it.
 // A dangling symlink fails its entry cleanly, naming it.
+//
+// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
+//
+//gocyclo:ignore
 func TestProcessManifestsLocalArchiveRepaired(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)

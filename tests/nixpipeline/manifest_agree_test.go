@@ -3,6 +3,7 @@ package nixpipeline
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
 	"path/filepath"
@@ -70,6 +71,43 @@ func (g manifestGen) leaf() any {
 	return l
 }
 
+// cudaVariant is a release's cuda_variant list for variants, now and
+// then with a bad entry or not a list.
+func (g manifestGen) cudaVariant(variants []string) any {
+	cv := []any{}
+	for _, v := range variants {
+		cv = append(cv, strings.TrimPrefix(v, "cuda"))
+	}
+	if g.chance(0.02) {
+		cv = append(cv, 13)
+	}
+	if g.chance(0.01) {
+		return "12"
+	}
+	return cv
+}
+
+// variantLeaves is a platform's object of variants: most of variants,
+// now and then a bad name, or an archive beside them.
+func (g manifestGen) variantLeaves(variants []string) map[string]any {
+	vs := map[string]any{}
+	for _, v := range variants {
+		if g.chance(0.8) {
+			vs[v] = g.leaf()
+		}
+	}
+	if g.chance(0.02) {
+		vs[g.pick("cuda13", "cudaX", "cuda", "cuda13.1.2", "cuda13.").(string)] = g.leaf()
+	}
+	if g.chance(0.1) {
+		// An archive beside the variants (cuDNN 9.27's windows-arm64).
+		if l, ok := g.leaf().(map[string]any); ok {
+			maps.Copy(vs, l)
+		}
+	}
+	return vs
+}
+
 func (g manifestGen) release(variants []string) map[string]any {
 	r := map[string]any{}
 	if g.chance(0.98) {
@@ -88,17 +126,7 @@ func (g manifestGen) release(variants []string) map[string]any {
 		r["license_path"] = "p/LICENSE.txt"
 	}
 	if variants != nil {
-		cv := []any{}
-		for _, v := range variants {
-			cv = append(cv, strings.TrimPrefix(v, "cuda"))
-		}
-		if g.chance(0.02) {
-			cv = append(cv, 13)
-		}
-		r["cuda_variant"] = cv
-		if g.chance(0.01) {
-			r["cuda_variant"] = "12"
-		}
+		r["cuda_variant"] = g.cudaVariant(variants)
 	}
 	platforms := []any{"linux-x86_64", "linux-sbsa", "linux-aarch64", "windows-x86_64", "windows-arm64", "linux-all", "source"}
 	if g.chance(0.02) {
@@ -110,24 +138,7 @@ func (g manifestGen) release(variants []string) map[string]any {
 			r[p] = g.leaf()
 			continue
 		}
-		vs := map[string]any{}
-		for _, v := range variants {
-			if g.chance(0.8) {
-				vs[v] = g.leaf()
-			}
-		}
-		if g.chance(0.02) {
-			vs[g.pick("cuda13", "cudaX", "cuda", "cuda13.1.2", "cuda13.").(string)] = g.leaf()
-		}
-		if g.chance(0.1) {
-			// An archive beside the variants (cuDNN 9.27's windows-arm64).
-			if l, ok := g.leaf().(map[string]any); ok {
-				for k, v := range l {
-					vs[k] = v
-				}
-			}
-		}
-		r[p] = vs
+		r[p] = g.variantLeaves(variants)
 	}
 	return r
 }
@@ -195,6 +206,9 @@ var longStrings = func() [4][]byte {
 	}
 }()
 
+// Above gocyclo's 15 on purpose: one nix-instantiate of the walker over every generated manifest, each manifest's verdict compared with Go's.
+//
+//gocyclo:ignore
 func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 	requireNix(t)
 	const n = 400

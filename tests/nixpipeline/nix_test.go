@@ -85,12 +85,7 @@ func (b *builtProgram) binary(t *testing.T) string {
 	}
 	b.once.Do(func() {
 		b.path = filepath.Join(binDir, b.name)
-		cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags="+b.ldflags, "-o", b.path, "./cmd/"+b.name)
-		cmd.Dir = repoRoot()
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.err = fmt.Errorf("%w\n%s", err, out)
-		}
+		b.err = goBuild("./cmd/"+b.name, b.path, "-ldflags="+b.ldflags)
 	})
 	if b.err != nil {
 		t.Fatalf("build %s: %v", b.name, b.err)
@@ -101,6 +96,20 @@ func (b *builtProgram) binary(t *testing.T) string {
 		aggregateBinary(t)
 	}
 	return b.path
+}
+
+// goBuild builds pkg into out, static, with trimmed paths and no VCS
+// stamp, flags (-ldflags, -overlay) added: the one way a test builds a
+// program.
+func goBuild(pkg, out string, flags ...string) error {
+	args := append([]string{"build", "-trimpath", "-buildvcs=false", "-o", out}, flags...)
+	cmd := exec.Command("go", append(args, pkg)...)
+	cmd.Dir = repoRoot()
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
+	}
+	return nil
 }
 
 // nix runs a Nix command with the offline, sandboxed options and returns

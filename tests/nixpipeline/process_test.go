@@ -82,6 +82,10 @@ func TestProcessManifestsMatchesGolden(t *testing.T) {
 // the complete feature file of the last good run untouched, names the
 // entry and exits 1; --partial writes what built to a file whose name says
 // so, and says so on stderr; the index is not written.
+//
+// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
+//
+//gocyclo:ignore
 func TestProcessManifestsFailureKeepsCompleteFile(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,15 +36,12 @@ type stages map[string]map[string]bool
 // none), as scripts/sample.sh builds it.
 func buildWithOverlay(t *testing.T, overlay, pkg, out string) {
 	t.Helper()
-	args := []string{"build", "-trimpath", "-buildvcs=false", "-ldflags=-s -w -buildid=", "-o", out}
+	flags := []string{"-ldflags=-s -w -buildid="}
 	if overlay != "" {
-		args = append(args, "-overlay", overlay)
+		flags = append(flags, "-overlay", overlay)
 	}
-	cmd := exec.Command("go", append(args, pkg)...)
-	cmd.Dir = repoRoot()
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	if err := goBuild(pkg, out, flags...); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -219,6 +219,10 @@ func TestRemoteBuilder(t *testing.T) {
 // the local store afterwards holds none of the run's archives, unpacked
 // trees, detections or aggregates: only the derivations were written
 // locally, and the result files were read back.
+//
+// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
+//
+//gocyclo:ignore
 func TestRemoteStore(t *testing.T) {
 	requireNix(t)
 	b := startSSHBuilder(t)

@@ -8,28 +8,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
-	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
 // real125 returns the unpacked CUDA 12.5 packages and the directory of
-// their tools (cuobjdump, ptxas, fatbinary). It skips when CRFF_REAL_CUDA
-// is unset; a directory without CUDA 12.5 is a failure, not a skip, so a
-// stale cache cannot hide these tests.
+// their tools (cuobjdump, ptxas, fatbinary).
 func real125(t *testing.T) (root, bin string) {
-	dir := testenv.RealCUDA(t)
-	base := filepath.Join(dir, "cuda-12.5")
-	if _, err := os.Stat(filepath.Join(base, ".complete")); err != nil {
-		t.Fatalf("no CUDA 12.5 packages in %s (run scripts/fetch-real-cuda.sh %s)", base, dir)
-	}
-	root = filepath.Join(base, "root")
-	bin = filepath.Join(root, "usr/bin")
-	for _, tool := range []string{"cuobjdump", "ptxas", "fatbinary"} {
-		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
-			t.Fatalf("%s has no %s: %v", base, tool, err)
-		}
-	}
-	return root, bin
+	return realSet(t, "cuda-12.5", "usr/bin", "cuobjdump", "ptxas", "fatbinary")
 }
 
 // kernelPTX is a small hand-written kernel: *p += 1.

@@ -28,14 +28,35 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testfatbin"
 )
 
-func realRoot(t *testing.T) (root, cuobjdump string) {
+// realSet returns the root of one set of real-CUDA-DIR (sub: "" for
+// Debian's CUDA 11.8, "cuda-12.5", "cuda-13") and its tool directory
+// (binDir, below the root), checking that each of tools is there. It skips
+// when CRFF_REAL_CUDA is unset; a directory without the set or a tool is a
+// failure, not a skip, so a stale cache cannot hide these tests (a set
+// other than 11.8 is complete once its .complete file exists).
+func realSet(t *testing.T, sub, binDir string, tools ...string) (root, bin string) {
+	t.Helper()
 	dir := testenv.RealCUDA(t)
-	root = filepath.Join(dir, "root")
-	cuobjdump = filepath.Join(root, "usr/bin/cuobjdump")
-	if _, err := os.Stat(cuobjdump); err != nil {
-		t.Fatalf("CRFF_REAL_CUDA=%s has no cuobjdump: %v", dir, err)
+	base := filepath.Join(dir, sub)
+	if sub != "" {
+		if _, err := os.Stat(filepath.Join(base, ".complete")); err != nil {
+			t.Fatalf("no %s in %s (run scripts/fetch-real-cuda.sh %s)", sub, base, dir)
+		}
 	}
-	return root, cuobjdump
+	root = filepath.Join(base, "root")
+	bin = filepath.Join(root, binDir)
+	for _, tool := range tools {
+		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
+			t.Fatalf("CRFF_REAL_CUDA=%s: %s has no %s: %v", dir, base, tool, err)
+		}
+	}
+	return root, bin
+}
+
+// realRoot is Debian's CUDA 11.8 packages and their cuobjdump.
+func realRoot(t *testing.T) (root, cuobjdump string) {
+	root, bin := realSet(t, "", "usr/bin", "cuobjdump")
+	return root, filepath.Join(bin, "cuobjdump")
 }
 
 // archLine matches an `arch =` line and the `Fatbin ... code:` header of

@@ -95,42 +95,56 @@ func (f *bcj) read(p []byte) (int, error) {
 			f.ready = f.end
 			break
 		}
-		// Move the unfiltered tail to the front and decode more.
-		f.end = copy(f.buf[:], f.buf[f.ready:f.end])
-		f.done, f.ready = 0, 0
-		for f.end < len(f.buf) && !f.eof {
-			n, err := f.next.read(f.buf[f.end:])
-			f.end += n
-			if errors.Is(err, io.EOF) {
-				f.eof = true
-			} else if err != nil {
-				return 0, err
-			}
-			if n == 0 && err == nil {
-				break
-			}
+		if err := f.fill(); err != nil {
+			return 0, err
 		}
-		var k int
-		switch f.id {
-		case filterX86:
-			k = f.x86(f.buf[:f.end])
-		case filterPowerPC:
-			k = powerPC(f.buf[:f.end], f.pos)
-		case filterIA64:
-			k = ia64(f.buf[:f.end], f.pos)
-		case filterARM:
-			k = arm(f.buf[:f.end], f.pos)
-		case filterARMT:
-			k = armThumb(f.buf[:f.end], f.pos)
-		case filterSPARC:
-			k = sparc(f.buf[:f.end], f.pos)
-		}
+		k := f.convert(f.buf[:f.end])
 		f.ready = k
 		f.pos += uint32(k)
 	}
 	n := copy(p, f.buf[f.done:f.ready])
 	f.done += n
 	return n, nil
+}
+
+// fill moves the unconverted tail to the front of the buffer and reads
+// more from the next stage, until the buffer is full or the data ends.
+func (f *bcj) fill() error {
+	f.end = copy(f.buf[:], f.buf[f.ready:f.end])
+	f.done, f.ready = 0, 0
+	for f.end < len(f.buf) && !f.eof {
+		n, err := f.next.read(f.buf[f.end:])
+		f.end += n
+		if errors.Is(err, io.EOF) {
+			f.eof = true
+		} else if err != nil {
+			return err
+		}
+		if n == 0 && err == nil {
+			break
+		}
+	}
+	return nil
+}
+
+// convert runs the filter's architecture over buf and returns how many
+// bytes are final.
+func (f *bcj) convert(buf []byte) int {
+	switch f.id {
+	case filterX86:
+		return f.x86(buf)
+	case filterPowerPC:
+		return powerPC(buf, f.pos)
+	case filterIA64:
+		return ia64(buf, f.pos)
+	case filterARM:
+		return arm(buf, f.pos)
+	case filterARMT:
+		return armThumb(buf, f.pos)
+	case filterSPARC:
+		return sparc(buf, f.pos)
+	}
+	return 0
 }
 
 // Each architecture's function converts buf (whose first byte is at

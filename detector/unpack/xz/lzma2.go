@@ -93,27 +93,37 @@ func (d *lzma2) chunk() error {
 		return fail("invalid control byte 0x%02x", control)
 	}
 	if control < 0x80 {
-		// An uncompressed chunk: its size, then its bytes, into the
-		// dictionary as they are.
-		h, err := d.src.take(2)
-		if err != nil {
-			return err
-		}
-		size := int(h[0])<<8 | int(h[1]) + 1
-		data, err := d.src.take(size)
-		if err != nil {
-			return err
-		}
-		d.win.room(size)
-		copy(d.win.buf[d.win.pos:], data)
-		d.win.wrote(d.win.pos + size)
-		return nil
+		return d.storedChunk()
 	}
+	return d.lzmaChunk(control, fail)
+}
+
+// storedChunk copies an uncompressed chunk (its size, then its bytes)
+// into the dictionary as it is.
+func (d *lzma2) storedChunk() error {
+	h, err := d.src.take(2)
+	if err != nil {
+		return err
+	}
+	size := int(h[0])<<8 | int(h[1]) + 1
+	data, err := d.src.take(size)
+	if err != nil {
+		return err
+	}
+	d.win.room(size)
+	copy(d.win.buf[d.win.pos:], data)
+	d.win.wrote(d.win.pos + size)
+	return nil
+}
+
+// lzmaChunk decodes an LZMA chunk of this control byte: the rest of its
+// header (sizes, new properties from 0xc0 on), then its data.
+func (d *lzma2) lzmaChunk(control byte, fail func(format string, args ...any) error) error {
 	hlen := 4
 	if control >= 0xc0 {
 		hlen = 5
 	}
-	h, err = d.src.take(hlen)
+	h, err := d.src.take(hlen)
 	if err != nil {
 		return err
 	}

@@ -8,9 +8,8 @@ import (
 	"fmt"
 	"hash"
 	"hash/crc32"
+	"hash/crc64"
 	"io"
-
-	"github.com/nix-cuda/cuda-redist-find-features/detector/unpack/xz/crc64"
 )
 
 // Errors, wrapped with what failed and at which byte of the input.
@@ -80,6 +79,12 @@ type Reader struct {
 	err error // sticky
 }
 
+// crc64Table is the xz CRC-64's: ECMA-182, bit-reflected. hash/crc64
+// reads it slicing-by-8; a PCLMULQDQ loop in assembly was faster on the
+// check alone but saved under 10 % of the detector's time on a real
+// archive (docs/performance.md, "Hand-written assembly"), so it went.
+var crc64Table = crc64.MakeTable(crc64.ECMA)
+
 type phase int
 
 const (
@@ -98,7 +103,7 @@ func NewReader(r io.Reader, dictLimit uint32) (*Reader, error) {
 	z := &Reader{
 		dictLimit:    dictLimit,
 		crc32:        crc32.NewIEEE(),
-		crc64:        crc64.New(),
+		crc64:        crc64.New(crc64Table),
 		sha256:       sha256.New(),
 		records:      sha256.New(),
 		indexRecords: sha256.New(),
@@ -212,9 +217,7 @@ func (z *Reader) blockStart() error {
 // blockHeader parses a block header (h, read from byte at) and sets up
 // the block's filter chain.
 func (z *Reader) blockHeader(at int64, h []byte) error {
-	fail := func(kind error, format string, args ...any) error {
-		return fmt.Errorf("%w: block header at byte %d: %s", kind, at, fmt.Sprintf(format, args...))
-	}
+	fail := headerFailure(at).of
 	body := h[:len(h)-4]
 	if crc32.ChecksumIEEE(body) != binary.LittleEndian.Uint32(h[len(h)-4:]) {
 		return fail(ErrCorrupt, "fails its CRC32")
@@ -224,9 +227,48 @@ func (z *Reader) blockHeader(at int64, h []byte) error {
 		return fail(ErrUnsupported, "reserved flag bits set (0x%02x)", flags)
 	}
 	p := body[2:]
+	if err := z.blockSizes(flags, &p, fail); err != nil {
+		return err
+	}
+	filters, err := readFilters(int(flags&3)+1, p, fail)
+	if err != nil {
+		return err
+	}
+	if err := z.setLZMA2(filters[len(filters)-1], fail); err != nil {
+		return err
+	}
+	// The chain is built from the last filter, LZMA2, which decodes the
+	// data, back to the first.
+	var nd, nb int
+	for i := len(filters) - 2; i >= 0; i-- {
+		if err := z.chainFilter(filters[i], &nd, &nb, fail); err != nil {
+			return err
+		}
+	}
+	z.headerLen = len(h)
+	z.packedStart = z.src.taken
+	z.size = 0
+	if z.check != nil {
+		z.check.Reset()
+	}
+	z.phase = phaseBlock
+	return nil
+}
+
+// headerFailure is the byte a block header starts at; of makes the
+// errors about that header.
+type headerFailure int64
+
+func (at headerFailure) of(kind error, format string, args ...any) error {
+	return fmt.Errorf("%w: block header at byte %d: %s", kind, int64(at), fmt.Sprintf(format, args...))
+}
+
+// blockSizes reads the compressed and uncompressed sizes the header's
+// flags say it holds (-1 each when absent) from *p, past them.
+func (z *Reader) blockSizes(flags byte, p *[]byte, fail func(error, string, ...any) error) error {
 	z.wantPacked, z.wantSize = -1, -1
 	if flags&0x40 != 0 {
-		v, err := uvarint(&p)
+		v, err := uvarint(p)
 		switch {
 		case err != nil:
 			return fail(ErrCorrupt, "compressed size: %v", err)
@@ -236,38 +278,48 @@ func (z *Reader) blockHeader(at int64, h []byte) error {
 		z.wantPacked = int64(v)
 	}
 	if flags&0x80 != 0 {
-		v, err := uvarint(&p)
+		v, err := uvarint(p)
 		if err != nil {
 			return fail(ErrCorrupt, "uncompressed size: %v", err)
 		}
 		z.wantSize = int64(v)
 	}
-	// The filter flags: ID, size of properties, properties. The chain
-	// is built from the last filter, LZMA2, which decodes the data.
-	type filter struct {
-		id    uint64
-		props []byte
-	}
-	nf := int(flags&3) + 1
-	filters := make([]filter, nf)
+	return nil
+}
+
+// filterFlags is one filter of a block header: ID and properties.
+type filterFlags struct {
+	id    uint64
+	props []byte
+}
+
+// readFilters reads n filter flags (ID, size of properties, properties)
+// from p, and checks that the header's padding after them is zero.
+func readFilters(n int, p []byte, fail func(error, string, ...any) error) ([]filterFlags, error) {
+	filters := make([]filterFlags, n)
 	for i := range filters {
 		id, err := uvarint(&p)
 		if err != nil {
-			return fail(ErrCorrupt, "filter %d ID: %v", i+1, err)
+			return nil, fail(ErrCorrupt, "filter %d ID: %v", i+1, err)
 		}
 		size, err := uvarint(&p)
 		if err != nil || size > uint64(len(p)) {
-			return fail(ErrCorrupt, "filter %d (ID 0x%02x) properties overrun the header", i+1, id)
+			return nil, fail(ErrCorrupt, "filter %d (ID 0x%02x) properties overrun the header", i+1, id)
 		}
-		filters[i] = filter{id, p[:size]}
+		filters[i] = filterFlags{id, p[:size]}
 		p = p[size:]
 	}
 	for _, b := range p {
 		if b != 0 {
-			return fail(ErrUnsupported, "header padding is not zero")
+			return nil, fail(ErrUnsupported, "header padding is not zero")
 		}
 	}
-	last := filters[nf-1]
+	return filters, nil
+}
+
+// setLZMA2 starts the chain with the last filter, which must be LZMA2
+// with a dictionary within the Reader's limit.
+func (z *Reader) setLZMA2(last filterFlags, fail func(error, string, ...any) error) error {
 	if last.id != filterLZMA2 {
 		return fail(ErrUnsupported, "%s", filterDesc(last.id, "as the last filter (only LZMA2 is supported there)"))
 	}
@@ -283,52 +335,57 @@ func (z *Reader) blockHeader(at int64, h []byte) error {
 	}
 	z.lz.reset(&z.src, dict)
 	z.chain = &z.lz
-	var nd, nb int
-	for i := nf - 2; i >= 0; i-- {
-		f := filters[i]
-		switch f.id {
-		case filterDelta:
-			if len(f.props) != 1 {
-				return fail(ErrUnsupported, "delta filter with %d property bytes (1 expected)", len(f.props))
-			}
-			if nd == len(z.deltas) {
-				z.deltas = append(z.deltas, new(delta))
-			}
-			d := z.deltas[nd]
-			nd++
-			*d = delta{next: z.chain, dist: int(f.props[0]) + 1}
-			z.chain = d
-		case filterX86, filterPowerPC, filterIA64, filterARM, filterARMT, filterSPARC:
-			var start uint32
-			switch len(f.props) {
-			case 0:
-			case 4:
-				start = binary.LittleEndian.Uint32(f.props)
-			default:
-				return fail(ErrUnsupported, "%s", filterDesc(f.id, fmt.Sprintf("with %d property bytes (0 or 4 expected)", len(f.props))))
-			}
-			if start%bcjAlign[f.id] != 0 {
-				return fail(ErrUnsupported, "%s", filterDesc(f.id, fmt.Sprintf("with start offset %d, not a multiple of %d", start, bcjAlign[f.id])))
-			}
-			if nb == len(z.bcjs) {
-				z.bcjs = append(z.bcjs, new(bcj))
-			}
-			b := z.bcjs[nb]
-			nb++
-			b.reset(z.chain, f.id, start)
-			z.chain = b
-		default:
-			return fail(ErrUnsupported, "%s", filterDesc(f.id, "(not supported before LZMA2)"))
-		}
-	}
-	z.headerLen = len(h)
-	z.packedStart = z.src.taken
-	z.size = 0
-	if z.check != nil {
-		z.check.Reset()
-	}
-	z.phase = phaseBlock
 	return nil
+}
+
+// chainFilter puts filter f in front of the chain, reusing the Reader's
+// delta and BCJ filters (*nd and *nb of each are in use so far).
+func (z *Reader) chainFilter(f filterFlags, nd, nb *int, fail func(error, string, ...any) error) error {
+	switch f.id {
+	case filterDelta:
+		if len(f.props) != 1 {
+			return fail(ErrUnsupported, "delta filter with %d property bytes (1 expected)", len(f.props))
+		}
+		if *nd == len(z.deltas) {
+			z.deltas = append(z.deltas, new(delta))
+		}
+		d := z.deltas[*nd]
+		*nd++
+		*d = delta{next: z.chain, dist: int(f.props[0]) + 1}
+		z.chain = d
+	case filterX86, filterPowerPC, filterIA64, filterARM, filterARMT, filterSPARC:
+		start, err := bcjStart(f, fail)
+		if err != nil {
+			return err
+		}
+		if *nb == len(z.bcjs) {
+			z.bcjs = append(z.bcjs, new(bcj))
+		}
+		b := z.bcjs[*nb]
+		*nb++
+		b.reset(z.chain, f.id, start)
+		z.chain = b
+	default:
+		return fail(ErrUnsupported, "%s", filterDesc(f.id, "(not supported before LZMA2)"))
+	}
+	return nil
+}
+
+// bcjStart is a BCJ filter's start offset: 0, or its 4 property bytes,
+// a multiple of the filter's alignment.
+func bcjStart(f filterFlags, fail func(error, string, ...any) error) (uint32, error) {
+	var start uint32
+	switch len(f.props) {
+	case 0:
+	case 4:
+		start = binary.LittleEndian.Uint32(f.props)
+	default:
+		return 0, fail(ErrUnsupported, "%s", filterDesc(f.id, fmt.Sprintf("with %d property bytes (0 or 4 expected)", len(f.props))))
+	}
+	if start%bcjAlign[f.id] != 0 {
+		return 0, fail(ErrUnsupported, "%s", filterDesc(f.id, fmt.Sprintf("with start offset %d, not a multiple of %d", start, bcjAlign[f.id])))
+	}
+	return start, nil
 }
 
 func filterDesc(id uint64, what string) string {
@@ -398,45 +455,93 @@ func writeRecord(h hash.Hash, unpadded, uncompressed uint64) {
 // and checks it against the blocks decoded, then the stream footer, then
 // the stream padding and whether another stream follows.
 func (z *Reader) index(at int64) error {
-	fail := func(format string, args ...any) error {
+	r := &indexReader{src: &z.src, crc: crc32.NewIEEE(), fail: func(format string, args ...any) error {
 		return fmt.Errorf("%w: index at byte %d: %s", ErrCorrupt, at, fmt.Sprintf(format, args...))
+	}}
+	r.crc.Write([]byte{0})
+	if err := z.indexRecordsMatch(r); err != nil {
+		return err
 	}
-	crc := crc32.NewIEEE()
-	crc.Write([]byte{0})
-	next := func() (uint64, error) {
-		var v uint64
-		for i := 0; ; i++ {
-			b, err := z.src.take(1)
-			if err != nil {
-				return 0, err
+	size := z.src.taken - at
+	pad, err := r.padding(int(-size & 3))
+	if err != nil {
+		return err
+	}
+	sum, err := z.src.take(4)
+	if err != nil {
+		return err
+	}
+	if r.crc.Sum32() != binary.LittleEndian.Uint32(sum) {
+		return r.fail("fails its CRC32")
+	}
+	return z.footer(size + int64(pad))
+}
+
+// indexReader reads the fields of an index, adding each byte to its
+// CRC32; fail makes the errors about it.
+type indexReader struct {
+	src  *source
+	crc  hash.Hash32
+	fail func(format string, args ...any) error
+}
+
+// uvarint reads a minimal variable-length integer of at most 9 bytes.
+func (r *indexReader) uvarint() (uint64, error) {
+	var v uint64
+	for i := 0; ; i++ {
+		b, err := r.src.take(1)
+		if err != nil {
+			return 0, err
+		}
+		r.crc.Write(b)
+		v |= uint64(b[0]&0x7f) << (7 * i)
+		if b[0]&0x80 == 0 {
+			if b[0] == 0 && i > 0 {
+				return 0, r.fail("integer with a needless trailing zero byte")
 			}
-			crc.Write(b)
-			v |= uint64(b[0]&0x7f) << (7 * i)
-			if b[0]&0x80 == 0 {
-				if b[0] == 0 && i > 0 {
-					return 0, fail("integer with a needless trailing zero byte")
-				}
-				return v, nil
-			}
-			if i == 8 {
-				return 0, fail("integer longer than 9 bytes")
-			}
+			return v, nil
+		}
+		if i == 8 {
+			return 0, r.fail("integer longer than 9 bytes")
 		}
 	}
-	count, err := next()
+}
+
+// padding reads the index's n padding bytes, which must be zero.
+func (r *indexReader) padding(n int) (int, error) {
+	if n == 0 {
+		return 0, nil
+	}
+	p, err := r.src.take(n)
+	if err != nil {
+		return 0, err
+	}
+	r.crc.Write(p)
+	for _, c := range p {
+		if c != 0 {
+			return 0, r.fail("index padding is not zero")
+		}
+	}
+	return n, nil
+}
+
+// indexRecordsMatch reads the index's count and records and checks them
+// against the blocks decoded (by a SHA-256 of each side's list).
+func (z *Reader) indexRecordsMatch(r *indexReader) error {
+	count, err := r.uvarint()
 	if err != nil {
 		return err
 	}
 	if count != z.blocks {
-		return fail("lists %d blocks, the stream has %d", count, z.blocks)
+		return r.fail("lists %d blocks, the stream has %d", count, z.blocks)
 	}
 	z.indexRecords.Reset()
 	for range count {
-		unpadded, err := next()
+		unpadded, err := r.uvarint()
 		if err != nil {
 			return err
 		}
-		size, err := next()
+		size, err := r.uvarint()
 		if err != nil {
 			return err
 		}
@@ -444,30 +549,9 @@ func (z *Reader) index(at int64) error {
 	}
 	var a, b [32]byte
 	if !bytes.Equal(z.records.Sum(a[:0]), z.indexRecords.Sum(b[:0])) {
-		return fail("its records do not match the blocks' sizes")
+		return r.fail("its records do not match the blocks' sizes")
 	}
-	size := z.src.taken - at
-	if pad := int(-size & 3); pad > 0 {
-		p, err := z.src.take(pad)
-		if err != nil {
-			return err
-		}
-		crc.Write(p)
-		for _, c := range p {
-			if c != 0 {
-				return fail("index padding is not zero")
-			}
-		}
-		size += int64(pad)
-	}
-	sum, err := z.src.take(4)
-	if err != nil {
-		return err
-	}
-	if crc.Sum32() != binary.LittleEndian.Uint32(sum) {
-		return fail("fails its CRC32")
-	}
-	return z.footer(size)
+	return nil
 }
 
 // footer reads a stream footer (CRC32, backward size, flags, magic), then

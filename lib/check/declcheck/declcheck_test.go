@@ -10,8 +10,6 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
-func tree(files ...string) features.Tree { return features.Tree{Files: files} }
-
 func TestCheck(t *testing.T) {
 	yes, no := true, false
 	rt := features.Tree{Files: []string{"LICENSE", "include/x.h", "lib/libx.so", "lib/libx_static.a", "lib/stubs/libcuda.so"}}
@@ -47,7 +45,7 @@ func TestCheck(t *testing.T) {
 			nil,
 		},
 		{
-			"hook on without stubs", tree("lib/libx.so"), Declaration{Outputs: []string{"out", "lib"}, IncludeRemoveStubsFromRunpathHook: &yes},
+			"hook on without stubs", features.Tree{Files: []string{"lib/libx.so"}}, Declaration{Outputs: []string{"out", "lib"}, IncludeRemoveStubsFromRunpathHook: &yes},
 			[]string{"E stubsHook out"},
 		},
 		{
@@ -63,7 +61,7 @@ func TestCheck(t *testing.T) {
 			nil,
 		},
 		{
-			"unknown output", tree("bin/x"), Declaration{Outputs: []string{"out", "bin", "man"}},
+			"unknown output", features.Tree{Files: []string{"bin/x"}}, Declaration{Outputs: []string{"out", "bin", "man"}},
 			[]string{"H unknownOutput man"},
 		},
 	}

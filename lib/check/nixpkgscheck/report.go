@@ -122,7 +122,7 @@ func (n Counts) Outcome() (int, error) {
 // name or message (a newline in a package key, say) is escaped
 // (safetext.Escape), so a finding is always one line of its own. A
 // package file's evaluation error with -v's trace ("\n  … while
-// evaluating ...", pkgeval.NixMessageWithTrace) is the exception: each
+// evaluating ...", pkgeval's Trace) is the exception: each
 // trace line follows on a line of its own, indented, escaped alike.
 func (f Finding) Text() string {
 	if f.Package != "" || f.File == "" {

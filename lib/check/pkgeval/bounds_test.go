@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 const goodFile = `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "good"; outputs = [ "out" "lib" ]; }`
@@ -15,7 +17,7 @@ const goodFile = `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "g
 // of its own and the good file still evaluates. The time bound is the
 // default (minutes), so nothing here depends on how fast the machine is.
 func TestEvaluateRunawaysMemory(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	dir, files := writeFiles(t, map[string]string{
 		"good.nix": goodFile,
 		// 10^9 elements at once: 8 GB asked for in one allocation.
@@ -55,7 +57,7 @@ buildRedist { redistName = "cuda"; pname = "growing"; outputs = [ "out" ] ++ bui
 // the bound is waited for twice (all files, then the loop alone), not
 // once per halving.
 func TestEvaluateRunawayTime(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	all := map[string]string{}
 	for _, name := range []string{"good", "a", "b", "c", "d", "e", "f", "g"} {
 		all[name+".nix"] = strings.Replace(goodFile, `"good"`, `"`+name+`"`, 1)
@@ -120,7 +122,7 @@ func processesMentioning(t *testing.T, s string) []string {
 // The memory bound is set before nix-instantiate starts: a shell that
 // cannot set it stops the evaluation rather than running it unbounded.
 func TestEvaluateBoundsApplied(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	dir, files := writeFiles(t, map[string]string{"good.nix": goodFile})
 	e := evaluator()
 	// Below what nix-instantiate needs to start: if the bound were not
@@ -142,7 +144,7 @@ func TestEvaluateBoundsApplied(t *testing.T) {
 // .version) reads, lib.maybeEnv is refused like builtins.getEnv, and
 // nothing else of the checkout is readable.
 func TestEvaluateNixpkgsLibGuarded(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	root, _ := writeFiles(t, map[string]string{
 		".version":     "26.05",
 		"private.txt":  "not for package files",
@@ -192,7 +194,7 @@ import ./more.nix // {
 // named "a = b" has one) is readable: -I takes the first "=" as the end
 // of a prefix.
 func TestEvaluateDirWithEquals(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	dir, err := os.MkdirTemp("", "crff-eval-a=b,c-*")
 	if err != nil {
 		t.Fatal(err)

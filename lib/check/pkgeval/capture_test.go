@@ -49,7 +49,7 @@ func TestCaptureNixErrors(t *testing.T) {
 	if out == "" {
 		t.Fatal("CRFF_CAPTURE_NIXERRORS not set: nothing to capture")
 	}
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	for name, body := range brokenFiles {
 		dir, files := writeFiles(t, map[string]string{name + ".nix": body})
 		var first string

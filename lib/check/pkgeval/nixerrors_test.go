@@ -32,9 +32,9 @@ func TestNixMessageOfEveryVersion(t *testing.T) {
 	}
 }
 
-// TestNixMessageWithTrace: -v keeps the trace lines Nix printed (2.13
-// and later print two through the stand-in), each with its position,
-// after the cause.
+// TestNixMessageWithTrace: -v (Options.Trace) keeps the trace lines
+// Nix printed (2.13 and later print two through the stand-in), each with
+// its position, after the cause.
 func TestNixMessageWithTrace(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "nixerrors", "2.34", "missing.txt"))
 	if err != nil {
@@ -43,8 +43,8 @@ func TestNixMessageWithTrace(t *testing.T) {
 	want := "error: attribute 'hostCudaSystem' missing at missing.nix:2:15" +
 		"\n  … while evaluating attribute '\"missing.nix\"' at /repo/nix/buildredist-standin.nix:623:40" +
 		"\n  … while evaluating list element at index 0 at /repo/nix/buildredist-standin.nix:623:40"
-	if got := NixMessageWithTrace(string(data), "/pkgs"); got != want {
-		t.Errorf("NixMessageWithTrace = %q, want %q", got, want)
+	if got := nixMessage(string(data), "/pkgs", true); got != want {
+		t.Errorf("nixMessage with the trace = %q, want %q", got, want)
 	}
 }
 
@@ -70,5 +70,15 @@ func TestTracePosition(t *testing.T) {
 	}
 	if pos, call := tracePosition(string(data), "/pkgs/throw.nix"); pos != "/pkgs/throw.nix:2:13" || call != "throw" {
 		t.Errorf("tracePosition of a throw = %q, %q, want /pkgs/throw.nix:2:13, throw", pos, call)
+	}
+}
+
+// TestNixMessageWithoutEscapes: every terminal escape goes, not only the
+// colours (a hyperlink around the path, an erase to the end of the line),
+// since the message reaches the report and the JSON (lib/ansi).
+func TestNixMessageWithoutEscapes(t *testing.T) {
+	stderr := "\x1b[K\x1b[31;1merror:\x1b[0m attribute 'x' missing\n\n       at \x1b]8;;file:///pkgs/a.nix\x1b\\/pkgs/a.nix:2:15\x1b]8;;\x1b\\:\n"
+	if got, want := NixMessage(stderr, "/pkgs"), "error: attribute 'x' missing at a.nix:2:15"; got != want {
+		t.Errorf("NixMessage = %q, want %q", got, want)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
@@ -335,9 +335,33 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 		return nil, fmt.Errorf("evaluate package files: %w", err)
 	}
 	defer os.Remove(tmp.Name())
-	// The stand-in, its lib, the request, the package files, the
-	// checkout's lib/ and the .version its lib/.version links to (read
-	// by lib.version): nothing else is readable.
+	allowed, err := e.writeRequest(tmp, dir, files, cases, withDeps)
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name()}
+	stdout, stderr, err := e.nixInstantiate(ctx, dir, allowed, args...)
+	var ee *evalError
+	if errors.As(err, &ee) {
+		if len(files) == 1 && !ee.bound {
+			e.addPosition(ctx, dir, files[0], allowed, args, ee)
+		}
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("evaluate package files in %s: %w", dir, err)
+	}
+	if e.Log != nil && len(stderr) > 0 {
+		e.Log.Write(stderr)
+	}
+	return results(stdout, dir, files, len(cases))
+}
+
+// writeRequest writes the stand-in's request to tmp and closes it; it
+// returns the paths the evaluation may read: the stand-in, its lib, the
+// request, the package files, the checkout's lib/ and the .version its
+// lib/.version links to (read by lib.version), nothing else.
+func (e *Evaluator) writeRequest(tmp *os.File, dir string, files []string, cases []Case, withDeps bool) ([]string, error) {
 	allowed := allowedPaths(e.StandIn, filepath.Join(filepath.Dir(e.StandIn), "nixpkgs-lib-standin.nix"), tmp.Name(), dir)
 	if e.NixpkgsLib != "" {
 		allowed = append(allowed, allowedPaths(e.NixpkgsLib, filepath.Join(filepath.Dir(e.NixpkgsLib), ".version"))...)
@@ -358,29 +382,20 @@ func (e *Evaluator) run(ctx context.Context, dir string, files []string, cases [
 	if err := tmp.Close(); err != nil {
 		return nil, fmt.Errorf("evaluate package files: %w", err)
 	}
-	args := []string{"--eval", "--strict", "--json", e.StandIn, "--argstr", "request", tmp.Name()}
-	stdout, stderr, err := e.nixInstantiate(ctx, dir, allowed, args...)
-	var ee *evalError
-	if errors.As(err, &ee) {
-		if len(files) == 1 && !ee.bound {
-			e.addPosition(ctx, dir, files[0], allowed, args, ee)
-		}
-		return nil, err
-	}
-	if err != nil {
-		return nil, fmt.Errorf("evaluate package files in %s: %w", dir, err)
-	}
-	if e.Log != nil && len(stderr) > 0 {
-		e.Log.Write(stderr)
-	}
+	return allowed, nil
+}
+
+// results reads nix-instantiate's output: for each of files, one result
+// per case.
+func results(stdout []byte, dir string, files []string, cases int) (map[string][]Result, error) {
 	var raw map[string][]rawResult
 	if err := jsoncheck.Unmarshal("nix-instantiate's output", stdout, &raw); err != nil {
 		return nil, fmt.Errorf("evaluate package files in %s: %w", dir, err)
 	}
 	out := make(map[string][]Result, len(raw))
 	for file, rs := range raw {
-		if len(rs) != len(cases) {
-			return nil, fmt.Errorf("evaluate %s: %d results for %d cases", file, len(rs), len(cases))
+		if len(rs) != cases {
+			return nil, fmt.Errorf("evaluate %s: %d results for %d cases", file, len(rs), cases)
 		}
 		for _, r := range rs {
 			res, err := r.result()
@@ -438,7 +453,7 @@ func (e *Evaluator) addPosition(ctx context.Context, dir, file string, allowed, 
 // before the cause), "" if none, and the builtin its frame calls
 // ("… while calling the 'throw' builtin"), if any.
 func tracePosition(stderr, path string) (pos, builtin string) {
-	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
+	lines := strings.Split(ansi.Strip(stderr), "\n")
 	frame := ""
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
@@ -460,8 +475,6 @@ func tracePosition(stderr, path string) (pos, builtin string) {
 	return pos, builtin
 }
 
-var ansi = regexp.MustCompile("\x1b\\[[0-9;]*m")
-
 // NixMessage shortens nix-instantiate's error output to its cause and
 // position: "error: attribute 'x' missing at cuda_cupti.nix:17:21", with
 // paths under dir made relative to it. The cause is the last "error:"
@@ -472,14 +485,8 @@ func NixMessage(stderr, dir string) string {
 	return nixMessage(stderr, dir, false)
 }
 
-// NixMessageWithTrace is NixMessage followed by the trace lines Nix
-// printed before the cause, one per line, each with its position.
-func NixMessageWithTrace(stderr, dir string) string {
-	return nixMessage(stderr, dir, true)
-}
-
 func nixMessage(stderr, dir string, trace bool) string {
-	lines := strings.Split(ansi.ReplaceAllString(stderr, ""), "\n")
+	lines := strings.Split(ansi.Strip(stderr), "\n")
 	for i := range lines {
 		lines[i] = strings.TrimSpace(lines[i])
 	}

@@ -13,8 +13,6 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-func requireNix(t *testing.T) { testenv.RequireNix(t, "nix-instantiate") }
-
 // equateEmpty treats nil and empty string slices alike.
 var equateEmpty = cmp.Transformer("nonNil", func(s []string) []string {
 	if s == nil {
@@ -50,7 +48,7 @@ var twoCases = []Case{
 }
 
 func TestEvaluateIsolatesEachFile(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	dir, files := writeFiles(t, map[string]string{
 		"good.nix": `{ buildRedist, backendStdenv, lib }: buildRedist (finalAttrs: { redistName = "cuda"; pname = "good";
   outputs = [ "out" ] ++ lib.optionals (backendStdenv.hostNixSystem == "x86_64-linux" && finalAttrs.version == "12.8.57") [ "static" ]; })
@@ -102,7 +100,7 @@ func TestEvaluateIsolatesEachFile(t *testing.T) {
 
 // When every file evaluates, one nix-instantiate does it all.
 func TestEvaluateOneRunWhenAllEvaluate(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	files := map[string]string{}
 	for _, p := range []string{"a", "b", "c", "d"} {
 		files[p+".nix"] = `{ buildRedist }: buildRedist { redistName = "cuda"; pname = "` + p + `"; outputs = [ "out" "lib" ]; }`
@@ -122,7 +120,7 @@ func TestEvaluateOneRunWhenAllEvaluate(t *testing.T) {
 // issue lists, backendStdenv, flags, _cuda, and package arguments that
 // stand for their own names through getLib/getOutput/getBin/getDev.
 func TestStandIns(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	dir, files := writeFiles(t, map[string]string{
 		"all.nix": `{
   _cuda,
@@ -229,7 +227,7 @@ func FuzzNixMessage(f *testing.F) {
 	f.Add("\x1b[31merror:\x1b[0m boom\n(use '--show-trace' to show detailed location information)\n", "")
 	f.Add("at \n error:", "/")
 	f.Fuzz(func(t *testing.T, stderr, dir string) {
-		if NixMessage(stderr, dir) == "" || NixMessageWithTrace(stderr, dir) == "" {
+		if NixMessage(stderr, dir) == "" || nixMessage(stderr, dir, true) == "" {
 			t.Fatal("empty message")
 		}
 	})
@@ -241,7 +239,7 @@ func FuzzNixMessage(f *testing.F) {
 // (the file here is written for the test in that shape); a newer
 // file's `cudaConfig` has the capabilities.
 func TestStandInsScopeMembersFromText(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	dir, files := writeFiles(t, map[string]string{
 		"nsight_systems.nix": `{
   lib,
@@ -302,7 +300,7 @@ buildRedist {
 // per file; a file that does not parse costs one run for every case, not
 // two per case. Run counts, not times: they do not depend on the machine.
 func TestEvaluateFindsBrokenFilesInFewRuns(t *testing.T) {
-	requireNix(t)
+	testenv.RequireNix(t, "nix-instantiate")
 	files := map[string]string{
 		"missing.nix": `{ buildRedist, backendStdenv }: buildRedist { redistName = "cuda"; pname = "missing"; outputs = backendStdenv.noSuchThing; }`,
 	}

@@ -104,17 +104,7 @@ const maxErrorOutput = 1 << 20
 // stopped it); an ended ctx is ctx's error.
 func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []string, args ...string) (stdout, stderr []byte, err error) {
 	timeout, maxMemory := e.bounds()
-	for _, o := range e.Options {
-		args = append(args, "--option", o[0], o[1])
-	}
-	for _, o := range restrictedOptions {
-		args = append(args, "--option", o[0], o[1])
-	}
-	for _, p := range allowed {
-		// With a prefix: Nix reads "-I a=b" as prefix a, path b, so a
-		// directory with "=" in its path would otherwise not be allowed.
-		args = append(args, "-I", "crff-allowed="+p)
-	}
+	args = e.sandboxArgs(args, allowed)
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := nixexec.Command("nix-instantiate", args...)
@@ -140,26 +130,50 @@ func (e *Evaluator) nixInstantiate(ctx context.Context, dir string, allowed []st
 	case err == nil && out.Dropped > 0:
 		return nil, nil, &evalError{message: fmt.Sprintf("error: more than %d bytes of output", nixexec.MaxOutput)}
 	case errors.As(err, &exit):
-		if e.onNixError != nil {
-			e.onNixError(errOut.String())
-		}
-		msg := nixMessage(errOut.String(), dir, e.Trace)
-		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			if strings.Contains(errOut.String(), "Failed to expand heap") {
-				// Nix 2.34's garbage collector aborts when the bound
-				// stops the heap's growth, after warnings of its own.
-				return nil, nil, boundError(fmt.Sprintf("error: out of memory (memory bound %s): the heap could not grow, and nix-instantiate ended by %s", humanBytes(maxMemory), ws.Signal()))
-			}
-			return nil, nil, boundError(fmt.Sprintf("error: nix-instantiate ended by %s (memory bound %s): %s", ws.Signal(), humanBytes(maxMemory), msg))
-		}
-		if strings.Contains(errOut.String(), "out of memory") || strings.Contains(errOut.String(), "std::bad_alloc") {
-			return nil, nil, boundError(fmt.Sprintf("%s (memory bound %s)", msg, humanBytes(maxMemory)))
-		}
-		return nil, nil, &evalError{message: msg, stderr: errOut.String()}
+		return nil, nil, e.exitError(exit, errOut.String(), dir, maxMemory)
 	case err != nil:
 		return nil, nil, fmt.Errorf("nix-instantiate: %w", err)
 	}
 	return out.Bytes(), errOut.Bytes(), nil
+}
+
+// sandboxArgs adds to args the evaluator's options, the restricted
+// ones, and the paths the evaluation may read.
+func (e *Evaluator) sandboxArgs(args, allowed []string) []string {
+	for _, o := range e.Options {
+		args = append(args, "--option", o[0], o[1])
+	}
+	for _, o := range restrictedOptions {
+		args = append(args, "--option", o[0], o[1])
+	}
+	for _, p := range allowed {
+		// With a prefix: Nix reads "-I a=b" as prefix a, path b, so a
+		// directory with "=" in its path would otherwise not be allowed.
+		args = append(args, "-I", "crff-allowed="+p)
+	}
+	return args
+}
+
+// exitError is what a nix-instantiate that exited badly (stderr its
+// error output) means: a bound that stopped it (a signal, or Nix out of
+// memory), or the evaluation's own error.
+func (e *Evaluator) exitError(exit *nixexec.ExitError, stderr, dir string, maxMemory int64) error {
+	if e.onNixError != nil {
+		e.onNixError(stderr)
+	}
+	msg := nixMessage(stderr, dir, e.Trace)
+	if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if strings.Contains(stderr, "Failed to expand heap") {
+			// Nix 2.34's garbage collector aborts when the bound
+			// stops the heap's growth, after warnings of its own.
+			return boundError(fmt.Sprintf("error: out of memory (memory bound %s): the heap could not grow, and nix-instantiate ended by %s", humanBytes(maxMemory), ws.Signal()))
+		}
+		return boundError(fmt.Sprintf("error: nix-instantiate ended by %s (memory bound %s): %s", ws.Signal(), humanBytes(maxMemory), msg))
+	}
+	if strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "std::bad_alloc") {
+		return boundError(fmt.Sprintf("%s (memory bound %s)", msg, humanBytes(maxMemory)))
+	}
+	return &evalError{message: msg, stderr: stderr}
 }
 
 func (e *Evaluator) bounds() (time.Duration, int64) {

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
@@ -100,14 +101,46 @@ func Feature(format string) (map[string]any, error) {
 	if format == "report" {
 		return report(), nil
 	}
-	outputs := obj{}
-	for _, name := range features.OutputNames {
-		outputs[name] = obj{"type": "boolean"}
+	defs := featureDefs()
+	doc := obj{"$schema": draft, "$defs": defs}
+	switch format {
+	case "legacy":
+		legacyDoc(doc)
+	case "index":
+		indexDoc(doc, defs)
+	case "detect":
+		detectDoc(doc)
+	case "detail":
+		detailDoc(doc)
+	case "buildredist":
+		buildredistDoc(doc)
+	case "dependencies":
+		dependenciesDoc(doc)
+	case "finding":
+		findingDoc(doc)
+	case "coverage":
+		coverageDoc(doc)
+	case "unpacked-hashes":
+		unpackedHashesDoc(doc)
+	default:
+		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
 	}
-	legacyOutputs := obj{}
-	for _, name := range features.LegacyOutputNames {
-		legacyOutputs[name] = obj{"type": "boolean"}
+	return doc, nil
+}
+
+// booleans is an object of a boolean property for each name.
+func booleans(names []string) obj {
+	o := obj{}
+	for _, name := range names {
+		o[name] = obj{"type": "boolean"}
 	}
+	return o
+}
+
+// featureDefs are the definitions the formats share: a library, one
+// archive's detection, the buildRedist facts.
+func featureDefs() obj {
+	outputs := booleans(features.OutputNames)
 	grouped := obj{"oneOf": []any{strList(), mapOf(strList())}}
 	archList := obj{"type": "array", "items": pattern(ArchPattern)}
 	nonNegative := obj{"type": "integer", "minimum": 0}
@@ -169,18 +202,6 @@ func Feature(format string) (map[string]any, error) {
 	}, "outputs", "cudaArchitectures", "providedLibs", "neededLibs", "libLayout", "cudaVersionsInLib", "headers", "pythonModules", "libraries", "narHash")
 	detect["description"] = "Paths (headers, pythonModules, libraries[].path, tree.*, buildRedist paths) are '/'-separated and relative to the archive root. " +
 		features.NameEscaping
-	indexOutputs := append([]string(nil), features.OutputNames...)
-	sort.Strings(indexOutputs)
-	indexLeaf := closed(obj{
-		"feature": closed(obj{
-			"outputs":           obj{"type": "array", "items": enumOf(indexOutputs), "prefixItems": []any{obj{"const": "out"}}, "minItems": 1, "uniqueItems": true},
-			"cudaVersionsInLib": strList(),
-		}, "outputs"),
-		"narHash":      ref("narHash"),
-		"sha256":       pattern(`^[0-9a-f]{64}$`),
-		"relativePath": str(),
-		"buildRedist":  ref("buildRedistFacts"),
-	}, "feature", "narHash", "sha256")
 	defs := obj{
 		"buildRedistFacts": closed(obj{
 			"outputs":       obj{"type": "array", "items": enumOf(features.BuildRedistOutputs)},
@@ -194,107 +215,134 @@ func Feature(format string) (map[string]any, error) {
 		"library": library,
 		"detect":  detect,
 	}
-	doc := obj{"$schema": draft, "$defs": defs}
-	switch format {
-	case "legacy":
-		doc["$id"] = baseID + "feature-legacy.json"
-		doc["title"] = "feature_<version>.json: package -> platform -> outputs"
-		for k, v := range mapOf(mapOf(closed(obj{"outputs": closed(legacyOutputs, features.LegacyOutputNames...)}, "outputs"))) {
-			doc[k] = v
-		}
-	case "index":
-		doc["$id"] = baseID + "feature-index.json"
-		doc["title"] = "index: redistName -> version -> package -> {releaseInfo, packages: platform -> variant -> leaf}"
-		pkg := closed(obj{
-			"releaseInfo": closed(obj{"license": str(), "licensePath": str(), "name": str(), "version": str()}, "version"),
-			"packages":    mapOf(mapOf(ref("indexLeaf"))),
-		}, "releaseInfo", "packages")
-		defs["indexLeaf"] = indexLeaf
-		for k, v := range mapOf(mapOf(mapOf(pkg))) {
-			doc[k] = v
-		}
-	case "detect":
-		doc["$id"] = baseID + "feature-detect.json"
-		doc["title"] = "detect: the features of one unpacked archive"
-		doc["$ref"] = "#/$defs/detect"
-	case "detail":
-		doc["$id"] = baseID + "feature-detail.json"
-		doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
-		entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
-		for k, v := range mapOf(mapOf(mapOf(entry))) {
-			doc[k] = v
-		}
-	case "buildredist":
-		doc["$id"] = baseID + "feature-buildredist.json"
-		doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
-		for k, v := range mapOf(buildRedistDecl()) {
-			doc[k] = v
-		}
-	case "dependencies":
-		doc["$id"] = baseID + "feature-dependencies.json"
-		doc["title"] = "print-dependencies --json: per package, platform and variant, the sonames needed from other packages and their providers"
-		need := closed(obj{"soname": str(), "providers": nullableStrList()}, "soname", "providers")
-		row := closed(obj{
-			"package": str(), "platform": str(), "variant": str(),
-			"needs":      obj{"type": []any{"array", "null"}, "items": need},
-			"unresolved": nullableStrList(),
-		}, "package", "platform", "variant", "needs", "unresolved")
-		doc["type"] = "array"
-		doc["items"] = row
-	case "finding":
-		doc["$id"] = baseID + "feature-finding.json"
-		doc["title"] = "check-nixpkgs --json: one finding per line, then the summary as the last line"
-		count := obj{"type": "integer", "minimum": 0}
-		finding := closed(obj{
-			"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
-			"kind":     str(),
-			"package":  str(),
-			"platform": str(),
-			"variant":  str(),
-			"version":  str(),
-			"declared": strList(),
-			"needed":   strList(),
-			"message":  str(),
-			"file":     str(),
-			"path":     str(),
-			"files":    strList(),
-			"count":    count,
-		}, "level", "kind", "message")
-		names := []string{"files", "checked", "notChecked", "cases", "archives", "errors", "warnings", "hints", "failures", "refusedManifests"}
-		counts := obj{}
-		for _, n := range names {
-			counts[n] = count
-		}
-		// A run that stopped before its summary (a usage error, no nix,
-		// an unwritable temporary directory, a signal) ends with its error.
-		stopped := closed(obj{"error": closed(obj{
-			"message":  str(),
-			"exitCode": obj{"type": "integer", "minimum": 1},
-			"signal":   enumOf([]string{"SIGINT", "SIGTERM"}),
-		}, "message", "exitCode")}, "error")
-		summary := closed(obj{"summary": obj{"oneOf": []any{closed(counts, names...), stopped}}}, "summary")
-		doc["oneOf"] = []any{finding, summary}
-	case "coverage":
-		doc["$id"] = baseID + "feature-coverage.json"
-		doc["title"] = "coverage --json: what the GPUs of Nixpkgs cudaCapabilities entries get from each archive and library"
-		for k, v := range coverageReport() {
-			doc[k] = v
-		}
-	case "unpacked-hashes":
-		doc["$id"] = baseID + "unpacked-hashes.json"
-		doc["title"] = "unpacked-hashes.json (format 2): the archive's sha256 -> its unpacked tree's NAR hash and the relative_path it was recorded under (pins the unpack as a fixed-output derivation)"
-		record := closed(obj{
-			"relativePath": pattern(manifest.SafeRelativePath.String()),
-			"narHash":      pattern(manifest.NarHashSRI.String()),
-		}, "relativePath", "narHash")
-		for k, v := range closed(obj{"format": obj{"const": manifest.UnpackedHashesFormat}, "trees": mapOf(record)}, "format", "trees") {
-			doc[k] = v
-		}
-		doc["properties"].(obj)["trees"].(obj)["propertyNames"] = pattern(manifest.SHA256Hex.String())
-	default:
-		return nil, fmt.Errorf("unknown format %q (one of %v)", format, Formats)
+	return defs
+}
+
+// indexLeaf is one archive of the index: its features, hashes and
+// buildRedist facts.
+func indexLeaf() obj {
+	indexOutputs := append([]string(nil), features.OutputNames...)
+	sort.Strings(indexOutputs)
+	return closed(obj{
+		"feature": closed(obj{
+			"outputs":           obj{"type": "array", "items": enumOf(indexOutputs), "prefixItems": []any{obj{"const": "out"}}, "minItems": 1, "uniqueItems": true},
+			"cudaVersionsInLib": strList(),
+		}, "outputs"),
+		"narHash":      ref("narHash"),
+		"sha256":       pattern(`^[0-9a-f]{64}$`),
+		"relativePath": str(),
+		"buildRedist":  ref("buildRedistFacts"),
+	}, "feature", "narHash", "sha256")
+}
+
+// legacyDoc fills the document of format "legacy".
+func legacyDoc(doc obj) {
+	doc["$id"] = baseID + "feature-legacy.json"
+	doc["title"] = "feature_<version>.json: package -> platform -> outputs"
+	maps.Copy(doc, mapOf(mapOf(closed(obj{"outputs": closed(booleans(features.LegacyOutputNames), features.LegacyOutputNames...)}, "outputs"))))
+}
+
+// indexDoc fills the document of format "index".
+func indexDoc(doc, defs obj) {
+	doc["$id"] = baseID + "feature-index.json"
+	doc["title"] = "index: redistName -> version -> package -> {releaseInfo, packages: platform -> variant -> leaf}"
+	pkg := closed(obj{
+		"releaseInfo": closed(obj{"license": str(), "licensePath": str(), "name": str(), "version": str()}, "version"),
+		"packages":    mapOf(mapOf(ref("indexLeaf"))),
+	}, "releaseInfo", "packages")
+	defs["indexLeaf"] = indexLeaf()
+	maps.Copy(doc, mapOf(mapOf(mapOf(pkg))))
+}
+
+// detectDoc fills the document of format "detect".
+func detectDoc(doc obj) {
+	doc["$id"] = baseID + "feature-detect.json"
+	doc["title"] = "detect: the features of one unpacked archive"
+	doc["$ref"] = "#/$defs/detect"
+}
+
+// detailDoc fills the document of format "detail".
+func detailDoc(doc obj) {
+	doc["$id"] = baseID + "feature-detail.json"
+	doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
+	entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
+	maps.Copy(doc, mapOf(mapOf(mapOf(entry))))
+}
+
+// buildredistDoc fills the document of format "buildredist".
+func buildredistDoc(doc obj) {
+	doc["$id"] = baseID + "feature-buildredist.json"
+	doc["title"] = "buildRedist.json (and print-buildredist --json): package -> what its buildRedist call should declare"
+	maps.Copy(doc, mapOf(buildRedistDecl()))
+}
+
+// dependenciesDoc fills the document of format "dependencies".
+func dependenciesDoc(doc obj) {
+	doc["$id"] = baseID + "feature-dependencies.json"
+	doc["title"] = "print-dependencies --json: per package, platform and variant, the sonames needed from other packages and their providers"
+	need := closed(obj{"soname": str(), "providers": nullableStrList()}, "soname", "providers")
+	row := closed(obj{
+		"package": str(), "platform": str(), "variant": str(),
+		"needs":      obj{"type": []any{"array", "null"}, "items": need},
+		"unresolved": nullableStrList(),
+	}, "package", "platform", "variant", "needs", "unresolved")
+	doc["type"] = "array"
+	doc["items"] = row
+}
+
+// findingDoc fills the document of format "finding".
+func findingDoc(doc obj) {
+	doc["$id"] = baseID + "feature-finding.json"
+	doc["title"] = "check-nixpkgs --json: one finding per line, then the summary as the last line"
+	count := obj{"type": "integer", "minimum": 0}
+	finding := closed(obj{
+		"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
+		"kind":     str(),
+		"package":  str(),
+		"platform": str(),
+		"variant":  str(),
+		"version":  str(),
+		"declared": strList(),
+		"needed":   strList(),
+		"message":  str(),
+		"file":     str(),
+		"path":     str(),
+		"files":    strList(),
+		"count":    count,
+	}, "level", "kind", "message")
+	names := []string{"files", "checked", "notChecked", "cases", "archives", "errors", "warnings", "hints", "failures", "refusedManifests"}
+	counts := obj{}
+	for _, n := range names {
+		counts[n] = count
 	}
-	return doc, nil
+	// A run that stopped before its summary (a usage error, no nix,
+	// an unwritable temporary directory, a signal) ends with its error.
+	stopped := closed(obj{"error": closed(obj{
+		"message":  str(),
+		"exitCode": obj{"type": "integer", "minimum": 1},
+		"signal":   enumOf([]string{"SIGINT", "SIGTERM"}),
+	}, "message", "exitCode")}, "error")
+	summary := closed(obj{"summary": obj{"oneOf": []any{closed(counts, names...), stopped}}}, "summary")
+	doc["oneOf"] = []any{finding, summary}
+}
+
+// coverageDoc fills the document of format "coverage".
+func coverageDoc(doc obj) {
+	doc["$id"] = baseID + "feature-coverage.json"
+	doc["title"] = "coverage --json: what the GPUs of Nixpkgs cudaCapabilities entries get from each archive and library"
+	maps.Copy(doc, coverageReport())
+}
+
+// unpackedHashesDoc fills the document of format "unpacked-hashes".
+func unpackedHashesDoc(doc obj) {
+	doc["$id"] = baseID + "unpacked-hashes.json"
+	doc["title"] = "unpacked-hashes.json (format 2): the archive's sha256 -> its unpacked tree's NAR hash and the relative_path it was recorded under (pins the unpack as a fixed-output derivation)"
+	record := closed(obj{
+		"relativePath": pattern(manifest.SafeRelativePath.String()),
+		"narHash":      pattern(manifest.NarHashSRI.String()),
+	}, "relativePath", "narHash")
+	maps.Copy(doc, closed(obj{"format": obj{"const": manifest.UnpackedHashesFormat}, "trees": mapOf(record)}, "format", "trees"))
+	doc["properties"].(obj)["trees"].(obj)["propertyNames"] = pattern(manifest.SHA256Hex.String())
 }
 
 // buildRedistDecl is one package's entry of buildRedist.json, which the

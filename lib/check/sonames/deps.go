@@ -2,6 +2,7 @@ package sonames
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -168,18 +169,11 @@ type Finding struct {
 // any other input, such as zlib, what it provides is unknown).
 func Compare(needs []Need, in Inputs, known func(string) bool) []Finding {
 	available := map[string]bool{}
-	for _, p := range in.Available {
+	for _, p := range slices.Concat(in.Available, in.BuildInputs) {
 		available[p] = true
 	}
-	for _, p := range in.BuildInputs {
-		available[p] = true
-	}
-	outsider := false // an input that may provide sonames we cannot see
-	for p := range available {
-		if !known(p) {
-			outsider = true
-		}
-	}
+	// An input that may provide sonames we cannot see.
+	outsider := slices.ContainsFunc(slices.Concat(in.Available, in.BuildInputs), func(p string) bool { return !known(p) })
 	var out []Finding
 	used := map[string]bool{}
 	for _, n := range needs {
@@ -196,13 +190,7 @@ func Compare(needs []Need, in Inputs, known func(string) bool) []Finding {
 			}
 			continue
 		}
-		found := false
-		for _, p := range n.Providers {
-			if available[p] {
-				found = true
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(n.Providers, func(p string) bool { return available[p] }) {
 			out = append(out, Finding{Error: true, Kind: "missingDependency", Soname: n.Soname, Input: n.Providers[0],
 				Message: "needs " + n.Soname + " (from " + strings.Join(n.Providers, " or ") + "), which no buildInput provides: autoPatchelfHook would fail"})
 		}

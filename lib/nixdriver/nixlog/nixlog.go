@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/jsoncheck"
 )
 
@@ -79,6 +80,6 @@ var (
 // waiting to retry something by itself; --quiet and the progress leave
 // such lines out, since they are neither errors nor results.
 func IsRetryNotice(line string) bool {
-	line = StripColours(strings.TrimRight(line, "\r"))
+	line = ansi.Strip(strings.TrimRight(line, "\r"))
 	return busyDatabase.MatchString(line) || retryingDownload.MatchString(line)
 }

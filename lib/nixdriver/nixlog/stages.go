@@ -53,7 +53,7 @@ func DrvName(drvPath string) string {
 }
 
 // Nix's messages that a derivation failed, once its colours are taken
-// away (StripColours):
+// away (ansi.Strip: Nix colours its messages even in its JSON log):
 //   - failedBuilder: Nix 2.8 to 2.26, "builder for '/nix/store/….drv'
 //     failed with exit code 1";
 //   - cannotBuild: Nix 2.34, "Cannot build '/nix/store/….drv'." on the
@@ -70,18 +70,6 @@ var (
 	dependenciesFailed = regexp.MustCompile(`^error: \d+ dependencies of derivation '([^']+\.drv)' failed to build`)
 	buildOf            = regexp.MustCompile(`^error: build of '[^']+\.drv'(, '[^']+\.drv')* failed$`)
 )
-
-// colours are the terminal escapes Nix puts in its messages, even in its
-// JSON log.
-var colours = regexp.MustCompile("\x1b\\[[0-9;]*[A-Za-z]")
-
-// StripColours is text without the terminal escapes Nix adds.
-func StripColours(text string) string {
-	if !strings.Contains(text, "\x1b") {
-		return text
-	}
-	return colours.ReplaceAllString(text, "")
-}
 
 // failure is what a message of Nix's says failed: the derivation, and
 // whether it failed for want of another (it never started).

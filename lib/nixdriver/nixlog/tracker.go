@@ -3,6 +3,8 @@ package nixlog
 import (
 	"sort"
 	"strings"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
 )
 
 // Tracker follows the builds of one Nix command from its structured log:
@@ -138,7 +140,7 @@ func (t *Tracker) result(ev Event, justFailed bool) {
 }
 
 func (t *Tracker) msg(ev Event) Update {
-	text := StripColours(strings.TrimSpace(ev.Msg))
+	text := ansi.Strip(strings.TrimSpace(ev.Msg))
 	switch {
 	case strings.Contains(text, "will be built:"):
 		t.listing = true
@@ -290,7 +292,7 @@ const maxCause = 512
 type buildLog struct{ last, lastError string }
 
 func (l *buildLog) add(line string) {
-	line = strings.TrimSpace(StripColours(line))
+	line = strings.TrimSpace(ansi.Strip(line))
 	if line == "" || strings.HasPrefix(line, "…") {
 		// Nix 2.34's builtin:fetchurl writes an empty "error:", a
 		// "… writing file" trace, a blank line, then the cause.

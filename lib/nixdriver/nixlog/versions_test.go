@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/ansi"
 )
 
 // TestFailuresOfEveryVersion follows the structured log that each Nix
@@ -53,7 +55,7 @@ func TestFailuresOfEveryVersion(t *testing.T) {
 				case DependencyFailed:
 					dependency = append(dependency, u.Build.Subject)
 				case Message:
-					if !IsRetryNotice(StripColours(u.Message)) {
+					if !IsRetryNotice(ansi.Strip(u.Message)) {
 						t.Errorf("message passed on: %q", u.Message)
 					}
 				}

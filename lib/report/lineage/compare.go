@@ -116,17 +116,7 @@ const renameShare = 0.5
 func Compare(old, new *Release, others []*Release) *Lineage {
 	l := &Lineage{Redist: new.Redist, Old: old.Version, New: new.Version,
 		Added: []Added{}, Dropped: []Dropped{}, Renamed: []Rename{}, Moves: []Move{}, LicenceChanges: []LicenceChange{}}
-	var gone, came []string
-	for _, k := range sortedKeys(old.Packages) {
-		if new.Packages[k] == nil {
-			gone = append(gone, k)
-		}
-	}
-	for _, k := range sortedKeys(new.Packages) {
-		if old.Packages[k] == nil {
-			came = append(came, k)
-		}
-	}
+	gone, came := missingFrom(old, new), missingFrom(new, old)
 	// next maps a key of old to its key in new, prev the reverse.
 	next, prev := map[string]string{}, map[string]string{}
 	for k := range old.Packages {
@@ -160,19 +150,38 @@ func Compare(old, new *Release, others []*Release) *Lineage {
 		l.Added = append(l.Added, Added{Package: n, Name: np.Name, Version: np.Version, License: np.License, From: elsewhere(np, new.Redist, others)})
 	}
 	for _, k := range sortedKeys(next) {
-		op, np := old.Packages[k], new.Packages[next[k]]
-		textChanged := op.Text != nil && np.Text != nil && op.Text.SHA256 != np.Text.SHA256
-		if op.License != np.License || textChanged {
-			oa, _ := licence.Lookup(op.License)
-			na, _ := licence.Lookup(np.License)
-			c := LicenceChange{Package: np.Key, From: k, Old: op.License, New: np.License, OldAttr: oa.Attr, NewAttr: na.Attr}
-			if textChanged {
-				c.OldText, c.NewText = op.Text, np.Text
-			}
+		if c, ok := licenceChange(k, old.Packages[k], new.Packages[next[k]]); ok {
 			l.LicenceChanges = append(l.LicenceChanges, c)
 		}
 	}
 	return l
+}
+
+// missingFrom are the keys of a's packages that b does not have, sorted.
+func missingFrom(a, b *Release) []string {
+	var keys []string
+	for _, k := range sortedKeys(a.Packages) {
+		if b.Packages[k] == nil {
+			keys = append(keys, k)
+		}
+	}
+	return keys
+}
+
+// licenceChange is the change of licence (its name, or its text) of
+// package k of old, op, kept as np; ok is false when there is none.
+func licenceChange(k string, op, np *Package) (LicenceChange, bool) {
+	textChanged := op.Text != nil && np.Text != nil && op.Text.SHA256 != np.Text.SHA256
+	if op.License == np.License && !textChanged {
+		return LicenceChange{}, false
+	}
+	oa, _ := licence.Lookup(op.License)
+	na, _ := licence.Lookup(np.License)
+	c := LicenceChange{Package: np.Key, From: k, Old: op.License, New: np.License, OldAttr: oa.Attr, NewAttr: na.Attr}
+	if textChanged {
+		c.OldText, c.NewText = op.Text, np.Text
+	}
+	return c, true
 }
 
 // bestRename finds the package of came (not yet claimed in prev) that is
@@ -249,18 +258,9 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 	}
 	for _, a := range sortedKeys(old.Packages) {
 		op := old.Packages[a]
-		if !op.HasTree() {
+		lost, lostSonames, ok := treeChange(op, new.Packages[next[a]], shared)
+		if !ok {
 			continue
-		}
-		after := new.Packages[next[a]]
-		if after != nil && !after.HasTree() {
-			continue
-		}
-		lost := minus(op.Tree, shared)
-		lostSonames := op.Sonames
-		if after != nil {
-			lost = minus(lost, after.Tree)
-			lostSonames = minus(op.Sonames, after.Sonames)
 		}
 		claimed := map[string]bool{}
 		var found []Move
@@ -268,17 +268,13 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 		// before one matched by its soname or its name.
 		for _, exact := range []bool{true, false} {
 			for _, b := range sortedKeys(new.Packages) {
+				if b == next[a] {
+					continue
+				}
 				np := new.Packages[b]
-				if b == next[a] || !np.HasTree() {
+				gained, gainedSonames, ok := treeChange(np, old.Packages[prev[b]], shared)
+				if !ok {
 					continue
-				}
-				before := old.Packages[prev[b]]
-				if before != nil && !before.HasTree() {
-					continue
-				}
-				gained, gainedSonames := minus(np.Tree, shared), np.Sonames
-				if before != nil {
-					gained, gainedSonames = minus(gained, before.Tree), minus(np.Sonames, before.Sonames)
 				}
 				files := match(lost, gained, op, np, claimed, exact)
 				var sonames []string
@@ -291,25 +287,45 @@ func moves(old, new *Release, next, prev map[string]string) []Move {
 				found = addMove(found, a, b, files, sonames)
 			}
 		}
-		for i := range found {
-			m := &found[i]
-			switch {
-			case prev[m.To] == "":
-				m.Kind = "split"
-			case next[a] == "":
-				m.Kind = "merge"
-			default:
-				m.Kind = "move"
-			}
-			sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Old < m.Files[j].Old })
-			m.Evidence = []string{fmt.Sprintf("trees: %d files", len(m.Files))}
-			if len(m.Sonames) > 0 {
-				m.Evidence = append(m.Evidence, fmt.Sprintf("sonames: %d", len(m.Sonames)))
-			}
-			out = append(out, *m)
+		for _, m := range found {
+			out = append(out, finishMove(m, a, next, prev))
 		}
 	}
 	return out
+}
+
+// treeChange is what pkg's tree and sonames hold that other's (pkg in the
+// other release, nil if none) do not, paths in shared aside; ok is false
+// when either tree is unknown.
+func treeChange(pkg, other *Package, shared map[string]bool) (files, sonames map[string]bool, ok bool) {
+	if !pkg.HasTree() || other != nil && !other.HasTree() {
+		return nil, nil, false
+	}
+	files, sonames = minus(pkg.Tree, shared), pkg.Sonames
+	if other != nil {
+		files, sonames = minus(files, other.Tree), minus(pkg.Sonames, other.Sonames)
+	}
+	return files, sonames, true
+}
+
+// finishMove names the kind of m, a move out of package a (a split when
+// its target is new, a merge when a is gone, else a move), sorts its files
+// and states its evidence.
+func finishMove(m Move, a string, next, prev map[string]string) Move {
+	switch {
+	case prev[m.To] == "":
+		m.Kind = "split"
+	case next[a] == "":
+		m.Kind = "merge"
+	default:
+		m.Kind = "move"
+	}
+	sort.Slice(m.Files, func(i, j int) bool { return m.Files[i].Old < m.Files[j].Old })
+	m.Evidence = []string{fmt.Sprintf("trees: %d files", len(m.Files))}
+	if len(m.Sonames) > 0 {
+		m.Evidence = append(m.Evidence, fmt.Sprintf("sonames: %d", len(m.Sonames)))
+	}
+	return m
 }
 
 func addMove(found []Move, from, to string, files []MovedFile, sonames []string) []Move {
@@ -333,36 +349,21 @@ func addMove(found []Move, from, to string, files []MovedFile, sonames []string)
 // by path (exact), or else by soname, then by a file name that is unique
 // among the unclaimed files on both sides.
 func match(lost, gained map[string]bool, op, np *Package, claimed map[string]bool, exact bool) []MovedFile {
-	var out []MovedFile
-	// used: np's gained files matched already (by path: those of lost).
-	used := map[string]bool{}
-	for f := range gained {
-		used[f] = lost[f]
-	}
 	if exact {
-		for _, f := range sortedKeys(lost) {
-			if gained[f] && !claimed[f] {
-				claimed[f] = true
-				out = append(out, MovedFile{Old: f, New: f, By: "path"})
-			}
-		}
-		return out
+		return matchPaths(lost, gained, claimed)
 	}
-	bySoname := map[string]string{}
-	for p, s := range np.Libs {
-		if gained[p] {
-			bySoname[s] = p
-		}
-	}
-	names := map[string][]string{}
-	for p := range gained {
-		names[path.Base(p)] = append(names[path.Base(p)], p)
-	}
+	bySoname, names := gainedIndex(np, gained)
 	lostNames := map[string]int{}
 	for f := range lost {
 		if !claimed[f] {
 			lostNames[path.Base(f)]++
 		}
+	}
+	var out []MovedFile
+	// used: np's gained files matched already (by path: those of lost).
+	used := map[string]bool{}
+	for f := range gained {
+		used[f] = lost[f]
 	}
 	for _, f := range sortedKeys(lost) {
 		if claimed[f] {
@@ -376,6 +377,35 @@ func match(lost, gained map[string]bool, op, np *Package, claimed map[string]boo
 		if c := names[path.Base(f)]; len(c) == 1 && lostNames[path.Base(f)] == 1 && !used[c[0]] {
 			claimed[f], used[c[0]] = true, true
 			out = append(out, MovedFile{Old: f, New: c[0], By: "name"})
+		}
+	}
+	return out
+}
+
+// gainedIndex finds np's gained files by the soname of each library
+// among them, and by file name.
+func gainedIndex(np *Package, gained map[string]bool) (bySoname map[string]string, names map[string][]string) {
+	bySoname = map[string]string{}
+	for p, s := range np.Libs {
+		if gained[p] {
+			bySoname[s] = p
+		}
+	}
+	names = map[string][]string{}
+	for p := range gained {
+		names[path.Base(p)] = append(names[path.Base(p)], p)
+	}
+	return bySoname, names
+}
+
+// matchPaths pairs the lost files that are gained under the same path
+// and not yet claimed.
+func matchPaths(lost, gained, claimed map[string]bool) []MovedFile {
+	var out []MovedFile
+	for _, f := range sortedKeys(lost) {
+		if gained[f] && !claimed[f] {
+			claimed[f] = true
+			out = append(out, MovedFile{Old: f, New: f, By: "path"})
 		}
 	}
 	return out

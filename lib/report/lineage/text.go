@@ -47,35 +47,48 @@ func (l *Lineage) WriteText(w io.Writer) error {
 		b.WriteString("- new: none\n")
 	}
 	for _, m := range l.Moves {
-		fmt.Fprintf(&b, "- %s: %s -> %s, %d files", m.Kind, e(m.From), e(m.To), len(m.Files))
-		if len(m.Sonames) > 0 {
-			fmt.Fprintf(&b, ", sonames %s", e(strings.Join(m.Sonames, " ")))
-		}
-		fmt.Fprintf(&b, "; evidence: %s\n", e(strings.Join(m.Evidence, "; ")))
-		for i, f := range m.Files {
-			if i == maxFilesShown {
-				fmt.Fprintf(&b, "  - ... %d more (--json lists them all)\n", len(m.Files)-maxFilesShown)
-				break
-			}
-			if f.Old == f.New {
-				fmt.Fprintf(&b, "  - %s\n", e(f.Old))
-			} else {
-				fmt.Fprintf(&b, "  - %s -> %s (by %s)\n", e(f.Old), e(f.New), f.By)
-			}
-		}
+		writeMove(&b, m)
 	}
 	for _, c := range l.LicenceChanges {
-		where := e(c.Package)
-		if c.From != c.Package {
-			where = e(c.From) + " -> " + where
-		}
-		fmt.Fprintf(&b, "- licence of %s: \"%s\" (%s) -> \"%s\" (%s)\n", where, e(c.Old), attrText(c.OldAttr), e(c.New), attrText(c.NewAttr))
-		if c.OldText != nil && c.NewText != nil {
-			fmt.Fprintf(&b, "  - text %s (%s) -> %s (%s)\n", short(c.OldText.SHA256), e(c.OldText.FirstLine), short(c.NewText.SHA256), e(c.NewText.FirstLine))
-		}
+		writeLicenceChange(&b, c)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeMove writes a move's line, then its files (maxFilesShown of them).
+func writeMove(b *strings.Builder, m Move) {
+	e := safetext.Escape
+	fmt.Fprintf(b, "- %s: %s -> %s, %d files", m.Kind, e(m.From), e(m.To), len(m.Files))
+	if len(m.Sonames) > 0 {
+		fmt.Fprintf(b, ", sonames %s", e(strings.Join(m.Sonames, " ")))
+	}
+	fmt.Fprintf(b, "; evidence: %s\n", e(strings.Join(m.Evidence, "; ")))
+	for i, f := range m.Files {
+		if i == maxFilesShown {
+			fmt.Fprintf(b, "  - ... %d more (--json lists them all)\n", len(m.Files)-maxFilesShown)
+			break
+		}
+		if f.Old == f.New {
+			fmt.Fprintf(b, "  - %s\n", e(f.Old))
+		} else {
+			fmt.Fprintf(b, "  - %s -> %s (by %s)\n", e(f.Old), e(f.New), f.By)
+		}
+	}
+}
+
+// writeLicenceChange writes a licence change's line, and its texts'
+// when they changed.
+func writeLicenceChange(b *strings.Builder, c LicenceChange) {
+	e := safetext.Escape
+	where := e(c.Package)
+	if c.From != c.Package {
+		where = e(c.From) + " -> " + where
+	}
+	fmt.Fprintf(b, "- licence of %s: \"%s\" (%s) -> \"%s\" (%s)\n", where, e(c.Old), attrText(c.OldAttr), e(c.New), attrText(c.NewAttr))
+	if c.OldText != nil && c.NewText != nil {
+		fmt.Fprintf(b, "  - text %s (%s) -> %s (%s)\n", short(c.OldText.SHA256), e(c.OldText.FirstLine), short(c.NewText.SHA256), e(c.NewText.FirstLine))
+	}
 }
 
 func attrText(attr string) string {
