@@ -353,8 +353,9 @@ in
           system = "x86_64-linux";
         };
         nar = "sha256-" + builtins.concatStringsSep "" (builtins.genList (_: "A") 43) + "=";
-        hashes.archives."a/b.tar.xz" = {
-          sha256 = sha;
+        # unpacked-hashes.json's trees: keyed by the archive's sha256.
+        trees.${sha} = {
+          relativePath = "a/b.tar.xz";
           narHash = nar;
         };
         entry = sha256: {
@@ -367,14 +368,14 @@ in
           (p.unpack {
             src = "/src";
             entry = e;
-            narHash = p.recordedNarHash hashes.archives e;
+            narHash = p.recordedNarHash trees e;
           }).drvAttrs;
         pinned = unpackOf (entry sha);
         other = unpackOf (entry (builtins.replaceStrings [ "a" ] [ "b" ] sha));
       in
       {
         pinned = {
-          inherit (pinned) builder outputHash outputHashMode;
+          inherit (pinned) name builder outputHash outputHashMode;
         };
         replacedArchive = other ? outputHash;
         detectBuilder =
@@ -390,6 +391,8 @@ in
       };
     expected = {
       pinned = {
+        # The archive's sha256 in the name ties the path to the archive.
+        name = "b-${sha}";
         builder = "/no-detector";
         outputHash = "sha256-" + builtins.concatStringsSep "" (builtins.genList (_: "A") 43) + "=";
         outputHashMode = "recursive";

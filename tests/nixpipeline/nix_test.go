@@ -345,7 +345,7 @@ func TestCorruptArchiveFailsUnpack(t *testing.T) {
 	if err == nil {
 		t.Fatal("build of a truncated archive succeeded")
 	}
-	if !strings.Contains(stderr, "cuda-redist-find-features unpack: unpack /nix/store/") || !strings.Contains(stderr, "demo_samples-linux-x86_64-1.0.0-archive.tar.xz") {
+	if !strings.Contains(stderr, "cuda-redist-detector: unpack /nix/store/") || !strings.Contains(stderr, "demo_samples-linux-x86_64-1.0.0-archive.tar.xz") {
 		t.Errorf("stderr lacks the unpack error naming the archive:\n%s", stderr)
 	}
 }
