@@ -48,15 +48,7 @@ func TestUnpackedHashesRecordedAndPinned(t *testing.T) {
 	const sha = "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580"
 	wrong := "sha256-" + strings.Repeat("A", 43) + "="
 	right := replaceRecord(t, file, got, archive, sha, wrong)
-	code, _, stderr := process(t, dir, det...)
-	if code == 0 {
-		t.Fatalf("a wrong record passed:\n%s", stderr)
-	}
-	for _, want := range []string{archive, "recorded " + wrong, "unpacked now " + right, "first difference:"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("the mismatch error does not say %q:\n%s", want, stderr)
-		}
-	}
+	checkMismatchFails(t, dir, det, archive, wrong, right)
 }
 
 // replaceRecord writes to file the records data with the NAR hash of
@@ -86,4 +78,20 @@ func replaceRecord(t *testing.T, file string, data []byte, archive, sha, narHash
 		t.Fatal(err)
 	}
 	return was
+}
+
+// checkMismatchFails: a run over dir whose record of archive (wrong) the
+// unpacker does not reproduce (it unpacks right) fails, naming the
+// archive, both hashes and the first difference.
+func checkMismatchFails(t *testing.T, dir string, det []string, archive, wrong, right string) {
+	t.Helper()
+	code, _, stderr := process(t, dir, det...)
+	if code == 0 {
+		t.Fatalf("a record the unpacker does not reproduce passed:\n%s", stderr)
+	}
+	for _, want := range []string{archive, "recorded " + wrong, "unpacked now " + right, "first difference:"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("the mismatch error does not say %q:\n%s", want, stderr)
+		}
+	}
 }

@@ -164,15 +164,7 @@ func rebuildArgsFile(t *testing.T, p programs, pinned bool) string {
 	}
 	args := map[string]any{"cliProgram": p.cli, "detectorProgram": p.detector, "aggregateProgram": p.aggregate,
 		"manifests": ms, "index": "sample", "system": nil}
-	data, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argsFile := filepath.Join(t.TempDir(), "args.json")
-	if err := os.WriteFile(argsFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return argsFile
+	return writeArgsFile(t, args)
 }
 
 // stageOrder is the order of the stages in counts and messages: those of
