@@ -262,30 +262,34 @@ func run(args []string, stdout, stderr io.Writer) int {
 		cmd, err = root.ExecuteC()
 	}
 	e.stopContext()
-	if err != nil && results.err != nil && errors.Is(err, results.err) {
-		// The command returned the failed write: said once, with where
-		// stdout went.
-		err = &runError{results.failure()}
-		results.reported = true
-	}
+	err = results.sayWriteFailureOnce(err)
+	ran := cmd != nil && cmd != root
 	name := prog
-	if cmd != nil && cmd != root {
+	if ran {
 		name = cmd.CommandPath()
 	}
 	code, je := e.outcome(name, err, stderr)
-	if cmd != nil && cmd != root && code != exitOK && !e.jsonDone {
+	if ran && code != exitOK && !e.jsonDone {
 		if mode := jsonRequested(cmd, args); mode != noJSON {
 			e.writeJSONError(mode, je)
 		}
 	}
+	return e.finishStdout(name, code, safeOut, results)
+}
+
+// finishStdout flushes the result and says on stderr if stdout failed
+// to take it, which fails a run that had succeeded.
+func (e *env) finishStdout(name string, code int, safeOut *safetext.Writer, results *resultStream) int {
 	if err := safeOut.Flush(); err != nil && results.err == nil {
 		results.err = err
 	}
-	if ferr := results.failure(); ferr != nil {
-		fmt.Fprintf(e.stderr, "%s: %v\n", name, ferr)
-		if code == exitOK {
-			code = exitFail
-		}
+	ferr := results.failure()
+	if ferr == nil {
+		return code
+	}
+	fmt.Fprintf(e.stderr, "%s: %v\n", name, ferr)
+	if code == exitOK {
+		return exitFail
 	}
 	return code
 }

@@ -63,20 +63,28 @@ func jsonRequested(cmd *cobra.Command, args []string) jsonMode {
 		}
 		return noJSON
 	}
+	if jsonInArgs(args) {
+		return mode
+	}
+	return noJSON
+}
+
+// jsonInArgs says whether the arguments before "--" turn --json on.
+func jsonInArgs(args []string) bool {
 	for _, a := range args {
 		if a == "--" {
-			break
+			return false
 		}
 		if a == "--json" {
-			return mode
+			return true
 		}
 		if v, ok := strings.CutPrefix(a, "--json="); ok {
 			if b, err := strconv.ParseBool(v); err == nil && b {
-				return mode
+				return true
 			}
 		}
 	}
-	return noJSON
+	return false
 }
 
 // expectJSON is called as a command with --json starts: from then on a

@@ -20,32 +20,44 @@ import (
 func TestDiffManifestsLineage(t *testing.T) {
 	dir := filepath.Join(testenv.NixpkgsManifests(t), "cuda")
 	old, new := filepath.Join(dir, "redistrib_13.2.2.json"), filepath.Join(dir, "redistrib_13.3.0.json")
-	code, stdout, stderr := runCLI("diff", old, new)
-	if code != exitOK {
-		t.Fatalf("diff: exit %d: %s", code, stderr)
-	}
-	for _, want := range []string{
-		"cuda 13.2.2 -> 13.3.0 (manifests alone",
-		`- renamed: cuda_cccl -> cccl ("CXX Core Compute Libraries", 13.2.86 -> 13.3.3.3.1)`,
-		`- licence of cuda_cccl -> cccl: "CUDA Toolkit" (lib.licenses.nvidiaCudaRedist) -> "CCCL EULA" (unknown to the licence table)`,
-		"- new: none\n",
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("diff lacks %q:\n%s", want, stdout)
+	t.Run("text", func(t *testing.T) {
+		code, stdout, stderr := runCLI("diff", old, new)
+		if code != exitOK {
+			t.Fatalf("diff: exit %d: %s", code, stderr)
 		}
-	}
-	for _, d := range []string{"mft", "mft_oem", "mft_autocomplete", "cuda_nsight", "collectx_bringup", "driver_assistant"} {
-		if !strings.Contains(stdout, "- dropped: "+d+" (") {
-			t.Errorf("diff does not name the drop of %s:\n%s", d, stdout)
+		wants := []string{
+			"cuda 13.2.2 -> 13.3.0 (manifests alone",
+			`- renamed: cuda_cccl -> cccl ("CXX Core Compute Libraries", 13.2.86 -> 13.3.3.3.1)`,
+			`- licence of cuda_cccl -> cccl: "CUDA Toolkit" (lib.licenses.nvidiaCudaRedist) -> "CCCL EULA" (unknown to the licence table)`,
+			"- new: none\n",
 		}
-	}
-	code, stdout, stderr = runCLI("diff", "--json", old, new)
-	var l lineage.Lineage
-	if code != exitOK || json.Unmarshal([]byte(stdout), &l) != nil || len(l.Dropped) != 6 || len(l.Renamed) != 1 || len(l.LicenceChanges) != 1 {
-		t.Errorf("diff --json: exit %d, %s; %+v", code, stderr, l)
-	}
-	if code, _, stderr := runCLI("diff", old, filepath.Join(testenv.NixpkgsManifests(t), "cudnn", "redistrib_9.27.0.json")); code != exitFail || !strings.Contains(stderr, "is cuda but") {
-		t.Errorf("diff of two redists' manifests: exit %d, %s", code, stderr)
+		for _, d := range []string{"mft", "mft_oem", "mft_autocomplete", "cuda_nsight", "collectx_bringup", "driver_assistant"} {
+			wants = append(wants, "- dropped: "+d+" (")
+		}
+		checkContainsAll(t, "diff", stdout, wants)
+	})
+	t.Run("json", func(t *testing.T) {
+		code, stdout, stderr := runCLI("diff", "--json", old, new)
+		var l lineage.Lineage
+		if code != exitOK || json.Unmarshal([]byte(stdout), &l) != nil || len(l.Dropped) != 6 || len(l.Renamed) != 1 || len(l.LicenceChanges) != 1 {
+			t.Errorf("diff --json: exit %d, %s; %+v", code, stderr, l)
+		}
+	})
+	t.Run("two redists", func(t *testing.T) {
+		if code, _, stderr := runCLI("diff", old, filepath.Join(testenv.NixpkgsManifests(t), "cudnn", "redistrib_9.27.0.json")); code != exitFail || !strings.Contains(stderr, "is cuda but") {
+			t.Errorf("diff of two redists' manifests: exit %d, %s", code, stderr)
+		}
+	})
+}
+
+// checkContainsAll fails t for each of wants that out (what's output)
+// lacks.
+func checkContainsAll(t *testing.T, what, out string, wants []string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, out)
+		}
 	}
 }
 

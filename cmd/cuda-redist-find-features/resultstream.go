@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -65,4 +66,16 @@ func streamName(w io.Writer) string {
 		return "stdout (" + target + ")"
 	}
 	return "stdout"
+}
+
+// sayWriteFailureOnce turns err, when it is the failed write to stdout
+// the command returned, into the error that says it once, with where
+// stdout went.
+func (r *resultStream) sayWriteFailureOnce(err error) error {
+	if err == nil || r.err == nil || !errors.Is(err, r.err) {
+		return err
+	}
+	err = &runError{r.failure()}
+	r.reported = true
+	return err
 }

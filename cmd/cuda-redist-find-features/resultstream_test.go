@@ -101,28 +101,7 @@ func TestJSONWhateverStopsTheRun(t *testing.T) {
 		{[]string{"print-vendored", "--json", "--soname-index", "/nonexistent", pkgs}, exitFail, "/nonexistent"},
 	}
 	for _, tc := range tests {
-		code, stdout, stderr := runCLI(tc.args...)
-		if code != tc.code {
-			t.Errorf("%v: exit %d, want %d\n%s", tc.args, code, tc.code, stderr)
-		}
-		je, ok := jsonErrorOf(t, tc.args[0] == "check-nixpkgs", stdout)
-		if !ok {
-			t.Errorf("%v: stdout is not the JSON error:\n%s", tc.args, stdout)
-			continue
-		}
-		if je.ExitCode != code || !strings.Contains(je.Message, tc.want) {
-			t.Errorf("%v: JSON error %+v, want exit code %d and a message with %q", tc.args, je, code, tc.want)
-		}
-		if tc.args[0] == "check-nixpkgs" {
-			// What print-feature-schema --format finding describes.
-			v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
-			if err == nil {
-				err = schema.Validate("finding", v)
-			}
-			if err != nil {
-				t.Errorf("%v: the summary against the finding schema: %v", tc.args, err)
-			}
-		}
+		checkJSONError(t, tc.args, tc.code, tc.want)
 	}
 	// --out sends the JSON elsewhere: stdout stays empty.
 	code, stdout, _ := runCLI("print-dependencies", "--json", "--out", filepath.Join(t.TempDir(), "x.json"), "/nonexistent")
@@ -135,43 +114,86 @@ func TestJSONWhateverStopsTheRun(t *testing.T) {
 	}
 }
 
+// checkJSONError runs the CLI with args and checks its exit code and
+// that stdout is the JSON error with that code and a message holding
+// want; check-nixpkgs' summary line is checked against the finding
+// schema too.
+func checkJSONError(t *testing.T, args []string, wantCode int, want string) {
+	t.Helper()
+	code, stdout, stderr := runCLI(args...)
+	if code != wantCode {
+		t.Errorf("%v: exit %d, want %d\n%s", args, code, wantCode, stderr)
+	}
+	lines := args[0] == "check-nixpkgs"
+	je, ok := jsonErrorOf(lines, stdout)
+	if !ok {
+		t.Errorf("%v: stdout is not the JSON error:\n%s", args, stdout)
+		return
+	}
+	if je.ExitCode != code || !strings.Contains(je.Message, want) {
+		t.Errorf("%v: JSON error %+v, want exit code %d and a message with %q", args, je, code, want)
+	}
+	if !lines {
+		return
+	}
+	// What print-feature-schema --format finding describes.
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+	if err == nil {
+		err = schema.Validate("finding", v)
+	}
+	if err != nil {
+		t.Errorf("%v: the summary against the finding schema: %v", args, err)
+	}
+}
+
+// errorDoc is the JSON {"error": {…}} of a run that stopped early.
+type errorDoc struct {
+	Error *jsonError `json:"error"`
+}
+
 // jsonErrorOf reads stdout as the JSON of a run that stopped early: one
 // document {"error": {…}}, or (lines) JSON lines whose last is
 // {"summary": {"error": {…}}}.
-func jsonErrorOf(t *testing.T, lines bool, stdout string) (jsonError, bool) {
-	t.Helper()
-	type errorDoc struct {
-		Error *jsonError `json:"error"`
+func jsonErrorOf(lines bool, stdout string) (jsonError, bool) {
+	last, n, ok := lastJSONLine(stdout)
+	if !ok || n == 0 || (!lines && n != 1) {
+		return jsonError{}, false
 	}
-	var last []byte
+	doc, ok := errorDocOf(lines, last)
+	if !ok || doc.Error == nil {
+		return jsonError{}, false
+	}
+	return *doc.Error, true
+}
+
+// lastJSONLine is stdout's last line and its number of lines, and false
+// when a line is not JSON.
+func lastJSONLine(stdout string) (last []byte, n int, ok bool) {
 	sc := bufio.NewScanner(strings.NewReader(stdout))
-	n := 0
 	for sc.Scan() {
 		if !json.Valid(sc.Bytes()) {
-			return jsonError{}, false
+			return nil, 0, false
 		}
 		last = append(last[:0], sc.Bytes()...)
 		n++
 	}
-	if n == 0 || (!lines && n != 1) {
-		return jsonError{}, false
-	}
+	return last, n, true
+}
+
+// errorDocOf decodes the error document: the line itself, or (lines)
+// the line's summary.
+func errorDocOf(lines bool, line []byte) (errorDoc, bool) {
 	var doc errorDoc
-	if lines {
-		var s struct {
-			Summary *errorDoc `json:"summary"`
-		}
-		if json.Unmarshal(last, &s) != nil || s.Summary == nil {
-			return jsonError{}, false
-		}
-		doc = *s.Summary
-	} else if json.Unmarshal(last, &doc) != nil {
-		return jsonError{}, false
+	if !lines {
+		return doc, json.Unmarshal(line, &doc) == nil
 	}
-	if doc.Error == nil {
-		return jsonError{}, false
+	var s struct {
+		Summary *errorDoc `json:"summary"`
 	}
-	return *doc.Error, true
+	if json.Unmarshal(line, &s) != nil || s.Summary == nil {
+		return doc, false
+	}
+	return *s.Summary, true
 }
 
 // TestJSONDocumentAfterSignal: a one-document command (print-vendored,

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 )
 
 // FuzzScan feeds the same bytes to the string scan and the note reader.
@@ -36,25 +38,34 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("looked at %d bytes of %d", r.looked, len(data))
 		}
 		for _, l := range r.Loads {
-			if len(l.Evidence) == 0 || len(l.Evidence) > MaxEvidence || !IsLoad(l.Confidence) && l.Confidence != Low {
-				t.Fatalf("load %+v", l)
-			}
-			if l.Name == "libself.so.1" || l.Name == "libc.so.6" {
-				t.Fatalf("own name %q kept", l.Name)
-			}
-			if l.Confidence != Declared && !bytes.Contains([]byte(l.Name), dotSo) {
-				t.Fatalf("name %q without .so", l.Name)
-			}
-			for _, s := range []string{l.Name, l.Feature, l.Description, l.Priority} {
-				if !utf8.ValidString(s) || len(s) > MaxStringLen {
-					t.Fatalf("kept %q", s)
-				}
-			}
-			for _, e := range l.Evidence {
-				if !utf8.ValidString(e.String) || len(e.String) > MaxStringLen {
-					t.Fatalf("evidence %q", e.String)
-				}
-			}
+			checkFuzzedLoad(t, l)
 		}
 	})
+}
+
+// checkFuzzedLoad: the load has 1 to MaxEvidence places, a known
+// confidence, a name other than the file's own and its needed ones, with
+// ".so" unless declared, and every kept string valid UTF-8 and at most
+// MaxStringLen bytes.
+func checkFuzzedLoad(t *testing.T, l features.RuntimeLoad) {
+	t.Helper()
+	if len(l.Evidence) == 0 || len(l.Evidence) > MaxEvidence || !IsLoad(l.Confidence) && l.Confidence != Low {
+		t.Fatalf("load %+v", l)
+	}
+	if l.Name == "libself.so.1" || l.Name == "libc.so.6" {
+		t.Fatalf("own name %q kept", l.Name)
+	}
+	if l.Confidence != Declared && !bytes.Contains([]byte(l.Name), dotSo) {
+		t.Fatalf("name %q without .so", l.Name)
+	}
+	for _, s := range []string{l.Name, l.Feature, l.Description, l.Priority} {
+		if !utf8.ValidString(s) || len(s) > MaxStringLen {
+			t.Fatalf("kept %q", s)
+		}
+	}
+	for _, e := range l.Evidence {
+		if !utf8.ValidString(e.String) || len(e.String) > MaxStringLen {
+			t.Fatalf("evidence %q", e.String)
+		}
+	}
 }

@@ -125,27 +125,30 @@ func conversion(s []byte) int {
 	if len(s) < 2 || s[0] != '%' {
 		return 0
 	}
-	i := 1
-	for i < len(s) && strings.IndexByte("-+ #0", s[i]) >= 0 {
-		i++
-	}
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
+	i := 1 + spanOf(s[1:], "-+ #0") // flags
+	i += spanDigits(s[i:])          // width
 	if i < len(s) && s[i] == '.' {
 		i++
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
+		i += spanDigits(s[i:]) // precision
 	}
-	for i < len(s) && strings.IndexByte("hlzjt", s[i]) >= 0 {
-		i++
-	}
+	i += spanOf(s[i:], "hlzjt") // length
 	if i < len(s) && strings.IndexByte("diuxXs", s[i]) >= 0 {
 		return i + 1
 	}
 	return 0
 }
+
+// spanOf is the length of s's prefix of bytes in set.
+func spanOf(s []byte, set string) int {
+	i := 0
+	for i < len(s) && strings.IndexByte(set, s[i]) >= 0 {
+		i++
+	}
+	return i
+}
+
+// spanDigits is the length of s's prefix of decimal digits.
+func spanDigits(s []byte) int { return spanOf(s, "0123456789") }
 
 // nameShape checks a candidate name (stem ".so" version): ok is false
 // for what cannot be a file name (an empty stem, a leading '.' or '-', a
@@ -209,40 +212,67 @@ func (c *collector) classify(section string, r run, ts, te int) {
 	if !ok {
 		return
 	}
-	prefix := r.text[:ts]
-	whole := te == len(r.text) && r.terminated
-	lib := bytes.HasPrefix(name, []byte("lib"))
-	kind, confidence := KindMention, Low
-	switch {
-	case whole && len(prefix) == 0 && r.afterNUL:
-		kind, confidence = KindSoname, High
-		switch {
-		case name[len(name)-1] == '.':
-			kind = KindPrefix
-		case templated:
-			kind = KindTemplate
-		}
-	case whole && bytes.HasSuffix(prefix, []byte("/")) && !bytes.ContainsAny(prefix, " \t\n\r;") && (r.afterNUL || r.afterBinary):
-		kind, confidence = KindPath, Medium
-	case whole && lib && r.afterBinary && len(prefix) < 8 && !bytes.ContainsAny(prefix, " \t\n\r") && !bytes.ContainsFunc(prefix, isNameRune):
-		kind, confidence = KindNearBinary, Medium
-	case !lib:
+	kind := kindByPlace(r, ts, te, name, templated)
+	if kind == "" {
 		return
-	default:
+	}
+	if kind == KindMention && name[len(name)-1] == '.' {
 		// In a sentence a last '.' is its full stop ("skipping
 		// libgdrapi.so.2."), not a version to come.
-		if name[len(name)-1] == '.' {
-			name = name[:len(name)-1]
-			templated, _ = nameShape(name)
-		}
+		name = name[:len(name)-1]
+		templated, _ = nameShape(name)
 	}
-	c.add(name, confidence, func() (string, features.LoadEvidence) {
+	c.add(name, kindConfidence[kind], func() (string, features.LoadEvidence) {
 		glob := ""
 		if templated {
 			glob = globOf(name)
 		}
 		return glob, features.LoadEvidence{Kind: kind, Section: section, Offset: r.offset, String: keep(r.text)}
 	})
+}
+
+// kindByPlace is the kind of evidence the name r.text[ts:te] gives by
+// its place in the run, as classify lists them; "" for a name that is
+// not lib* in a place that is none of a load.
+func kindByPlace(r run, ts, te int, name []byte, templated bool) string {
+	prefix := r.text[:ts]
+	whole := te == len(r.text) && r.terminated
+	lib := bytes.HasPrefix(name, []byte("lib"))
+	switch {
+	case whole && len(prefix) == 0 && r.afterNUL:
+		return wholeStringKind(name, templated)
+	case whole && isPathBefore(prefix) && (r.afterNUL || r.afterBinary):
+		return KindPath
+	case whole && lib && r.afterBinary && isShortGap(prefix):
+		return KindNearBinary
+	case !lib:
+		return ""
+	}
+	return KindMention
+}
+
+// wholeStringKind is the kind of a name that is a whole C string: a
+// prefix (ending in '.'), a template, or a soname.
+func wholeStringKind(name []byte, templated bool) string {
+	switch {
+	case name[len(name)-1] == '.':
+		return KindPrefix
+	case templated:
+		return KindTemplate
+	}
+	return KindSoname
+}
+
+// isPathBefore says whether the text before a name makes the name a
+// path's last component: it ends in '/' and holds no blank or ';'.
+func isPathBefore(prefix []byte) bool {
+	return bytes.HasSuffix(prefix, []byte("/")) && !bytes.ContainsAny(prefix, " \t\n\r;")
+}
+
+// isShortGap says whether the text between binary data and a name is
+// at most 7 bytes of non-name text, without blanks.
+func isShortGap(prefix []byte) bool {
+	return len(prefix) < 8 && !bytes.ContainsAny(prefix, " \t\n\r") && !bytes.ContainsFunc(prefix, isNameRune)
 }
 
 func isNameRune(r rune) bool { return r < 0x80 && isNameChar(byte(r)) }

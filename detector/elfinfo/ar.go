@@ -43,47 +43,68 @@ func Members(data []byte) ([]Member, error) {
 			}
 			return members, fmt.Errorf("archive member header at offset %d: truncated", off)
 		}
-		hdr := data[off : off+arHeaderSize]
-		if string(hdr[58:60]) != "`\n" {
-			return members, fmt.Errorf("archive member header at offset %d: bad terminator", off)
-		}
-		size, err := strconv.ParseUint(strings.TrimSpace(string(hdr[48:58])), 10, 63)
+		name, body, err := memberAt(data, off)
 		if err != nil {
-			return members, fmt.Errorf("archive member header at offset %d: bad size: %w", off, err)
+			return members, err
 		}
-		start := off + arHeaderSize
-		if size > uint64(len(data)-start) {
-			return members, fmt.Errorf("archive member at offset %d: size %d runs past the end", off, size)
+		m, ok, err := member(name, body, &longNames)
+		if err != nil {
+			return members, fmt.Errorf("archive member at offset %d: %w", off, err)
 		}
-		body := data[start : start+int(size)]
-		name := strings.TrimRight(string(hdr[0:16]), " ")
-		switch {
-		case name == "/" || name == "/SYM64/" || strings.HasPrefix(name, "__.SYMDEF"):
-			// symbol table
-		case name == "//":
-			longNames = newLongNameTable(body)
-		case strings.HasPrefix(name, "#1/"): // BSD: name stored before the data
-			n, err := strconv.Atoi(name[3:])
-			if err != nil || n < 0 || n > len(body) {
-				return members, fmt.Errorf("archive member at offset %d: bad BSD name length %q", off, name)
-			}
-			members = append(members, Member{Name: strings.TrimRight(string(body[:n]), "\x00"), Data: body[n:]})
-		case strings.HasPrefix(name, "/"): // GNU: offset into the long-name table
-			n, err := strconv.Atoi(name[1:])
-			long, ok := longNames.name(n)
-			if err != nil || !ok {
-				return members, fmt.Errorf("archive member at offset %d: bad long-name reference %q", off, name)
-			}
-			members = append(members, Member{Name: long, Data: body})
-		default:
-			members = append(members, Member{Name: strings.TrimSuffix(name, "/"), Data: body})
+		if ok {
+			members = append(members, m)
 		}
-		off = start + int(size)
+		off += arHeaderSize + len(body)
 		if off%2 == 1 {
 			off++ // members are 2-aligned
 		}
 	}
 	return members, nil
+}
+
+// memberAt reads the member header at off: the member's raw name and its
+// data.
+func memberAt(data []byte, off int) (name string, body []byte, err error) {
+	hdr := data[off : off+arHeaderSize]
+	if string(hdr[58:60]) != "`\n" {
+		return "", nil, fmt.Errorf("archive member header at offset %d: bad terminator", off)
+	}
+	size, err := strconv.ParseUint(strings.TrimSpace(string(hdr[48:58])), 10, 63)
+	if err != nil {
+		return "", nil, fmt.Errorf("archive member header at offset %d: bad size: %w", off, err)
+	}
+	start := off + arHeaderSize
+	if size > uint64(len(data)-start) {
+		return "", nil, fmt.Errorf("archive member at offset %d: size %d runs past the end", off, size)
+	}
+	return strings.TrimRight(string(hdr[0:16]), " "), data[start : start+int(size)], nil
+}
+
+// member is the object a member with this raw name holds; ok is false
+// for the symbol tables and the long-name table, which is kept in
+// longNames for the members after it.
+func member(name string, body []byte, longNames **longNameTable) (m Member, ok bool, err error) {
+	switch {
+	case name == "/" || name == "/SYM64/" || strings.HasPrefix(name, "__.SYMDEF"):
+		return Member{}, false, nil // symbol table
+	case name == "//":
+		*longNames = newLongNameTable(body)
+		return Member{}, false, nil
+	case strings.HasPrefix(name, "#1/"): // BSD: name stored before the data
+		n, err := strconv.Atoi(name[3:])
+		if err != nil || n < 0 || n > len(body) {
+			return Member{}, false, fmt.Errorf("bad BSD name length %q", name)
+		}
+		return Member{Name: strings.TrimRight(string(body[:n]), "\x00"), Data: body[n:]}, true, nil
+	case strings.HasPrefix(name, "/"): // GNU: offset into the long-name table
+		n, err := strconv.Atoi(name[1:])
+		long, ok := (*longNames).name(n)
+		if err != nil || !ok {
+			return Member{}, false, fmt.Errorf("bad long-name reference %q", name)
+		}
+		return Member{Name: long, Data: body}, true, nil
+	}
+	return Member{Name: strings.TrimSuffix(name, "/"), Data: body}, true, nil
 }
 
 // longNameTable is the GNU long-name table ("//"): names, each ended by

@@ -88,19 +88,40 @@ func zstdMaxWindow(src []byte) (uint64, error) {
 // zstdFrame reads the frame at off: its window and where the next
 // frame starts.
 func zstdFrame(src []byte, off int) (window uint64, next int, err error) {
-	p := off + 4
+	window, p, checksum, err := zstdFrameHeader(src, off)
+	if err != nil {
+		return 0, 0, err
+	}
+	if p, err = zstdBlocks(src, off, p); err != nil {
+		return 0, 0, err
+	}
+	if checksum {
+		if len(src)-p < 4 {
+			return 0, 0, fmt.Errorf("frame at offset %d: truncated checksum", off)
+		}
+		p += 4
+	}
+	return window, p, nil
+}
+
+// zstdFrameHeader reads the header of the frame at off: its window,
+// where its first block starts, and whether a checksum ends it.
+func zstdFrameHeader(src []byte, off int) (window uint64, p int, checksum bool, err error) {
+	truncated := fmt.Errorf("frame at offset %d: truncated header", off)
+	p = off + 4
 	if p >= len(src) {
-		return 0, 0, fmt.Errorf("frame at offset %d: truncated header", off)
+		return 0, 0, false, truncated
 	}
 	fhd := src[p]
 	p++
-	fcsFlag, single, checksum, didFlag := fhd>>6, fhd&0x20 != 0, fhd&0x04 != 0, fhd&0x03
+	fcsFlag, single, didFlag := fhd>>6, fhd&0x20 != 0, fhd&0x03
+	checksum = fhd&0x04 != 0
 	if fhd&0x08 != 0 {
-		return 0, 0, fmt.Errorf("frame at offset %d: reserved bit set", off)
+		return 0, 0, false, fmt.Errorf("frame at offset %d: reserved bit set", off)
 	}
 	if !single {
 		if p >= len(src) {
-			return 0, 0, fmt.Errorf("frame at offset %d: truncated header", off)
+			return 0, 0, false, truncated
 		}
 		wd := src[p]
 		p++
@@ -113,20 +134,32 @@ func zstdFrame(src []byte, off int) (window uint64, next int, err error) {
 		fcsSize = 1
 	}
 	if p+fcsSize > len(src) {
-		return 0, 0, fmt.Errorf("frame at offset %d: truncated header", off)
+		return 0, 0, false, truncated
 	}
 	if single {
-		var fcs [8]byte
-		copy(fcs[:], src[p:p+fcsSize])
-		window = binary.LittleEndian.Uint64(fcs[:])
-		if fcsSize == 2 {
-			window += 256
-		}
+		window = zstdContentSize(src[p : p+fcsSize])
 	}
-	p += fcsSize
+	return window, p + fcsSize, checksum, nil
+}
+
+// zstdContentSize decodes a Frame_Content_Size field: a single-segment
+// frame's window.
+func zstdContentSize(field []byte) uint64 {
+	var fcs [8]byte
+	copy(fcs[:], field)
+	size := binary.LittleEndian.Uint64(fcs[:])
+	if len(field) == 2 {
+		size += 256
+	}
+	return size
+}
+
+// zstdBlocks skips the blocks of the frame at off, the first at p, and
+// returns where the last one ends.
+func zstdBlocks(src []byte, off, p int) (int, error) {
 	for {
 		if len(src)-p < 3 {
-			return 0, 0, fmt.Errorf("frame at offset %d: truncated block header at %d", off, p)
+			return 0, fmt.Errorf("frame at offset %d: truncated block header at %d", off, p)
 		}
 		h := uint32(src[p]) | uint32(src[p+1])<<8 | uint32(src[p+2])<<16
 		p += 3
@@ -135,23 +168,16 @@ func zstdFrame(src []byte, off int) (window uint64, next int, err error) {
 		case 1: // RLE: one byte repeated size times
 			size = 1
 		case 3:
-			return 0, 0, fmt.Errorf("frame at offset %d: reserved block type", off)
+			return 0, fmt.Errorf("frame at offset %d: reserved block type", off)
 		}
 		if size > len(src)-p {
-			return 0, 0, fmt.Errorf("frame at offset %d: block runs past the end", off)
+			return 0, fmt.Errorf("frame at offset %d: block runs past the end", off)
 		}
 		p += size
 		if h&1 != 0 {
-			break
+			return p, nil
 		}
 	}
-	if checksum {
-		if len(src)-p < 4 {
-			return 0, 0, fmt.Errorf("frame at offset %d: truncated checksum", off)
-		}
-		p += 4
-	}
-	return window, p, nil
 }
 
 // checkNameTable vets the section name table before debug/elf's NewFile
@@ -159,24 +185,8 @@ func zstdFrame(src []byte, off int) (window uint64, next int, err error) {
 // names no table (so it decompresses nothing), which gives the sections
 // and their compression headers.
 func checkNameTable(data []byte, limit uint64) error {
-	if len(data) < 64 || !IsELF(data) {
-		return nil // NewFile refuses it
-	}
-	var field int // e_shstrndx
-	switch elf.Class(data[elf.EI_CLASS]) {
-	case elf.ELFCLASS32:
-		field = 0x32
-	case elf.ELFCLASS64:
-		field = 0x3E
-	default:
-		return nil
-	}
-	var bo binary.ByteOrder = binary.LittleEndian
-	if elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB {
-		bo = binary.BigEndian
-	}
-	idx := int(bo.Uint16(data[field:]))
-	if idx == 0 || !maybeCompressed(data, bo, idx) {
+	field, idx, ok := nameTableIndex(data)
+	if !ok {
 		return nil
 	}
 	head := bytes.Clone(data[:64])
@@ -202,6 +212,29 @@ func checkNameTable(data []byte, limit uint64) error {
 		return fmt.Errorf("section name table: %w", err)
 	}
 	return nil
+}
+
+// nameTableIndex reads e_shstrndx from the ELF header: the field's
+// offset and the index, and ok only when the table may be compressed
+// and needs the full check (not for what NewFile refuses anyway).
+func nameTableIndex(data []byte) (field, idx int, ok bool) {
+	if len(data) < 64 || !IsELF(data) {
+		return 0, 0, false // NewFile refuses it
+	}
+	switch elf.Class(data[elf.EI_CLASS]) {
+	case elf.ELFCLASS32:
+		field = 0x32
+	case elf.ELFCLASS64:
+		field = 0x3E
+	default:
+		return 0, 0, false
+	}
+	var bo binary.ByteOrder = binary.LittleEndian
+	if elf.Data(data[elf.EI_DATA]) == elf.ELFDATA2MSB {
+		bo = binary.BigEndian
+	}
+	idx = int(bo.Uint16(data[field:]))
+	return field, idx, idx != 0 && maybeCompressed(data, bo, idx)
 }
 
 // maybeCompressed reads the flags of section header idx straight from

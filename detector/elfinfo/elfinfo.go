@@ -161,73 +161,106 @@ func (r *reader) readDynamic(info *Info) error {
 	if ds == nil {
 		return nil // static object or executable, or no section headers: nothing to read
 	}
-	if int(ds.Link) <= 0 || int(ds.Link) >= len(r.f.Sections) {
-		return fmt.Errorf("dynamic section: string table is section %d of %d", ds.Link, len(r.f.Sections))
-	}
-	strtab := r.f.Sections[ds.Link]
-	str, err := r.section(strtab)
+	str, dyn, err := r.sectionWithStrings(ds, "dynamic section")
 	if err != nil {
-		return fmt.Errorf("dynamic section: string table: %w", err)
+		return err
 	}
-	dyn, err := r.section(ds)
-	if err != nil {
-		return fmt.Errorf("dynamic section: %w", err)
-	}
-	var errs errorList
 	entry := 16
 	if r.f.Class == elf.ELFCLASS32 {
 		entry = 8
 	}
-	budget := len(str) // the bytes of strings kept, in all
-	needed, extra := 0, 0
+	d := dynNames{str: str, budget: len(str)}
 	for p := 0; p+entry <= len(dyn); p += entry {
-		var tag elf.DynTag
-		var val uint64
-		if entry == 16 {
-			tag, val = elf.DynTag(r.f.ByteOrder.Uint64(dyn[p:])), r.f.ByteOrder.Uint64(dyn[p+8:])
-		} else {
-			tag, val = elf.DynTag(r.f.ByteOrder.Uint32(dyn[p:])), uint64(r.f.ByteOrder.Uint32(dyn[p+4:]))
-		}
+		tag, val := r.dynEntry(dyn[p : p+entry])
 		if tag == elf.DT_NULL {
 			break
 		}
-		if tag != elf.DT_SONAME && tag != elf.DT_NEEDED {
-			continue
-		}
-		if tag == elf.DT_SONAME && info.Soname != "" {
-			continue // the first one counts
-		}
-		if tag == elf.DT_NEEDED && needed == MaxNeeded {
-			extra++
-			continue
-		}
-		b, bad := dynString(str, val)
-		if bad == strOK && len(b) > budget {
-			bad = strOverlap
-		}
-		if bad != strOK {
-			// Formatted only when reported: a file of thousands of bad
-			// entries must not cost an error value each.
-			if errs.full() {
-				errs.dropped++
-			} else {
-				errs.add(fmt.Errorf("dynamic section: %s: %w", tag, bad.err(val, len(str))))
-			}
-			continue
-		}
-		budget -= len(b)
-		s := string(b) // a copy: the names outlive a mapped file
-		if tag == elf.DT_SONAME {
-			info.Soname = s
+		d.take(info, tag, val)
+	}
+	if d.extra > 0 {
+		d.errs.add(fmt.Errorf("dynamic section: %d DT_NEEDED entries, only the first %d kept", MaxNeeded+d.extra, MaxNeeded))
+	}
+	return d.errs.err()
+}
+
+// sectionWithStrings reads sec and the string table it links to; what
+// names sec in the errors.
+func (r *reader) sectionWithStrings(sec *elf.Section, what string) (str, body []byte, err error) {
+	if int(sec.Link) <= 0 || int(sec.Link) >= len(r.f.Sections) {
+		return nil, nil, fmt.Errorf("%s: string table is section %d of %d", what, sec.Link, len(r.f.Sections))
+	}
+	str, err = r.section(r.f.Sections[sec.Link])
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: string table: %w", what, err)
+	}
+	body, err = r.section(sec)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return str, body, nil
+}
+
+// dynEntry decodes one dynamic entry, 16 bytes (ELF64) or 8 (ELF32).
+func (r *reader) dynEntry(e []byte) (elf.DynTag, uint64) {
+	if len(e) == 16 {
+		return elf.DynTag(r.f.ByteOrder.Uint64(e)), r.f.ByteOrder.Uint64(e[8:])
+	}
+	return elf.DynTag(r.f.ByteOrder.Uint32(e)), uint64(r.f.ByteOrder.Uint32(e[4:]))
+}
+
+// dynNames keeps the names of DT_SONAME and DT_NEEDED entries, within
+// the bounds readDynamic describes.
+type dynNames struct {
+	str    []byte // the string table
+	budget int    // the bytes of strings still to keep, in all
+	needed int    // DT_NEEDED names kept
+	extra  int    // DT_NEEDED entries past MaxNeeded
+	errs   errorList
+}
+
+// take keeps the name of the entry when it is one that counts.
+func (d *dynNames) take(info *Info, tag elf.DynTag, val uint64) {
+	if !d.counts(info, tag) {
+		return
+	}
+	b, bad := dynString(d.str, val)
+	if bad == strOK && len(b) > d.budget {
+		bad = strOverlap
+	}
+	if bad != strOK {
+		// Formatted only when reported: a file of thousands of bad
+		// entries must not cost an error value each.
+		if d.errs.full() {
+			d.errs.dropped++
 		} else {
-			info.Needed = append(info.Needed, s)
-			needed++
+			d.errs.add(fmt.Errorf("dynamic section: %s: %w", tag, bad.err(val, len(d.str))))
 		}
+		return
 	}
-	if extra > 0 {
-		errs.add(fmt.Errorf("dynamic section: %d DT_NEEDED entries, only the first %d kept", MaxNeeded+extra, MaxNeeded))
+	d.budget -= len(b)
+	s := string(b) // a copy: the names outlive a mapped file
+	if tag == elf.DT_SONAME {
+		info.Soname = s
+	} else {
+		info.Needed = append(info.Needed, s)
+		d.needed++
 	}
-	return errs.err()
+}
+
+// counts says whether the entry's name is one to keep: the first
+// DT_SONAME, and the first MaxNeeded DT_NEEDED (the rest are counted).
+func (d *dynNames) counts(info *Info, tag elf.DynTag) bool {
+	switch tag {
+	case elf.DT_SONAME:
+		return info.Soname == ""
+	case elf.DT_NEEDED:
+		if d.needed == MaxNeeded {
+			d.extra++
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // strProblem is what is wrong with a string a dynamic entry names.

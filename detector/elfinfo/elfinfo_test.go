@@ -147,6 +147,50 @@ func TestAgainstToolchain(t *testing.T) {
 			testenv.Unavailable(t, tool+" is not installed (scripts/install-deps.sh installs it)")
 		}
 	}
+	dir := buildWithToolchain(t)
+	t.Run("shared library", func(t *testing.T) {
+		info, err := elfinfo.Read(readFile(t, filepath.Join(dir, "libfoo.so")))
+		if err != nil {
+			t.Fatalf("Read libfoo.so: %v", err)
+		}
+		if diff := cmp.Diff([]string{"sm_60", "sm_86"}, info.Archs()); diff != "" {
+			t.Errorf("libfoo.so archs (-want +got):\n%s", diff)
+		}
+		// The version script's names, without the base entry (the soname).
+		if diff := cmp.Diff([]string{"FOO_1.0", "FOO_1.1"}, info.VersionDefs); diff != "" {
+			t.Errorf("VersionDefs (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(readelfComments(t, dir, "libfoo.so"), info.Comments); diff != "" {
+			t.Errorf("Comments (-readelf +got):\n%s", diff)
+		}
+		wantSoname, wantNeeded := patchelfNames(t, dir, "libfoo.so")
+		if info.Soname != wantSoname {
+			t.Errorf("Soname = %q, want %q", info.Soname, wantSoname)
+		}
+		if diff := cmp.Diff(wantNeeded, info.Needed); diff != "" {
+			t.Errorf("Needed (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("static archive", func(t *testing.T) {
+		members, err := elfinfo.Members(readFile(t, filepath.Join(dir, "libfoo_static.a")))
+		if err != nil || len(members) != 1 {
+			t.Fatalf("Members: %d members, err %v", len(members), err)
+		}
+		minfo, err := elfinfo.Read(members[0].Data)
+		if err != nil {
+			t.Fatalf("Read member: %v", err)
+		}
+		if diff := cmp.Diff([]string{"sm_75"}, minfo.Archs()); diff != "" {
+			t.Errorf("archive member archs (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// buildWithToolchain builds, in a new directory, libfoo.so (soname
+// libfoo.so.3, versions FOO_1.0 and FOO_1.1, a .nv_fatbin of sm_60 and
+// sm_86) and libfoo_static.a (one member with an sm_75
+// __nv_relfatbin).
+func buildWithToolchain(t *testing.T) string {
 	dir := t.TempDir()
 	run := func(name string, args ...string) {
 		t.Helper()
@@ -170,64 +214,44 @@ func TestAgainstToolchain(t *testing.T) {
 	run("gcc", "-c", "-fPIC", "-o", "foo.o", "foo.c")
 	run("objcopy", "--add-section", "__nv_relfatbin=rel.bin", "--set-section-alignment", "__nv_relfatbin=8", "foo.o")
 	run("ar", "rcs", "libfoo_static.a", "foo.o")
+	return dir
+}
 
-	data, err := os.ReadFile(filepath.Join(dir, "libfoo.so"))
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	info, err := elfinfo.Read(data)
-	if err != nil {
-		t.Fatalf("Read libfoo.so: %v", err)
-	}
-	if diff := cmp.Diff([]string{"sm_60", "sm_86"}, info.Archs()); diff != "" {
-		t.Errorf("libfoo.so archs (-want +got):\n%s", diff)
-	}
-	wantSoname, wantNeeded := "libfoo.so.3", []string{"libm.so.6", "libc.so.6"}
-	if _, err := exec.LookPath("patchelf"); err == nil {
-		wantSoname = strings.TrimSpace(output(t, dir, "patchelf", "--print-soname", "libfoo.so"))
-		wantNeeded = strings.Fields(output(t, dir, "patchelf", "--print-needed", "libfoo.so"))
-	} else {
+	return data
+}
+
+// patchelfNames are the soname and needed libraries patchelf reads from
+// lib, or without patchelf the values gcc was asked for.
+func patchelfNames(t *testing.T, dir, lib string) (soname string, needed []string) {
+	t.Helper()
+	if _, err := exec.LookPath("patchelf"); err != nil {
 		testenv.NotChecked(t, "patchelf is not installed (apt-get install patchelf): checking against the values gcc was asked for")
+		return "libfoo.so.3", []string{"libm.so.6", "libc.so.6"}
 	}
-	// The version script's names, without the base entry (the soname);
-	// the .comment strings as readelf prints them.
-	if diff := cmp.Diff([]string{"FOO_1.0", "FOO_1.1"}, info.VersionDefs); diff != "" {
-		t.Errorf("VersionDefs (-want +got):\n%s", diff)
-	}
-	var wantComments []string
-	for _, l := range strings.Split(output(t, dir, "readelf", "-p", ".comment", "libfoo.so"), "\n") {
-		if _, c, ok := strings.Cut(l, "]"); ok && strings.TrimSpace(c) != "" && !slices.Contains(wantComments, strings.TrimSpace(c)) {
-			wantComments = append(wantComments, strings.TrimSpace(c))
+	return strings.TrimSpace(output(t, dir, "patchelf", "--print-soname", lib)),
+		strings.Fields(output(t, dir, "patchelf", "--print-needed", lib))
+}
+
+// readelfComments are lib's distinct .comment strings as readelf prints
+// them.
+func readelfComments(t *testing.T, dir, lib string) []string {
+	t.Helper()
+	var comments []string
+	for _, l := range strings.Split(output(t, dir, "readelf", "-p", ".comment", lib), "\n") {
+		if _, c, ok := strings.Cut(l, "]"); ok && strings.TrimSpace(c) != "" && !slices.Contains(comments, strings.TrimSpace(c)) {
+			comments = append(comments, strings.TrimSpace(c))
 		}
 	}
-	if len(wantComments) == 0 {
+	if len(comments) == 0 {
 		t.Fatal("readelf lists no .comment string for a gcc-built library")
 	}
-	if diff := cmp.Diff(wantComments, info.Comments); diff != "" {
-		t.Errorf("Comments (-readelf +got):\n%s", diff)
-	}
-	if info.Soname != wantSoname {
-		t.Errorf("Soname = %q, want %q", info.Soname, wantSoname)
-	}
-	if diff := cmp.Diff(wantNeeded, info.Needed); diff != "" {
-		t.Errorf("Needed (-want +got):\n%s", diff)
-	}
-
-	ar, err := os.ReadFile(filepath.Join(dir, "libfoo_static.a"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	members, err := elfinfo.Members(ar)
-	if err != nil || len(members) != 1 {
-		t.Fatalf("Members: %d members, err %v", len(members), err)
-	}
-	minfo, err := elfinfo.Read(members[0].Data)
-	if err != nil {
-		t.Fatalf("Read member: %v", err)
-	}
-	if diff := cmp.Diff([]string{"sm_75"}, minfo.Archs()); diff != "" {
-		t.Errorf("archive member archs (-want +got):\n%s", diff)
-	}
+	return comments
 }
 
 func output(t *testing.T, dir, name string, args ...string) string {

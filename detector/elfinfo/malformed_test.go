@@ -37,18 +37,7 @@ func TestMalformedDynamic(t *testing.T) {
 
 	// The first DT_NEEDED points far past .dynstr.
 	bad := bytes.Clone(good)
-	off, size := section(t, bad, ".dynamic")
-	patched := false
-	for p := off; p+16 <= off+size; p += 16 {
-		if elf.DynTag(binary.LittleEndian.Uint64(bad[p:])) == elf.DT_NEEDED {
-			binary.LittleEndian.PutUint64(bad[p+8:], 1<<40)
-			patched = true
-			break
-		}
-	}
-	if !patched {
-		t.Fatal("no DT_NEEDED to patch")
-	}
+	pointFirstNeededAt(t, bad, 1<<40)
 	info, err = elfinfo.Read(bad)
 	if err == nil || !strings.Contains(err.Error(), "DT_NEEDED") || !strings.Contains(err.Error(), "outside the string table") {
 		t.Errorf("out-of-bounds DT_NEEDED: err = %v", err)
@@ -59,11 +48,25 @@ func TestMalformedDynamic(t *testing.T) {
 
 	// .dynstr loses its terminators: the last string runs off its end.
 	bad = bytes.Clone(good)
-	off, size = section(t, bad, ".dynstr")
+	off, size := section(t, bad, ".dynstr")
 	for p := off + size - 1; p > off && bad[p] == 0; p-- {
 		bad[p] = 'x'
 	}
 	if _, err := elfinfo.Read(bad); err == nil || !strings.Contains(err.Error(), "not terminated") {
 		t.Errorf("unterminated .dynstr: err = %v", err)
 	}
+}
+
+// pointFirstNeededAt sets the string offset of the first DT_NEEDED of
+// the ELF64 file data (little-endian) to val.
+func pointFirstNeededAt(t *testing.T, data []byte, val uint64) {
+	t.Helper()
+	off, size := section(t, data, ".dynamic")
+	for p := off; p+16 <= off+size; p += 16 {
+		if elf.DynTag(binary.LittleEndian.Uint64(data[p:])) == elf.DT_NEEDED {
+			binary.LittleEndian.PutUint64(data[p+8:], val)
+			return
+		}
+	}
+	t.Fatal("no DT_NEEDED to patch")
 }

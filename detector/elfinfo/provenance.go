@@ -3,6 +3,7 @@ package elfinfo
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -44,54 +45,73 @@ func (r *reader) readVersionDefs(info *Info) error {
 	if sec == nil {
 		return nil
 	}
-	if int(sec.Link) <= 0 || int(sec.Link) >= len(r.f.Sections) {
-		return fmt.Errorf("version definitions: string table is section %d of %d", sec.Link, len(r.f.Sections))
-	}
-	str, err := r.section(r.f.Sections[sec.Link])
+	str, body, err := r.sectionWithStrings(sec, "version definitions")
 	if err != nil {
-		return fmt.Errorf("version definitions: string table: %w", err)
+		return err
 	}
-	body, err := r.section(sec)
-	if err != nil {
-		return fmt.Errorf("version definitions: %w", err)
-	}
-	budget := len(str)
-	seen := map[string]bool{}
-	bo := r.f.ByteOrder
+	v := verdefs{bo: r.f.ByteOrder, body: body, str: str, budget: len(str), seen: map[string]bool{}}
 	off := 0
 	for range MaxVersionDefs {
-		if off+verdefSize > len(body) {
-			return fmt.Errorf("version definitions: entry at offset %d runs past the section (%d bytes)", off, len(body))
-		}
-		flags := bo.Uint16(body[off+2:])
-		aux, next := bo.Uint32(body[off+12:]), bo.Uint32(body[off+16:])
-		if flags&verFlagBase == 0 {
-			if uint64(aux) > uint64(len(body)-off-verdauxSize) {
-				return fmt.Errorf("version definitions: entry at offset %d: auxiliary entry at +%d runs past the section", off, aux)
-			}
-			name := bo.Uint32(body[off+int(aux):])
-			b, bad := dynString(str, uint64(name))
-			if bad == strOK && len(b) > budget {
-				bad = strOverlap
-			}
-			if bad != strOK {
-				return fmt.Errorf("version definitions: entry at offset %d: %w", off, bad.err(uint64(name), len(str)))
-			}
-			budget -= len(b)
-			if s := string(b); !seen[s] {
-				seen[s] = true
-				info.VersionDefs = append(info.VersionDefs, s)
-			}
+		next, err := v.entry(info, off)
+		if err != nil {
+			return fmt.Errorf("version definitions: %w", err)
 		}
 		if next == 0 {
 			return nil
 		}
-		if uint64(next) > uint64(len(body)-off) {
-			return fmt.Errorf("version definitions: entry at offset %d: next entry at +%d is past the section", off, next)
-		}
-		off += int(next)
+		off += next
 	}
 	return fmt.Errorf("version definitions: more than %d entries, only those kept", MaxVersionDefs)
+}
+
+// verdefs walks a .gnu.version_d section, body, whose names are in str.
+type verdefs struct {
+	bo        binary.ByteOrder
+	body, str []byte
+	budget    int // the bytes of names still to keep, in all
+	seen      map[string]bool
+}
+
+// entry keeps the name of the entry at off unless it is the base entry
+// or a repeat, and returns vd_next: 0 for the last entry.
+func (v *verdefs) entry(info *Info, off int) (next int, err error) {
+	if off+verdefSize > len(v.body) {
+		return 0, fmt.Errorf("entry at offset %d runs past the section (%d bytes)", off, len(v.body))
+	}
+	flags := v.bo.Uint16(v.body[off+2:])
+	aux, vdNext := v.bo.Uint32(v.body[off+12:]), v.bo.Uint32(v.body[off+16:])
+	if flags&verFlagBase == 0 {
+		s, err := v.name(off, aux)
+		if err != nil {
+			return 0, err
+		}
+		if !v.seen[s] {
+			v.seen[s] = true
+			info.VersionDefs = append(info.VersionDefs, s)
+		}
+	}
+	if uint64(vdNext) > uint64(len(v.body)-off) {
+		return 0, fmt.Errorf("entry at offset %d: next entry at +%d is past the section", off, vdNext)
+	}
+	return int(vdNext), nil
+}
+
+// name is the version name of the entry at off, whose auxiliary entry
+// is at +aux.
+func (v *verdefs) name(off int, aux uint32) (string, error) {
+	if uint64(aux) > uint64(len(v.body)-off-verdauxSize) {
+		return "", fmt.Errorf("entry at offset %d: auxiliary entry at +%d runs past the section", off, aux)
+	}
+	name := v.bo.Uint32(v.body[off+int(aux):])
+	b, bad := dynString(v.str, uint64(name))
+	if bad == strOK && len(b) > v.budget {
+		bad = strOverlap
+	}
+	if bad != strOK {
+		return "", fmt.Errorf("entry at offset %d: %w", off, bad.err(uint64(name), len(v.str)))
+	}
+	v.budget -= len(b)
+	return string(b), nil
 }
 
 // readComment keeps the distinct strings of the .comment section (the

@@ -288,43 +288,17 @@ func (t *tree) libGroups() (layout string, archs, provided, needed features.Grou
 	if !t.nonEmptyDir("lib") {
 		return "none", empty, empty, empty
 	}
-	isSO := hasSuffix(".so")
-	var files, dirs []string
-	for _, p := range t.entries("lib") {
-		name := path.Base(p)
-		switch {
-		case t.isDir(p):
-			if !ignoredLibDirs[name] {
-				dirs = append(dirs, p)
-			}
-		case isSO(name) && t.isFile(p):
-			files = append(files, p)
-		}
-	}
-	collect := func(paths []string) (a, p, n []string) {
-		for _, rel := range paths {
-			node, _ := t.follow(rel)
-			if node == nil || node.kind != kindFile || node.file == nil || !isSO(path.Base(rel)) {
-				continue
-			}
-			a = append(a, node.file.archs...)
-			if node.file.soname != "" {
-				p = append(p, node.file.soname)
-			}
-			n = append(n, node.file.needed...)
-		}
-		return archList(a), sortedUnique(p), sortedUnique(n)
-	}
+	files, dirs := t.libEntries()
 	switch {
 	case len(files) == 0 && len(dirs) == 0:
 		return "none", empty, empty, empty
 	case len(dirs) == 0:
-		a, p, n := collect(files)
+		a, p, n := t.libsOf(files)
 		return "files", features.Grouped{List: a}, features.Grouped{List: p}, features.Grouped{List: n}
 	}
 	archs.Groups, provided.Groups, needed.Groups = map[string][]string{}, map[string][]string{}, map[string][]string{}
 	add := func(key string, paths []string) bool {
-		a, p, n := collect(paths)
+		a, p, n := t.libsOf(paths)
 		archs.Groups[key], provided.Groups[key], needed.Groups[key] = a, p, n
 		return t.detail.charge(3*len(key)+stringsBytes(a)+stringsBytes(p)+stringsBytes(n), "lib/"+key)
 	}
@@ -339,6 +313,42 @@ func (t *tree) libGroups() (layout string, archs, provided, needed features.Grou
 		add(".", files)
 	}
 	return layout, archs, provided, needed
+}
+
+// libEntries are lib/'s direct children that count: its *.so files, and
+// its subdirectories but ignoredLibDirs.
+func (t *tree) libEntries() (files, dirs []string) {
+	isSO := hasSuffix(".so")
+	for _, p := range t.entries("lib") {
+		name := path.Base(p)
+		switch {
+		case t.isDir(p):
+			if !ignoredLibDirs[name] {
+				dirs = append(dirs, p)
+			}
+		case isSO(name) && t.isFile(p):
+			files = append(files, p)
+		}
+	}
+	return files, dirs
+}
+
+// libsOf is the architectures, sonames and needed libraries of the *.so
+// files among paths.
+func (t *tree) libsOf(paths []string) (archs, sonames, needed []string) {
+	isSO := hasSuffix(".so")
+	for _, rel := range paths {
+		node, _ := t.follow(rel)
+		if node == nil || node.kind != kindFile || node.file == nil || !isSO(path.Base(rel)) {
+			continue
+		}
+		archs = append(archs, node.file.archs...)
+		if node.file.soname != "" {
+			sonames = append(sonames, node.file.soname)
+		}
+		needed = append(needed, node.file.needed...)
+	}
+	return archList(archs), sortedUnique(sonames), sortedUnique(needed)
 }
 
 func archList(a []string) []string {

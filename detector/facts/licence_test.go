@@ -12,50 +12,63 @@ import (
 
 // TestReadLicence: the file at the top of a tree, preferred by name; a
 // symlink, a file below the top, or one over the bound is not read.
-//
-// Above gocyclo's 15 on purpose: one tree, each file placement's outcome checked in turn.
-//
-//gocyclo:ignore
 func TestReadLicence(t *testing.T) {
+	t.Run("placement and preference", testLicencePlacement)
+	t.Run("over the bound", testLicenceOverTheBound)
+	t.Run("long first line", testLicenceLongLine)
+}
+
+// testLicencePlacement: nothing in an empty tree, nor from a symlink or
+// a file below the top; License.txt preferred to LICENSE.md, its first
+// line without BOM and blank lines.
+func testLicencePlacement(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if l, err := facts.ReadLicence(dir); l != nil || err != nil {
 		t.Errorf("empty tree: %+v, %v", l, err)
 	}
-	write("sub/LICENSE", "below the top")
+	writeTreeFile(t, dir, "sub/LICENSE", "below the top")
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "LICENSE")); err != nil {
 		t.Fatal(err)
 	}
 	if l, err := facts.ReadLicence(dir); l != nil || err != nil {
 		t.Errorf("a symlink and a file below the top: %+v, %v", l, err)
 	}
-	write("License.txt", "\ufeff\n  \n  End User License Agreement  \nmore\n")
-	write("LICENSE.md", "second choice")
+	writeTreeFile(t, dir, "License.txt", "\ufeff\n  \n  End User License Agreement  \nmore\n")
+	writeTreeFile(t, dir, "LICENSE.md", "second choice")
 	l, err := facts.ReadLicence(dir)
 	if err != nil || l == nil || l.Path != "License.txt" || l.FirstLine != "End User License Agreement" || len(l.SHA256) != 64 || l.Size != 43 {
 		t.Errorf("got %+v, %v", l, err)
 	}
+}
+
+// testLicenceOverTheBound: a licence over MaxLicenceBytes is sized, not
+// hashed.
+func testLicenceOverTheBound(t *testing.T) {
 	big := t.TempDir()
-	if err := os.WriteFile(filepath.Join(big, "LICENSE"), []byte(strings.Repeat("x", facts.MaxLicenceBytes+1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTreeFile(t, big, "LICENSE", strings.Repeat("x", facts.MaxLicenceBytes+1))
 	if l, err := facts.ReadLicence(big); err != nil || l == nil || l.SHA256 != "" || l.Size != facts.MaxLicenceBytes+1 {
 		t.Errorf("over the bound: %+v, %v", l, err)
 	}
+}
+
+// testLicenceLongLine: a long first line is cut between characters.
+func testLicenceLongLine(t *testing.T) {
 	long := t.TempDir()
-	if err := os.WriteFile(filepath.Join(long, "LICENSE"), []byte(strings.Repeat("é", 150)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeTreeFile(t, long, "LICENSE", strings.Repeat("é", 150))
 	if l, _ := facts.ReadLicence(long); l == nil || len(l.FirstLine) > 200 || !strings.HasPrefix(l.FirstLine, "éé") || strings.ContainsRune(l.FirstLine, '\ufffd') {
 		t.Errorf("a long line cut in a character: %+v", l)
+	}
+}
+
+// writeTreeFile writes content to dir/rel, making its directories.
+func writeTreeFile(t *testing.T, dir, rel, content string) {
+	t.Helper()
+	p := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -402,51 +402,67 @@ func (r *reader) walk(abs, rel, raw string) bool {
 	}
 	switch mode := fi.Mode(); {
 	case mode&fs.ModeSymlink != 0:
-		target, err := os.Readlink(abs)
-		if err != nil {
-			return r.fail(err)
-		}
-		return r.send(walkItem{rel: rel, raw: raw, kind: kindSymlink, target: features.EscapeName(target), rawTarget: target})
+		return r.walkSymlink(abs, rel, raw)
 	case mode.IsDir():
-		names, err := readDirNames(abs)
-		if err != nil {
-			return r.fail(err)
-		}
-		// NAR orders entries by their bytes, as Go's string comparison does.
-		sort.Strings(names)
-		escaped := make([]string, len(names))
-		for i, name := range names {
-			escaped[i] = features.EscapeName(name)
-		}
-		if !r.send(walkItem{rel: rel, raw: raw, kind: kindDir, children: escaped}) {
-			return false
-		}
-		for i, name := range names {
-			if !r.walk(abs+"/"+name, joinRel(rel, escaped[i]), joinRel(raw, name)) {
-				return false
-			}
-		}
-		return true
+		return r.walkDir(abs, rel, raw)
 	case mode.IsRegular():
-		it := walkItem{rel: rel, raw: raw, abs: abs, kind: kindFile, exec: mode&0o111 != 0, size: fi.Size()}
-		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
-			it.id = fileID{dev: uint64(st.Dev), ino: st.Ino}
-		}
-		if it.size > 0 && it.size <= smallFile {
-			buf := r.buffer()
-			if buf == nil {
-				return false
-			}
-			data, err := readSmall(abs, it.size, *buf)
-			if err != nil {
-				return r.fail(fmt.Errorf("read %s: %w", abs, err))
-			}
-			it.data, it.buf = data, buf
-		}
-		return r.send(it)
+		return r.walkFile(abs, rel, raw, fi)
 	default:
 		return r.fail(fmt.Errorf("%s: unsupported file type %v (a store path holds only files, directories and symlinks)", abs, mode.Type()))
 	}
+}
+
+// walkSymlink sends the symlink abs with its target.
+func (r *reader) walkSymlink(abs, rel, raw string) bool {
+	target, err := os.Readlink(abs)
+	if err != nil {
+		return r.fail(err)
+	}
+	return r.send(walkItem{rel: rel, raw: raw, kind: kindSymlink, target: features.EscapeName(target), rawTarget: target})
+}
+
+// walkDir sends the directory abs with its children's names, then walks
+// each child.
+func (r *reader) walkDir(abs, rel, raw string) bool {
+	names, err := readDirNames(abs)
+	if err != nil {
+		return r.fail(err)
+	}
+	// NAR orders entries by their bytes, as Go's string comparison does.
+	sort.Strings(names)
+	escaped := make([]string, len(names))
+	for i, name := range names {
+		escaped[i] = features.EscapeName(name)
+	}
+	if !r.send(walkItem{rel: rel, raw: raw, kind: kindDir, children: escaped}) {
+		return false
+	}
+	for i, name := range names {
+		if !r.walk(abs+"/"+name, joinRel(rel, escaped[i]), joinRel(raw, name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// walkFile sends the regular file abs, with its data when it is small.
+func (r *reader) walkFile(abs, rel, raw string, fi fs.FileInfo) bool {
+	it := walkItem{rel: rel, raw: raw, abs: abs, kind: kindFile, exec: fi.Mode()&0o111 != 0, size: fi.Size()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Nlink > 1 {
+		it.id = fileID{dev: uint64(st.Dev), ino: st.Ino}
+	}
+	if it.size > 0 && it.size <= smallFile {
+		buf := r.buffer()
+		if buf == nil {
+			return false
+		}
+		data, err := readSmall(abs, it.size, *buf)
+		if err != nil {
+			return r.fail(fmt.Errorf("read %s: %w", abs, err))
+		}
+		it.data, it.buf = data, buf
+	}
+	return r.send(it)
 }
 
 func joinRel(dir, name string) string {

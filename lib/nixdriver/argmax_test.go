@@ -31,22 +31,7 @@ func TestPastArgMax(t *testing.T) {
 	if _, err := exec.LookPath("nix-store"); err != nil {
 		testenv.Unavailable(t, "Nix is not installed: no nix-store (apt-get install nix-bin)", "CRFF_REQUIRE_NIX")
 	}
-	// Paths of about 4,000 bytes: 15 directories of 250-byte names.
-	dir := t.TempDir()
-	for i := 0; i < 15; i++ {
-		dir = filepath.Join(dir, fmt.Sprintf("%02d%s", i, strings.Repeat("d", 248)))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	var files []string
-	for i := 0; i < distinct; i++ {
-		f := filepath.Join(dir, fmt.Sprintf("argmax-%s-%03d.txt", t.Name(), i))
-		if err := os.WriteFile(f, []byte(f+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
+	files := longPaths(t)
 	files = append(files, files...) // each archive four times
 	files = append(files, files...)
 	if n := nixexec.ArgBytes(files...); n < 2*argMax {
@@ -66,14 +51,7 @@ func TestPastArgMax(t *testing.T) {
 			t.Errorf("delete the test's paths: %v\n%s", err, out)
 		}
 	}()
-	if len(paths) != len(files) {
-		t.Fatalf("%d paths for %d files", len(paths), len(files))
-	}
-	for i, p := range paths[:distinct] {
-		if paths[distinct+i] != p || !strings.HasSuffix(p, filepath.Base(files[i])) {
-			t.Fatalf("file %s: %s and %s", files[i], p, paths[distinct+i])
-		}
-	}
+	checkAddedOnce(t, files, paths)
 	// The same paths over and over: 3 MiB of store paths.
 	var many []string
 	for nixexec.ArgBytes(many...) < 3<<20 {
@@ -82,8 +60,51 @@ func TestPastArgMax(t *testing.T) {
 	if err := r.Realise(ctx, many); err != nil {
 		t.Fatalf("Realise of %d paths: %v\n%s", len(many), err, stderr.String())
 	}
+	checkValidAndClosed(t, r, many, paths[0])
+}
+
+// longPaths writes the test's distinct files, each path about 4,000
+// bytes: 15 directories of 250-byte names.
+func longPaths(t *testing.T) []string {
+	dir := t.TempDir()
+	for i := 0; i < 15; i++ {
+		dir = filepath.Join(dir, fmt.Sprintf("%02d%s", i, strings.Repeat("d", 248)))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for i := 0; i < distinct; i++ {
+		f := filepath.Join(dir, fmt.Sprintf("argmax-%s-%03d.txt", t.Name(), i))
+		if err := os.WriteFile(f, []byte(f+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// checkAddedOnce: AddFixed gave a path for each of files, the same for
+// each repeat of a file, named after it.
+func checkAddedOnce(t *testing.T, files, paths []string) {
+	t.Helper()
+	if len(paths) != len(files) {
+		t.Fatalf("%d paths for %d files", len(paths), len(files))
+	}
+	for i, p := range paths[:distinct] {
+		if paths[distinct+i] != p || !strings.HasSuffix(p, filepath.Base(files[i])) {
+			t.Fatalf("file %s: %s and %s", files[i], p, paths[distinct+i])
+		}
+	}
+}
+
+// checkValidAndClosed: Valid and Closure take the long list many of
+// sources (first among them): all valid, no closure.
+func checkValidAndClosed(t *testing.T, r *Runner, many []string, first string) {
+	t.Helper()
+	ctx := context.Background()
 	valid, err := r.Valid(ctx, many)
-	if err != nil || len(valid) != distinct || !valid[paths[0]] {
+	if err != nil || len(valid) != distinct || !valid[first] {
 		t.Errorf("Valid: %d paths, %v", len(valid), err)
 	}
 	closure, err := Closure(ctx, many)

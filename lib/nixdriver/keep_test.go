@@ -122,9 +122,7 @@ func TestCopyOutput(t *testing.T) {
 	ctx := context.Background()
 	r := &Runner{}
 	dir := filepath.Join(t.TempDir(), "aggregate_1")
-	if err := os.Symlink(out, dir); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink(out, dir))
 	if changed, err := r.CopyOutput(ctx, out, dir); err != nil || !changed {
 		t.Fatalf("first: %v %v", changed, err)
 	}
@@ -138,9 +136,7 @@ func TestCopyOutput(t *testing.T) {
 		if string(got) != string(want) {
 			t.Errorf("%s: %q, want %q", name, got, want)
 		}
-		if err := os.Chtimes(filepath.Join(dir, name), old, old); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.Chtimes(filepath.Join(dir, name), old, old))
 	}
 	if changed, err := r.CopyOutput(ctx, out, dir); err != nil || changed {
 		t.Fatalf("second: %v %v", changed, err)
@@ -149,9 +145,7 @@ func TestCopyOutput(t *testing.T) {
 		t.Error("second call rewrote index.json")
 	}
 	stale := filepath.Join(dir, "buildRedist.json")
-	if err := os.WriteFile(stale, []byte("{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(stale, []byte("{}"), 0o644))
 	if changed, err := r.CopyOutput(ctx, out, dir); err != nil || !changed {
 		t.Fatalf("third: %v %v", changed, err)
 	}

@@ -70,14 +70,15 @@ func TestEmbeddedLibraryIsEvaluatedFromTheStore(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", cache)
 	root := filepath.Join(cache, nixlib.CacheName)
 	testHookAfterExtract = func(dir string) { swap(t, dir) }
-	lib, err := FindNixLib("")
+	_, err := FindNixLib("")
 	testHookAfterExtract = nil
 	t.Logf("swapped before the copy: %v", err)
 	if err != nil && !strings.Contains(err.Error(), "store path mismatch") {
 		t.Fatalf("a library swapped before its copy into the store: %v", err)
 	}
 	// The run after it finds the changed copy and writes it again.
-	if lib, err = FindNixLib(""); err != nil {
+	lib, err := FindNixLib("")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(lib, nixStoreDir()+"/") {

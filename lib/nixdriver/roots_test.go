@@ -74,30 +74,22 @@ func TestRemoveStaleRoots(t *testing.T) {
 func TestRemoveStaleRootsRegistered(t *testing.T) {
 	state := t.TempDir()
 	auto := filepath.Join(state, "gcroots", "auto")
-	if err := os.MkdirAll(auto, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.MkdirAll(auto, 0o755))
 	t.Setenv("NIX_STATE_DIR", state)
 	t.Setenv("TMPDIR", t.TempDir()) // this run's: empty
 	other := t.TempDir()            // the dead runs'
 	link := func(target string) {
 		t.Helper()
-		if err := os.Symlink(target, filepath.Join(auto, filepath.Base(filepath.Dir(target))+"-"+filepath.Base(target))); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.Symlink(target, filepath.Join(auto, filepath.Base(filepath.Dir(target))+"-"+filepath.Base(target))))
 	}
 	mkdir := func(path string) string {
 		t.Helper()
-		if err := os.MkdirAll(path, 0o700); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.MkdirAll(path, 0o700))
 		return path
 	}
 	// A dead run's: a lock file no one holds, two roots.
 	dead := mkdir(filepath.Join(other, rootDirPrefix+"dead"))
-	if err := os.WriteFile(filepath.Join(dead, ownerLock), []byte("pid 1\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(filepath.Join(dead, ownerLock), []byte("pid 1\n"), 0o600))
 	link(filepath.Join(dead, "batch-000"))
 	link(filepath.Join(dead, "batch-000-2"))
 	// A live run's, made in the other TMPDIR.
@@ -114,16 +106,12 @@ func TestRemoveStaleRootsRegistered(t *testing.T) {
 	result := mkdir(filepath.Join(other, "nix-build-1", "keep"))
 	link(filepath.Join(filepath.Dir(result), "result"))
 	victim := mkdir(filepath.Join(other, "victim"))
-	if err := os.Symlink(victim, filepath.Join(other, rootDirPrefix+"link")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink(victim, filepath.Join(other, rootDirPrefix+"link")))
 	link(filepath.Join(other, rootDirPrefix+"link", "batch-000"))
 	var theirs string
 	if os.Geteuid() == 0 {
 		theirs = mkdir(filepath.Join(other, rootDirPrefix+"theirs"))
-		if err := os.Chown(theirs, 65534, 65534); err != nil {
-			t.Fatal(err)
-		}
+		must(t, os.Chown(theirs, 65534, 65534))
 		link(filepath.Join(theirs, "batch-000"))
 	}
 	// Registered by anyone (a daemon takes any path): a directory of this
@@ -131,27 +119,17 @@ func TestRemoveStaleRootsRegistered(t *testing.T) {
 	// lock file but only links; and one reached through a linked parent
 	// whose lock file is a dangling link.
 	notes := mkdir(filepath.Join(other, "src", rootDirPrefix+"notes"))
-	if err := os.WriteFile(filepath.Join(notes, "precious.txt"), []byte("x"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.WriteFile(filepath.Join(notes, "precious.txt"), []byte("x"), 0o600))
 	link(filepath.Join(notes, "whatever"))
 	unlocked := mkdir(filepath.Join(other, rootDirPrefix+"unlocked"))
-	if err := os.Symlink("/nix/store/x", filepath.Join(unlocked, "batch-000")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink("/nix/store/x", filepath.Join(unlocked, "batch-000")))
 	link(filepath.Join(unlocked, "batch-000"))
 	behind := mkdir(filepath.Join(other, "real", rootDirPrefix+"behind"))
-	if err := os.Symlink("/nonexistent", filepath.Join(behind, ownerLock)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(other, "real"), filepath.Join(other, "parent-link")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink("/nonexistent", filepath.Join(behind, ownerLock)))
+	must(t, os.Symlink(filepath.Join(other, "real"), filepath.Join(other, "parent-link")))
 	link(filepath.Join(other, "parent-link", rootDirPrefix+"behind", "batch-000"))
 	// A link that is no absolute path, and a dangling one.
-	if err := os.Symlink("relative/"+rootDirPrefix+"x/batch-000", filepath.Join(auto, "relative")); err != nil {
-		t.Fatal(err)
-	}
+	must(t, os.Symlink("relative/"+rootDirPrefix+"x/batch-000", filepath.Join(auto, "relative")))
 	link(filepath.Join(other, rootDirPrefix+"gone", "batch-000"))
 
 	var log bytes.Buffer

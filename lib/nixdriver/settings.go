@@ -304,27 +304,10 @@ func (r *Runner) CheckSettings(ctx context.Context, log *slog.Logger) {
 	if log == nil {
 		log = r.logger()
 	}
-	s, err := ReadSettings(ctx)
-	if err != nil {
-		log.Warn("could not read Nix's settings; the sandbox is not checked", "error", err)
-		return
-	}
-	if r.Store != "" {
-		s.Store = r.Store // --store daemon or unix://: this machine's daemon
-	}
-	_, statErr := os.Stat(daemonSocket())
 	c := CurrentClient()
-	throughDaemon := s.ThroughDaemon(c, statErr == nil)
-	if throughDaemon {
-		// The store setting is the client's; the sandbox, trusted-users
-		// and substituters are the daemon's own, whatever the user's
-		// nix.conf claims (see ReadDaemonSettings).
-		d, err := ReadDaemonSettings(ctx)
-		if err != nil {
-			log.Warn("could not read nix-daemon's settings; the sandbox is not checked", "error", err)
-			return
-		}
-		s = s.daemonView(d)
+	s, throughDaemon, ok := r.settingsInForce(ctx, log, c)
+	if !ok {
+		return
 	}
 	if w := s.SandboxWarning(r.Options, c, throughDaemon); w != "" {
 		log.Warn(w)
@@ -333,6 +316,41 @@ func (r *Runner) CheckSettings(ctx context.Context, log *slog.Logger) {
 		return
 	}
 	r.untrusted = &s
+	r.warnUntrusted(s, log)
+}
+
+// settingsInForce are the settings the run's Nix commands get, and
+// whether they go through the daemon: the client's, with the daemon's
+// own when they do. ok is false, after a warning, when they could not be
+// read.
+func (r *Runner) settingsInForce(ctx context.Context, log *slog.Logger, c Client) (s Settings, throughDaemon, ok bool) {
+	s, err := ReadSettings(ctx)
+	if err != nil {
+		log.Warn("could not read Nix's settings; the sandbox is not checked", "error", err)
+		return s, false, false
+	}
+	if r.Store != "" {
+		s.Store = r.Store // --store daemon or unix://: this machine's daemon
+	}
+	_, statErr := os.Stat(daemonSocket())
+	if !s.ThroughDaemon(c, statErr == nil) {
+		return s, false, true
+	}
+	// The store setting is the client's; the sandbox, trusted-users and
+	// substituters are the daemon's own, whatever the user's nix.conf
+	// claims (see ReadDaemonSettings).
+	d, err := ReadDaemonSettings(ctx)
+	if err != nil {
+		log.Warn("could not read nix-daemon's settings; the sandbox is not checked", "error", err)
+		return s, true, false
+	}
+	return s.daemonView(d), true, true
+}
+
+// warnUntrusted says which restricted settings, of those the user asked
+// for (--nix-option, --builders), a daemon that does not trust the
+// client ignores, and (at debug level) every one left out.
+func (r *Runner) warnUntrusted(s Settings, log *slog.Logger) {
 	_, dropped := s.ForUntrusted(r.Options)
 	var asked []string
 	for _, o := range dropped {

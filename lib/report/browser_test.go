@@ -92,9 +92,6 @@ var (
 	extGrey   = color.RGBA{0xee, 0xee, 0xee, 0xff}
 )
 
-// Above gocyclo's 15 on purpose: one Chromium run a case, its DOM and screenshot checked point by point.
-//
-//gocyclo:ignore
 func TestReportInBrowser(t *testing.T) {
 	bin := chromium(t)
 	old, new := handMade(t)
@@ -152,23 +149,7 @@ func TestReportInBrowser(t *testing.T) {
 			if !strings.Contains(dom, "<h1>"+r.Redist+" redistributables") {
 				t.Fatalf("the browser's DOM lacks the title:\n%.500s", dom)
 			}
-			for id, class := range tc.cells {
-				re := regexp.MustCompile(`<td id="` + regexp.QuoteMeta(id) + `" class="([^"]*)"`)
-				m := re.FindStringSubmatch(dom)
-				if m == nil || m[1] != class {
-					t.Errorf("cell %s: %v, want class %q", id, m, class)
-				}
-			}
-			for _, n := range tc.nodes {
-				if !regexp.MustCompile(`<g class="node[^"]*" data-name="` + regexp.QuoteMeta(n) + `"><rect [^>]*></rect><text [^>]*>` + regexp.QuoteMeta(n) + `</text>`).MatchString(dom) {
-					t.Errorf("graph node %s not in the DOM", n)
-				}
-			}
-			for _, n := range tc.isolated {
-				if !regexp.MustCompile(`<p class="isolated" id="isolated-` + regexp.QuoteMeta(r.Releases[len(r.Releases)-1].Version) + `">[^<]*(<code>[^<]*</code> )*<code>` + regexp.QuoteMeta(n) + `</code>`).MatchString(dom) {
-					t.Errorf("%s not listed as without dependencies", n)
-				}
-			}
+			checkDOM(t, dom, tc, r.Releases[len(r.Releases)-1].Version)
 			if tc.matrixColours != nil {
 				img := screenshot(t, bin, dir, page.String(), "matrix", filepath.Join(shots, tc.name+"-matrix.png"))
 				checkColours(t, "matrix", img, tc.matrixColours)
@@ -178,6 +159,30 @@ func TestReportInBrowser(t *testing.T) {
 				checkColours(t, "graph", img, tc.graphColours)
 			}
 		})
+	}
+}
+
+// checkDOM: the browser's DOM has tc's coverage cells with their
+// classes, its graph nodes, and its packages without dependencies
+// listed for the last release.
+func checkDOM(t *testing.T, dom string, tc browserCase, lastVersion string) {
+	t.Helper()
+	for id, class := range tc.cells {
+		re := regexp.MustCompile(`<td id="` + regexp.QuoteMeta(id) + `" class="([^"]*)"`)
+		m := re.FindStringSubmatch(dom)
+		if m == nil || m[1] != class {
+			t.Errorf("cell %s: %v, want class %q", id, m, class)
+		}
+	}
+	for _, n := range tc.nodes {
+		if !regexp.MustCompile(`<g class="node[^"]*" data-name="` + regexp.QuoteMeta(n) + `"><rect [^>]*></rect><text [^>]*>` + regexp.QuoteMeta(n) + `</text>`).MatchString(dom) {
+			t.Errorf("graph node %s not in the DOM", n)
+		}
+	}
+	for _, n := range tc.isolated {
+		if !regexp.MustCompile(`<p class="isolated" id="isolated-` + regexp.QuoteMeta(lastVersion) + `">[^<]*(<code>[^<]*</code> )*<code>` + regexp.QuoteMeta(n) + `</code>`).MatchString(dom) {
+			t.Errorf("%s not listed as without dependencies", n)
+		}
 	}
 }
 

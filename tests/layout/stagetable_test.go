@@ -42,31 +42,48 @@ func TestStageTableIsTheStages(t *testing.T) {
 	}
 	stage, named := 0, 0
 	for _, line := range lines[1:] {
-		if f := strings.Fields(line); len(f) > 0 && line[0] != ' ' {
-			stage, _ = strconv.Atoi(f[0])
-		} else if len(line) > 2 && line[:2] == "  " && line[2] != ' ' {
-			stage = driverStage // a named row without a number: fetch, drive
-		}
+		stage = rowStage(line, stage)
 		if len(line) <= from {
 			continue
 		}
-		cell := line[from:min(len(line), to)]
-		for _, tok := range strings.FieldsFunc(cell, func(r rune) bool { return r == ',' || r == ' ' }) {
-			if !strings.Contains(tok, "/") {
-				continue
-			}
+		for _, pkg := range packagesIn(line[from:min(len(line), to)]) {
 			named++
-			got, ok := stageOf(tok)
+			got, ok := stageOf(pkg)
 			if !ok {
-				t.Errorf("stage table: %s is in no folder the layout knows", tok)
+				t.Errorf("stage table: %s is in no folder the layout knows", pkg)
 			} else if got != stage && !(stage == driverStage && got == driverStage) {
-				t.Errorf("stage table: %s on the row of stage %d, but its stage is %d", tok, stage, got)
+				t.Errorf("stage table: %s on the row of stage %d, but its stage is %d", pkg, stage, got)
 			}
 		}
 	}
 	if named < 10 {
 		t.Errorf("stage table: %d packages read, want every stage's", named)
 	}
+}
+
+// rowStage is the stage of the stage table's line: the number that
+// starts a row, driverStage for a named row without a number (fetch,
+// drive), and for a continuation line the stage of the row before.
+func rowStage(line string, before int) int {
+	if f := strings.Fields(line); len(f) > 0 && line[0] != ' ' {
+		stage, _ := strconv.Atoi(f[0])
+		return stage
+	}
+	if len(line) > 2 && line[:2] == "  " && line[2] != ' ' {
+		return driverStage
+	}
+	return before
+}
+
+// packagesIn are the package paths (holding a '/') of a Go package cell.
+func packagesIn(cell string) []string {
+	var pkgs []string
+	for _, tok := range strings.FieldsFunc(cell, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if strings.Contains(tok, "/") {
+			pkgs = append(pkgs, tok)
+		}
+	}
+	return pkgs
 }
 
 // TestProgramTableIsWhatEachCompiles: the table of docs/layout.md that

@@ -41,10 +41,6 @@ func statLink(t *testing.T, path string) linkState {
 // gone); report, print-buildredist, print-dependencies and diff read the
 // manifest directory; a second run changes no file and no link; --out
 // puts the links elsewhere.
-//
-// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
-//
-//gocyclo:ignore
 func TestProcessManifestsLeavesRootedResults(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
@@ -62,6 +58,17 @@ func TestProcessManifestsLeavesRootedResults(t *testing.T) {
 		t.Fatalf("stdout:\n%s\nwant:\n%s", stdout, strings.Join(want, "\n"))
 	}
 	link := filepath.Join(dir, "aggregate_2.0.0")
+	out := checkRootedAggregate(t, dir, link)
+	readsResults(t, dir)
+	secondRunChangesNothing(t, dir, stdout)
+	linksElsewhereThenCollectable(t, dir, link, out)
+}
+
+// checkRootedAggregate: link is a GC root of an aggregate directory in
+// the store, which holds the results and which the collector keeps; it
+// returns the store path.
+func checkRootedAggregate(t *testing.T, dir, link string) string {
+	t.Helper()
 	out := statLink(t, link).target
 	if !strings.HasPrefix(out, "/nix/store/") {
 		t.Fatalf("%s -> %s: not a store path", link, out)
@@ -84,18 +91,20 @@ func TestProcessManifestsLeavesRootedResults(t *testing.T) {
 	if _, err := os.Stat(out); err != nil {
 		t.Fatalf("the rooted aggregate is gone: %v", err)
 	}
+	return out
+}
 
-	readsResults(t, dir)
-	secondRunChangesNothing(t, dir, stdout)
-
-	// --out: the links go there, the feature files stay beside the manifests.
+// linksElsewhereThenCollectable: with --out the links go there (the
+// feature files stay beside the manifests); without its links, the
+// aggregate out is garbage: the control that the links were what kept
+// it.
+func linksElsewhereThenCollectable(t *testing.T, dir, link, out string) {
+	t.Helper()
 	links := t.TempDir()
-	code, stdout, stderr = process(t, dir, "--out", links, "--version", "2.0.0")
+	code, stdout, stderr := process(t, dir, "--out", links, "--version", "2.0.0")
 	if code != 0 || !strings.Contains(stdout, filepath.Join(links, "aggregate_2.0.0")+"\n") || statLink(t, filepath.Join(links, "aggregate_2.0.0")).target != out {
 		t.Errorf("--out: exit %d, stdout %q\n%s", code, stdout, stderr)
 	}
-	// Without its links, the aggregate is garbage: the control that the
-	// links were what kept it.
 	for _, l := range []string{link, filepath.Join(links, "aggregate_2.0.0")} {
 		if err := os.Remove(l); err != nil {
 			t.Fatal(err)

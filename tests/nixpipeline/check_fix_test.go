@@ -54,10 +54,6 @@ func readDir(t *testing.T, dir string) map[string]string {
 // writes the missing one; the diff it prints is what it writes (patch
 // agrees), every file parses, the check that follows is clean, and a
 // second --fix changes nothing.
-//
-// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
-//
-//gocyclo:ignore
 func TestCheckNixpkgsFix(t *testing.T) {
 	requireNix(t)
 	sample := sampleAsRedist(t)
@@ -83,21 +79,7 @@ func TestCheckNixpkgsFix(t *testing.T) {
 		t.Fatalf("--fix: exit %d, output differs from --dry-run's:\n%s\n%s", code, strings.Join(fixed, "\n"), stderr)
 	}
 	after := readDir(t, pkgs)
-	for name, text := range after {
-		if out, err := exec.Command("nix-instantiate", "--parse", filepath.Join(pkgs, name)).CombinedOutput(); err != nil {
-			t.Errorf("%s does not parse: %v %s\n%s", name, err, out, text)
-		}
-	}
-	// patch(1) turns the old files into the new ones with the diff.
-	patched := packagesDir(t, before)
-	cmd := exec.Command("patch", "-p1")
-	cmd.Dir, cmd.Stdin = patched, strings.NewReader(strings.Join(dry, "\n")+"\n")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("patch: %v %s", err, out)
-	}
-	if diff := cmp.Diff(after, readDir(t, patched)); diff != "" {
-		t.Errorf("written files and the patched ones differ (-written +patched):\n%s", diff)
-	}
+	checkParseAndPatch(t, pkgs, before, after, dry)
 
 	if code, lines, stderr := checkNixpkgs(t, pkgs, sample, "--hints=false"); code != 0 || len(lines) != 0 {
 		t.Fatalf("check after --fix: exit %d\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
@@ -107,6 +89,26 @@ func TestCheckNixpkgsFix(t *testing.T) {
 	}
 	if diff := cmp.Diff(after, readDir(t, pkgs)); diff != "" {
 		t.Errorf("the second --fix changed files:\n%s", diff)
+	}
+}
+
+// checkParseAndPatch: every file --fix left in pkgs (after) parses, and
+// patch(1) turns the files before into them with the diff it printed.
+func checkParseAndPatch(t *testing.T, pkgs string, before, after map[string]string, diffLines []string) {
+	t.Helper()
+	for name, text := range after {
+		if out, err := exec.Command("nix-instantiate", "--parse", filepath.Join(pkgs, name)).CombinedOutput(); err != nil {
+			t.Errorf("%s does not parse: %v %s\n%s", name, err, out, text)
+		}
+	}
+	patched := packagesDir(t, before)
+	cmd := exec.Command("patch", "-p1")
+	cmd.Dir, cmd.Stdin = patched, strings.NewReader(strings.Join(diffLines, "\n")+"\n")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("patch: %v %s", err, out)
+	}
+	if diff := cmp.Diff(after, readDir(t, patched)); diff != "" {
+		t.Errorf("written files and the patched ones differ (-written +patched):\n%s", diff)
 	}
 }
 

@@ -125,10 +125,6 @@ func secrets(t *testing.T) ([]string, string, []escape) {
 // to fetch, to run a program or to import from a derivation is an ERROR
 // naming the file, the secrets appear nowhere in the output, and the
 // real-shaped files beside them check exactly as without them.
-//
-// Above gocyclo's 15 on purpose: one check-nixpkgs run over every escape attempt, each attempt's finding checked in turn.
-//
-//gocyclo:ignore
 func TestCheckPackageFilesCannotEscape(t *testing.T) {
 	requireNix(t)
 	manifests, archives := cudaTree(t)
@@ -162,33 +158,54 @@ func TestCheckPackageFilesCannotEscape(t *testing.T) {
 	// Nor was it fetched or copied into the store (other tests running
 	// at the same time may add paths; none holds this run's secret).
 	for name := range storeEntries(t) {
-		if before[name] {
-			continue
+		if !before[name] {
+			checkSecretNotIn(t, filepath.Join("/nix/store", name), secretValues[0])
 		}
-		p := filepath.Join("/nix/store", name)
-		filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				// Gone mid-walk (another test's garbage collection):
-				// nothing of this run's can be in it.
-				return nil
-			}
-			// The secret is a few bytes; other tests' archives are not read.
-			if info, ierr := d.Info(); ierr == nil && d.Type().IsRegular() && info.Size() < 1<<16 {
-				if data, err := os.ReadFile(path); err == nil && bytes.Contains(data, []byte(secretValues[0])) {
-					t.Errorf("the secret reached the store: %s", path)
-					exec.Command("nix-store", "--delete", p).Run()
-				}
-			}
-			return nil
-		})
 	}
-	byFile := map[string]string{}
 	// The link itself is named and left unread (symlink.nix, which
 	// imports it, is an ERROR).
 	linkWarning := "WARN  secret_link.nix: a symbolic link out of the packages directory (to " + filepath.Join(secretDir, "secret.nix") + "); not read, not checked"
+	byFile := evalErrorsBesides(t, lines, linkWarning)
+	got := checkEscapesStopped(t, escapes, byFile)
+	var want []string
+	for _, e := range escapes {
+		want = append(want, e.file)
+	}
+	sort.Strings(want)
+	if code != 1 || !cmp.Equal(want, got) {
+		t.Errorf("exit %d (want 1); files with an ERROR (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, got), stderr)
+	}
+}
+
+// checkSecretNotIn: no small file under the store path p holds secret;
+// a path that does is deleted.
+func checkSecretNotIn(t *testing.T, p, secret string) {
+	t.Helper()
+	filepath.WalkDir(p, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			// Gone mid-walk (another test's garbage collection):
+			// nothing of this run's can be in it.
+			return nil
+		}
+		// The secret is a few bytes; other tests' archives are not read.
+		if info, ierr := d.Info(); ierr == nil && d.Type().IsRegular() && info.Size() < 1<<16 {
+			if data, err := os.ReadFile(path); err == nil && bytes.Contains(data, []byte(secret)) {
+				t.Errorf("the secret reached the store: %s", path)
+				exec.Command("nix-store", "--delete", p).Run()
+			}
+		}
+		return nil
+	})
+}
+
+// evalErrorsBesides reads the check's lines: once the warning, and else
+// only evaluation errors, by file.
+func evalErrorsBesides(t *testing.T, lines []string, warning string) map[string]string {
+	t.Helper()
+	byFile := map[string]string{}
 	warned := false
 	for _, l := range lines {
-		if l == linkWarning && !warned {
+		if l == warning && !warned {
 			warned = true
 			continue
 		}
@@ -200,11 +217,16 @@ func TestCheckPackageFilesCannotEscape(t *testing.T) {
 		byFile[file] = msg
 	}
 	if !warned {
-		t.Errorf("no %q", linkWarning)
+		t.Errorf("no %q", warning)
 	}
-	var got, want []string
+	return byFile
+}
+
+// checkEscapesStopped: each escape's file has an ERROR saying its want,
+// without its value escaped; it returns the files with an ERROR, sorted.
+func checkEscapesStopped(t *testing.T, escapes []escape, byFile map[string]string) []string {
+	t.Helper()
 	for _, e := range escapes {
-		want = append(want, e.file)
 		msg, ok := byFile[e.file]
 		t.Logf("%s: %s", e.file, msg)
 		switch {
@@ -214,14 +236,12 @@ func TestCheckPackageFilesCannotEscape(t *testing.T) {
 			t.Errorf("%s (%s): got %q, want an error saying %q", e.file, e.expr, msg, e.want)
 		}
 	}
+	var got []string
 	for f := range byFile {
 		got = append(got, f)
 	}
 	sort.Strings(got)
-	sort.Strings(want)
-	if code != 1 || !cmp.Equal(want, got) {
-		t.Errorf("exit %d (want 1); files with an ERROR (-want +got):\n%s\nstderr:\n%s", code, cmp.Diff(want, got), stderr)
-	}
+	return got
 }
 
 // A file that runs past --eval-timeout or out of --eval-max-memory is an

@@ -132,10 +132,6 @@ func contains(lines []string, s string) bool {
 
 // Seeded errors: each is found, a broken file is reported alone (once,
 // with Nix's message), and every other file is still checked.
-//
-// Above gocyclo's 15 on purpose: one check-nixpkgs run over the seeded errors, each one's finding checked in turn.
-//
-//gocyclo:ignore
 func TestCheckRealShapesDrift(t *testing.T) {
 	requireNix(t)
 	manifests, archives := cudaTree(t)
@@ -172,12 +168,7 @@ func TestCheckRealShapesDrift(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", code, strings.Join(lines, "\n"), stderr)
 	}
-	var errs []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, "ERROR") {
-			errs = append(errs, l)
-		}
-	}
+	errs := linesWithPrefix(lines, "ERROR")
 	want := []string{
 		`ERROR cccl.nix: does not evaluate: error: cccl: no sbsa yet (for cuda 12.8.0 on linux-sbsa with CUDA 12.8)`,
 		`ERROR cuda_nvml_dev.nix: does not evaluate: error: attribute 'hostCudaSystem' missing at cuda_nvml_dev.nix:19:39`,
@@ -206,28 +197,34 @@ func TestCheckRealShapesDrift(t *testing.T) {
 		t.Errorf("cccl.nix's linux-x86_64 case was not checked:\n%s", strings.Join(lines, "\n"))
 	}
 
-	// --json: one object per line with the issue's fields, then the
-	// summary.
+	checkDriftJSON(t, archives, pkgs, manifests, len(lines))
+}
+
+// linesWithPrefix are the lines that start with prefix.
+func linesWithPrefix(lines []string, prefix string) []string {
+	var out []string
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// checkDriftJSON runs the drift check again with --json: one finding
+// per line of the text run (textLines), each what print-feature-schema
+// --format finding describes, then the summary; libcusolver's missing
+// dependency has the issue's fields.
+func checkDriftJSON(t *testing.T, archives, pkgs, manifests string, textLines int) {
+	t.Helper()
 	code, jsonLines, _ := runCheck(t, archives, "--json", pkgs, filepath.Join(manifests, "cuda"), filepath.Join(manifests, "cudnn"))
-	if code != 1 || len(jsonLines) != len(lines)+1 || !strings.HasPrefix(jsonLines[len(jsonLines)-1], `{"summary":{"files":`) {
-		t.Fatalf("--json: exit %d, %d lines, want 1 and %d and a summary last", code, len(jsonLines), len(lines)+1)
+	if code != 1 || len(jsonLines) != textLines+1 || !strings.HasPrefix(jsonLines[len(jsonLines)-1], `{"summary":{"files":`) {
+		t.Fatalf("--json: exit %d, %d lines, want 1 and %d and a summary last", code, len(jsonLines), textLines+1)
 	}
 	jsonLines = jsonLines[:len(jsonLines)-1]
 	found := false
 	for _, l := range jsonLines {
-		var f struct {
-			Level, Kind, Package, Platform, Variant, Version, Message, File string
-			Declared, Needed                                                []string
-		}
-		if err := json.Unmarshal([]byte(l), &f); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		// Each line is what print-feature-schema --format finding describes.
-		if v, err := jsonschema.UnmarshalJSON(strings.NewReader(l)); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		} else if err := schema.Validate("finding", v); err != nil {
-			t.Errorf("%s: %v", l, err)
-		}
+		f := schemaFinding(t, l)
 		if f.Kind == "missingDependency" && f.Package == "libcusolver" && f.Platform == "linux-x86_64" {
 			found = f.Level == "error" && f.File == "libcusolver.nix" && f.Version == "12.8.0" && f.Variant == "None" &&
 				strings.Contains(f.Message, "libcusparse.so.12")
@@ -236,6 +233,28 @@ func TestCheckRealShapesDrift(t *testing.T) {
 	if !found {
 		t.Errorf("no missingDependency object for libcusolver in:\n%s", strings.Join(jsonLines, "\n"))
 	}
+}
+
+// jsonFinding is the fields of a --json finding the tests read.
+type jsonFinding struct {
+	Level, Kind, Package, Platform, Variant, Version, Message, File string
+	Declared, Needed                                                []string
+}
+
+// schemaFinding decodes the JSON line l, which must be what
+// print-feature-schema --format finding describes.
+func schemaFinding(t *testing.T, l string) jsonFinding {
+	t.Helper()
+	var f jsonFinding
+	if err := json.Unmarshal([]byte(l), &f); err != nil {
+		t.Fatalf("%s: %v", l, err)
+	}
+	if v, err := jsonschema.UnmarshalJSON(strings.NewReader(l)); err != nil {
+		t.Fatalf("%s: %v", l, err)
+	} else if err := schema.Validate("finding", v); err != nil {
+		t.Errorf("%s: %v", l, err)
+	}
+	return f
 }
 
 // A fetch failure is reported apart from drift, with exit code 3.

@@ -2,7 +2,6 @@ package nixpipeline
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -34,14 +33,7 @@ func evalCLI(t *testing.T, paths, baseURLs []string, archivesOnly bool) [][]cliE
 		ms = append(ms, m{"r", strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "redistrib_"), ".json"), p, baseURLs[i]})
 	}
 	args["manifests"] = ms
-	data, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argsFile := filepath.Join(t.TempDir(), "args.json")
-	if err := os.WriteFile(argsFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	argsFile := writeArgsFile(t, args)
 	mode := []string{}
 	if !archivesOnly {
 		mode = append(mode, "--read-write-mode")

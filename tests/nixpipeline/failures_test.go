@@ -143,10 +143,6 @@ func randomByte(t *testing.T) byte {
 // directory (Nix 2.13 and later print trace lines at the stand-in's
 // position first); with -v the trace lines follow, without it they do
 // not.
-//
-// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
-//
-//gocyclo:ignore
 func TestEvalErrorsKeepTheirCause(t *testing.T) {
 	requireNix(t)
 	pkgs := t.TempDir()
@@ -169,25 +165,31 @@ func TestEvalErrorsKeepTheirCause(t *testing.T) {
 			extra = []string{"-v"}
 		}
 		_, lines, stderr := checkNixpkgs(t, pkgs, sample, append(extra, "--eval-only")...)
-		var got []string
-		for _, l := range lines {
-			if strings.Contains(l, "does not evaluate") {
-				got = append(got, l)
-			}
+		checkEvalErrors(t, verbose, lines, stderr, want)
+	}
+}
+
+// checkEvalErrors: the lines' evaluation errors are want's; trace lines
+// come only with -v (verbose), and then (Nix 2.13 and later: 2.8 prints
+// none) each follows its ERROR on a line of its own.
+func checkEvalErrors(t *testing.T, verbose bool, lines []string, stderr string, want []string) {
+	t.Helper()
+	var got []string
+	for _, l := range lines {
+		if strings.Contains(l, "does not evaluate") {
+			got = append(got, l)
 		}
-		if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
-			t.Errorf("-v %v: got\n%s\nwant\n%s\n%s", verbose, strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
-		}
-		if traced := strings.Contains(strings.Join(lines, "\n"), "… while evaluating"); traced && !verbose {
-			t.Errorf("trace lines without -v:\n%s", strings.Join(lines, "\n"))
-		}
-		// Nix 2.13 and later print trace lines (2.8 none): with -v each
-		// follows the ERROR on a line of its own.
-		if verbose && testenv.NixAtLeast(t, 2, 13) {
-			i := slices.Index(lines, want[1])
-			if i < 0 || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "  … while evaluating ") {
-				t.Errorf("-v: no trace line after %q:\n%s", want[1], strings.Join(lines, "\n"))
-			}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("-v %v: got\n%s\nwant\n%s\n%s", verbose, strings.Join(got, "\n"), strings.Join(want, "\n"), stderr)
+	}
+	if traced := strings.Contains(strings.Join(lines, "\n"), "… while evaluating"); traced && !verbose {
+		t.Errorf("trace lines without -v:\n%s", strings.Join(lines, "\n"))
+	}
+	if verbose && testenv.NixAtLeast(t, 2, 13) {
+		i := slices.Index(lines, want[1])
+		if i < 0 || i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "  … while evaluating ") {
+			t.Errorf("-v: no trace line after %q:\n%s", want[1], strings.Join(lines, "\n"))
 		}
 	}
 }

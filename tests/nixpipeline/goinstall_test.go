@@ -111,6 +111,34 @@ func goEnv(t *testing.T, name string) string {
 // content, and returns the version and the directory.
 func moduleProxy(t *testing.T, root string) (string, string) {
 	t.Helper()
+	files := moduleFiles(t, root)
+	version := contentVersion(t, root, files)
+	proxy := t.TempDir()
+	at := filepath.Join(proxy, filepath.FromSlash(nixdriver.Module), "@v")
+	if err := os.MkdirAll(at, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{
+		"list":            []byte(version + "\n"),
+		version + ".info": []byte(`{"Version":"` + version + `","Time":"2026-01-01T00:00:00Z"}`),
+		version + ".mod":  gomod,
+		version + ".zip":  moduleZip(t, root, files, version),
+	} {
+		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return version, proxy
+}
+
+// moduleFiles are the regular files under root, vendor/ left out, as
+// sorted slash-separated relative paths.
+func moduleFiles(t *testing.T, root string) []string {
+	t.Helper()
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -129,6 +157,13 @@ func moduleProxy(t *testing.T, root string) (string, string) {
 		t.Fatal(err)
 	}
 	sort.Strings(files)
+	return files
+}
+
+// contentVersion is a pseudo-version named by the files' names and
+// content.
+func contentVersion(t *testing.T, root string, files []string) string {
+	t.Helper()
 	h := sha256.New()
 	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(root, f))
@@ -138,12 +173,12 @@ func moduleProxy(t *testing.T, root string) (string, string) {
 		fmt.Fprintf(h, "%s %d\n", f, len(data))
 		h.Write(data)
 	}
-	version := "v0.0.0-20260101000000-" + hex.EncodeToString(h.Sum(nil))[:12]
-	proxy := t.TempDir()
-	at := filepath.Join(proxy, filepath.FromSlash(nixdriver.Module), "@v")
-	if err := os.MkdirAll(at, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	return "v0.0.0-20260101000000-" + hex.EncodeToString(h.Sum(nil))[:12]
+}
+
+// moduleZip is the module zip of the files at version.
+func moduleZip(t *testing.T, root string, files []string, version string) []byte {
+	t.Helper()
 	var zipped bytes.Buffer
 	zw := zip.NewWriter(&zipped)
 	for _, f := range files {
@@ -162,21 +197,7 @@ func moduleProxy(t *testing.T, root string) (string, string) {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{
-		"list":            []byte(version + "\n"),
-		version + ".info": []byte(`{"Version":"` + version + `","Time":"2026-01-01T00:00:00Z"}`),
-		version + ".mod":  gomod,
-		version + ".zip":  zipped.Bytes(),
-	} {
-		if err := os.WriteFile(filepath.Join(at, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return version, proxy
+	return zipped.Bytes()
 }
 
 // TestREADMEInstallLineIsTheHint: the README's install command is the

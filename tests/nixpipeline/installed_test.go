@@ -2,9 +2,11 @@ package nixpipeline
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -18,38 +20,17 @@ import (
 // writes the Nix library it carries to ~/.cache once and checks the files.
 func TestInstalledBinaryOutsideTheCheckout(t *testing.T) {
 	requireNix(t)
-	clone := checkoutCopy(t, repoRoot())
-	gobin, home := t.TempDir(), t.TempDir()
-	install := exec.Command("go", "install", "-trimpath", "./cmd/...")
-	install.Dir = clone
-	install.Env = append(os.Environ(), "GOBIN="+gobin, "CGO_ENABLED=0", "GOFLAGS=-mod=vendor")
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("go install: %v\n%s", err, out)
-	}
-	if err := os.RemoveAll(clone); err != nil { // nothing of the checkout is left to find
-		t.Fatal(err)
-	}
+	gobin, home := installedOutsideCheckout(t), t.TempDir()
 	like := nixpkgsLike(t)
 	// Through the shell, which finds the binary on PATH as a user's would.
 	cmd := exec.Command("bash", "-c", `cuda-redist-find-features "$@"`, "bash", "check-nixpkgs", "--offline", "--hints=false", "--nix-option", "substituters=",
 		"--url", "sample=file://"+filepath.Join(repoRoot(), "sample"), "--nixpkgs", ".")
 	cmd.Dir = like
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "CRFF_NIX_LIB=") && !strings.HasPrefix(kv, "XDG_CACHE_HOME=") && !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "PATH=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = append(env, "HOME="+home, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = append(environWithout("CRFF_NIX_LIB=", "XDG_CACHE_HOME=", "HOME=", "PATH="),
+		"HOME="+home, "PATH="+gobin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	code := exitCode(t, cmd.Run())
 	// The examples' files have the walkthrough's errors: exit 1, each
 	// named, and the summary line.
 	if code != 1 || !strings.Contains(stdout.String(), "ERROR demo_samples linux-x86_64 None 1.0.0: ") ||
@@ -68,6 +49,50 @@ func TestInstalledBinaryOutsideTheCheckout(t *testing.T) {
 	if len(copies) != 1 || len(libs) != 2 {
 		t.Errorf("Nix library in ~/.cache: %v, want one copy and its GC root", libs)
 	}
+}
+
+// installedOutsideCheckout installs ./cmd/... from a fresh copy of the
+// repository, which it then removes, into a new GOBIN it returns.
+func installedOutsideCheckout(t *testing.T) string {
+	t.Helper()
+	clone := checkoutCopy(t, repoRoot())
+	gobin := t.TempDir()
+	install := exec.Command("go", "install", "-trimpath", "./cmd/...")
+	install.Dir = clone
+	install.Env = append(os.Environ(), "GOBIN="+gobin, "CGO_ENABLED=0", "GOFLAGS=-mod=vendor")
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Fatalf("go install: %v\n%s", err, out)
+	}
+	if err := os.RemoveAll(clone); err != nil { // nothing of the checkout is left to find
+		t.Fatal(err)
+	}
+	return gobin
+}
+
+// environWithout is the environment less the variables whose
+// "NAME=" prefixes are given.
+func environWithout(prefixes ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(kv, p) }) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// exitCode is the exit code of a command that ran with err; an error
+// other than an exit status ends the test.
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0
 }
 
 // nixpkgsLike lays out the walkthrough's /tmp/nixpkgs-like: a lib/, the

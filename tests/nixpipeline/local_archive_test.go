@@ -41,10 +41,6 @@ func freshArchive(t *testing.T) (string, string) {
 // fetch does not poison the store: once the archive is right (here: a
 // symlink to the right bytes under another name) the next run builds it.
 // A dangling symlink fails its entry cleanly, naming it.
-//
-// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
-//
-//gocyclo:ignore
 func TestProcessManifestsLocalArchiveRepaired(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
@@ -64,12 +60,7 @@ func TestProcessManifestsLocalArchiveRepaired(t *testing.T) {
 		t.Fatalf("wrong bytes: exit %d, want 1 with the sha256 mismatch and the entry named:\n%s", code, stderr)
 	}
 
-	if err := os.Remove(local); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(dir, "nowhere.tar.xz"), local); err != nil {
-		t.Fatal(err)
-	}
+	replaceWithSymlink(t, local, filepath.Join(dir, "nowhere.tar.xz"))
 	code, _, stderr = process(t, dir, "--version", "1.0.0")
 	if code != 1 || !strings.Contains(stderr, "local archive unreadable") || !strings.Contains(stderr, "1 of 6 entries failed: "+entry) {
 		t.Fatalf("dangling symlink: exit %d, want 1 naming the entry and why:\n%s", code, stderr)
@@ -78,12 +69,7 @@ func TestProcessManifestsLocalArchiveRepaired(t *testing.T) {
 		t.Fatal("a feature file was written by a failed run")
 	}
 
-	if err := os.Remove(local); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(good, local); err != nil {
-		t.Fatal(err)
-	}
+	replaceWithSymlink(t, local, good)
 	code, stdout, stderr := process(t, dir, "--version", "1.0.0")
 	if code != 0 {
 		t.Fatalf("repaired archive (a symlink): exit %d, want 0:\n%s", code, stderr)
@@ -95,5 +81,16 @@ func TestProcessManifestsLocalArchiveRepaired(t *testing.T) {
 	data, err := os.ReadFile(final)
 	if err != nil || !strings.Contains(string(data), `"demo_samples"`) {
 		t.Errorf("feature file lacks demo_samples (%v):\n%s", err, data)
+	}
+}
+
+// replaceWithSymlink replaces the file path by a symlink to target.
+func replaceWithSymlink(t *testing.T, path, target string) {
+	t.Helper()
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -206,63 +206,15 @@ var longStrings = func() [4][]byte {
 	}
 }()
 
-// Above gocyclo's 15 on purpose: one nix-instantiate of the walker over every generated manifest, each manifest's verdict compared with Go's.
-//
-//gocyclo:ignore
 func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 	requireNix(t)
 	const n = 400
-	g := manifestGen{rand.New(rand.NewSource(20261123))}
 	dir := t.TempDir()
-	want := make([][]string, n) // nil: refused
-	goErr := make([]error, n)
-	accepted := 0
-	for i := 0; i < n; i++ {
-		var data []byte
-		var err error
-		if i%100 == 99 {
-			data = []byte([]string{`[1]`, `"x"`, `null`, `7`}[i/100]) // not an object
-		} else if i%100 == 98 {
-			data = longStrings[i/100]
-		} else if data, err = json.Marshal(g.manifest()); err != nil {
-			t.Fatal(err)
-		}
-		name := fmt.Sprintf("redistrib_%d.json", i)
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		// Named as the aggregate builder names it: <redistName>/<file>.
-		m, err := manifest.Parse("gen/"+name, data)
-		if err != nil {
-			goErr[i] = err
-			continue
-		}
-		accepted++
-		keys := []string{}
-		for _, pkg := range m.Packages() {
-			r := m.Releases[pkg]
-			for _, a := range r.Archives {
-				keys = append(keys, archiveKeys(a, r))
-			}
-		}
-		sort.Strings(keys)
-		want[i] = keys
-	}
+	want, goErr, accepted := writeGeneratedManifests(t, dir, n)
 	if accepted < n/4 || accepted > n*3/4 {
 		t.Fatalf("the generator is off balance: %d of %d manifests valid", accepted, n)
 	}
-	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "manifest-entries.nix")
-	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", expr,
-		"--argstr", "nixLib", filepath.Join(repoRoot(), "nix"), "--argstr", "aggregateProgram", aggregateBinary(t),
-		"--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
-	var got []struct {
-		Entries    []string `json:"entries"`
-		Pipeline   string   `json:"pipeline"`
-		Validation string   `json:"validation"`
-	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != n {
-		t.Fatalf("nix result: %v (%d results)", err, len(got))
-	}
+	got := nixWalkerEntries(t, dir, n)
 	var validations []string
 	for i, r := range got {
 		if !strings.HasSuffix(r.Pipeline, ".drv") {
@@ -284,10 +236,7 @@ func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 		t.Fatalf("the aggregates of %d manifests Go refuses built", len(validations))
 	}
 	for i, r := range got {
-		if goErr[i] == nil {
-			continue
-		}
-		if !strings.Contains(stderr, goErr[i].Error()) {
+		if goErr[i] != nil && !strings.Contains(stderr, goErr[i].Error()) {
 			t.Errorf("the aggregate of manifest %d (%s) did not fail with Go's error %q", i, r.Validation, goErr[i])
 		}
 	}
@@ -295,6 +244,86 @@ func TestNixWalkerListsWhatGoAccepts(t *testing.T) {
 		t.Logf("nix-store --realise:\n%s", stderr)
 	}
 	t.Logf("%d manifests: %d accepted and listed alike, %d refused by their aggregates", n, accepted, len(validations))
+}
+
+// writeGeneratedManifests writes n manifests, redistrib_<i>.json, to
+// dir: generated ones, with four that are no object and four with
+// long strings among them. want[i] is the sorted archive keys Go lists
+// from manifest i, goErr[i] its error when Go refuses it.
+func writeGeneratedManifests(t *testing.T, dir string, n int) (want [][]string, goErr []error, accepted int) {
+	t.Helper()
+	g := manifestGen{rand.New(rand.NewSource(20261123))}
+	want, goErr = make([][]string, n), make([]error, n) // want nil: refused
+	for i := 0; i < n; i++ {
+		data := generatedManifest(t, g, i)
+		name := fmt.Sprintf("redistrib_%d.json", i)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// Named as the aggregate builder names it: <redistName>/<file>.
+		m, err := manifest.Parse("gen/"+name, data)
+		if err != nil {
+			goErr[i] = err
+			continue
+		}
+		accepted++
+		want[i] = goArchiveKeys(m)
+	}
+	return want, goErr, accepted
+}
+
+// generatedManifest is the text of manifest i: every hundred, one that
+// is no object and one with long strings, else the generator's.
+func generatedManifest(t *testing.T, g manifestGen, i int) []byte {
+	t.Helper()
+	switch i % 100 {
+	case 99:
+		return []byte([]string{`[1]`, `"x"`, `null`, `7`}[i/100]) // not an object
+	case 98:
+		return longStrings[i/100]
+	}
+	data, err := json.Marshal(g.manifest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// goArchiveKeys are the sorted keys of every archive Go reads from m.
+func goArchiveKeys(m *manifest.Manifest) []string {
+	keys := []string{}
+	for _, pkg := range m.Packages() {
+		r := m.Releases[pkg]
+		for _, a := range r.Archives {
+			keys = append(keys, archiveKeys(a, r))
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// walkerResult is what testdata/manifest-entries.nix gives for one
+// manifest: the entries the Nix walker lists, the pipeline's
+// derivation, and the aggregate that validates the manifest.
+type walkerResult struct {
+	Entries    []string `json:"entries"`
+	Pipeline   string   `json:"pipeline"`
+	Validation string   `json:"validation"`
+}
+
+// nixWalkerEntries evaluates testdata/manifest-entries.nix over dir's
+// n manifests.
+func nixWalkerEntries(t *testing.T, dir string, n int) []walkerResult {
+	t.Helper()
+	expr := filepath.Join(repoRoot(), "tests", "nixpipeline", "testdata", "manifest-entries.nix")
+	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "--read-write-mode", expr,
+		"--argstr", "nixLib", filepath.Join(repoRoot(), "nix"), "--argstr", "aggregateProgram", aggregateBinary(t),
+		"--argstr", "dir", dir, "--argstr", "n", strconv.Itoa(n))
+	var got []walkerResult
+	if err := json.Unmarshal([]byte(out), &got); err != nil || len(got) != n {
+		t.Fatalf("nix result: %v (%d results)", err, len(got))
+	}
+	return got
 }
 
 // TestNixWalkerReadsEveryNixpkgsManifest: the Nix walker finds in each of

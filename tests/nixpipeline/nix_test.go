@@ -506,3 +506,18 @@ func checkoutCopy(t *testing.T, root string) string {
 	}
 	return dst
 }
+
+// writeArgsFile writes args as JSON to a new file, for a Nix file's
+// argsFile argument, and returns its path.
+func writeArgsFile(t *testing.T, args any) string {
+	t.Helper()
+	data, err := json.Marshal(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	argsFile := filepath.Join(t.TempDir(), "args.json")
+	if err := os.WriteFile(argsFile, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return argsFile
+}

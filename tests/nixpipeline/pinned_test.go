@@ -44,6 +44,18 @@ func TestUnpackedHashesRecordedAndPinned(t *testing.T) {
 		t.Errorf("the pinned run changed the record:\n%s", again)
 	}
 
+	const archive = "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz"
+	const sha = "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580"
+	wrong := "sha256-" + strings.Repeat("A", 43) + "="
+	right := replaceRecord(t, file, got, archive, sha, wrong)
+	checkMismatchFails(t, dir, det, archive, wrong, right)
+}
+
+// replaceRecord writes to file the records data with the NAR hash of
+// archive's tree (by its sha256) replaced by narHash, and returns the
+// hash it replaced.
+func replaceRecord(t *testing.T, file string, data []byte, archive, sha, narHash string) string {
+	t.Helper()
 	var h struct {
 		Format int `json:"format"`
 		Trees  map[string]struct {
@@ -51,28 +63,33 @@ func TestUnpackedHashesRecordedAndPinned(t *testing.T) {
 			RelativePath string `json:"relativePath"`
 		} `json:"trees"`
 	}
-	if err := json.Unmarshal(got, &h); err != nil {
+	if err := json.Unmarshal(data, &h); err != nil {
 		t.Fatal(err)
 	}
-	const archive = "cuda_demo_rt/linux-x86_64/cuda_demo_rt-linux-x86_64-1.0.42-archive.tar.xz"
-	const sha = "1a233b3f57a8250a33b401b28532141556e3b5cac6fb9a0f9faaf6d9a8aaf580"
-	rec, ok := h.Trees[sha]
-	if !ok || rec.RelativePath != archive {
+	r, ok := h.Trees[sha]
+	if !ok || r.RelativePath != archive {
 		t.Fatalf("no record of %s (%s)", archive, sha)
 	}
-	wrong := "sha256-" + strings.Repeat("A", 43) + "="
-	r := h.Trees[sha]
-	r.NarHash = wrong
+	was := r.NarHash
+	r.NarHash = narHash
 	h.Trees[sha] = r
-	data, _ := json.Marshal(h)
+	data, _ = json.Marshal(h)
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return was
+}
+
+// checkMismatchFails: a run over dir whose record of archive (wrong) the
+// unpacker does not reproduce (it unpacks right) fails, naming the
+// archive, both hashes and the first difference.
+func checkMismatchFails(t *testing.T, dir string, det []string, archive, wrong, right string) {
+	t.Helper()
 	code, _, stderr := process(t, dir, det...)
 	if code == 0 {
-		t.Fatalf("a wrong record passed:\n%s", stderr)
+		t.Fatalf("a record the unpacker does not reproduce passed:\n%s", stderr)
 	}
-	for _, want := range []string{archive, "recorded " + wrong, "unpacked now " + rec.NarHash, "first difference:"} {
+	for _, want := range []string{archive, "recorded " + wrong, "unpacked now " + right, "first difference:"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("the mismatch error does not say %q:\n%s", want, stderr)
 		}

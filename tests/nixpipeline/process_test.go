@@ -82,10 +82,6 @@ func TestProcessManifestsMatchesGolden(t *testing.T) {
 // the complete feature file of the last good run untouched, names the
 // entry and exits 1; --partial writes what built to a file whose name says
 // so, and says so on stderr; the index is not written.
-//
-// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
-//
-//gocyclo:ignore
 func TestProcessManifestsFailureKeepsCompleteFile(t *testing.T) {
 	requireNix(t)
 	dir := copySample(t)
@@ -116,26 +112,33 @@ func TestProcessManifestsFailureKeepsCompleteFile(t *testing.T) {
 		if _, err := os.Stat(index); err == nil {
 			t.Errorf("partial=%v: the index was written from a failed run", partial)
 		}
-		partialFile := filepath.Join(dir, "feature_1.0.0.partial.json")
-		data, err := os.ReadFile(partialFile)
-		if !partial {
-			if err == nil {
-				t.Error("a partial file was written without --partial")
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatalf("--partial: %v", err)
-		}
-		if !strings.Contains(string(data), "cuda_demo_rt") || strings.Contains(string(data), "demo_samples") {
-			t.Errorf("the partial file should hold the built entries only:\n%s", data)
-		}
-		if !strings.Contains(stdout, partialFile) || !strings.Contains(stderr, "PARTIAL") {
-			t.Errorf("the partial file is not announced:\nstdout %s\nstderr %s", stdout, stderr)
-		}
+		checkPartialFile(t, dir, partial, stdout, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "feature_2.0.0.json")); err == nil {
 		t.Error("--version 1.0.0 also processed 2.0.0")
+	}
+}
+
+// checkPartialFile: the failed run wrote the partial file, of the
+// entries that built, and announced it, only with --partial.
+func checkPartialFile(t *testing.T, dir string, partial bool, stdout, stderr string) {
+	t.Helper()
+	partialFile := filepath.Join(dir, "feature_1.0.0.partial.json")
+	data, err := os.ReadFile(partialFile)
+	if !partial {
+		if err == nil {
+			t.Error("a partial file was written without --partial")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("--partial: %v", err)
+	}
+	if !strings.Contains(string(data), "cuda_demo_rt") || strings.Contains(string(data), "demo_samples") {
+		t.Errorf("the partial file should hold the built entries only:\n%s", data)
+	}
+	if !strings.Contains(stdout, partialFile) || !strings.Contains(stderr, "PARTIAL") {
+		t.Errorf("the partial file is not announced:\nstdout %s\nstderr %s", stdout, stderr)
 	}
 }
 

@@ -89,50 +89,9 @@ func (p programs) differs(t *testing.T, base programs) bool {
 // written to the store.
 func instantiateSample(t *testing.T, p programs, pinned bool) stages {
 	t.Helper()
-	hashes := any(nil)
-	if pinned {
-		// The records as the CLI hands them to nix/cli.nix: read and
-		// checked, never the file's path.
-		data, err := os.ReadFile(filepath.Join(repoRoot(), "sample", "unpacked-hashes.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := json.Unmarshal(data, &hashes); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var ms []map[string]any
-	for _, v := range []string{"1.0.0", "2.0.0"} {
-		ms = append(ms, map[string]any{"redistName": "sample", "version": v, "baseUrl": "file:///sample",
-			"manifest": filepath.Join(repoRoot(), "sample", "redistrib_"+v+".json"), "unpackedHashes": hashes})
-	}
-	args := map[string]any{"cliProgram": p.cli, "detectorProgram": p.detector, "aggregateProgram": p.aggregate,
-		"manifests": ms, "index": "sample", "system": nil}
-	data, err := json.Marshal(args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	argsFile := filepath.Join(t.TempDir(), "args.json")
-	if err := os.WriteFile(argsFile, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	argsFile := rebuildArgsFile(t, p, pinned)
 	out := mustNix(t, "nix-instantiate", "--eval", "--strict", "--json", "tests/nixpipeline/testdata/rebuild.nix", "--argstr", "argsFile", argsFile)
-	var res struct {
-		CLI struct {
-			Manifests []struct {
-				Aggregate struct{ Out string } `json:"aggregate"`
-				Entries   []struct {
-					RelativePath  string               `json:"relativePath"`
-					PinnedNarHash *string              `json:"pinnedNarHash"`
-					Unpack        struct{ Out string } `json:"unpack"`
-					Detect        struct{ Out string } `json:"detect"`
-				} `json:"entries"`
-			} `json:"manifests"`
-			Index struct{ Out string } `json:"index"`
-		} `json:"cli"`
-		// Others are the manifests' other derivations: attribute → output.
-		Others []map[string]string `json:"others"`
-	}
+	var res rebuildOutputs
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -160,6 +119,52 @@ func instantiateSample(t *testing.T, p programs, pinned bool) stages {
 		}
 	}
 	return s
+}
+
+// rebuildOutputs is what testdata/rebuild.nix evaluates to: the output
+// paths of nix/cli.nix's derivations and of the manifests' others.
+type rebuildOutputs struct {
+	CLI struct {
+		Manifests []struct {
+			Aggregate struct{ Out string } `json:"aggregate"`
+			Entries   []struct {
+				RelativePath  string               `json:"relativePath"`
+				PinnedNarHash *string              `json:"pinnedNarHash"`
+				Unpack        struct{ Out string } `json:"unpack"`
+				Detect        struct{ Out string } `json:"detect"`
+			} `json:"entries"`
+		} `json:"manifests"`
+		Index struct{ Out string } `json:"index"`
+	} `json:"cli"`
+	// Others are the manifests' other derivations: attribute → output.
+	Others []map[string]string `json:"others"`
+}
+
+// rebuildArgsFile writes testdata/rebuild.nix's arguments: these
+// builders over the bundled manifests, with their unpacked hashes when
+// pinned.
+func rebuildArgsFile(t *testing.T, p programs, pinned bool) string {
+	t.Helper()
+	hashes := any(nil)
+	if pinned {
+		// The records as the CLI hands them to nix/cli.nix: read and
+		// checked, never the file's path.
+		data, err := os.ReadFile(filepath.Join(repoRoot(), "sample", "unpacked-hashes.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &hashes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ms []map[string]any
+	for _, v := range []string{"1.0.0", "2.0.0"} {
+		ms = append(ms, map[string]any{"redistName": "sample", "version": v, "baseUrl": "file:///sample",
+			"manifest": filepath.Join(repoRoot(), "sample", "redistrib_"+v+".json"), "unpackedHashes": hashes})
+	}
+	args := map[string]any{"cliProgram": p.cli, "detectorProgram": p.detector, "aggregateProgram": p.aggregate,
+		"manifests": ms, "index": "sample", "system": nil}
+	return writeArgsFile(t, args)
 }
 
 // stageOrder is the order of the stages in counts and messages: those of

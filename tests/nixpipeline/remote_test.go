@@ -219,10 +219,6 @@ func TestRemoteBuilder(t *testing.T) {
 // the local store afterwards holds none of the run's archives, unpacked
 // trees, detections or aggregates: only the derivations were written
 // locally, and the result files were read back.
-//
-// Above gocyclo's 15 on purpose: one Nix run (seconds to minutes) checked point by point, each if one check of it.
-//
-//gocyclo:ignore
 func TestRemoteStore(t *testing.T) {
 	requireNix(t)
 	b := startSSHBuilder(t)
@@ -246,6 +242,22 @@ func TestRemoteStore(t *testing.T) {
 		t.Fatalf("process-manifests --store: %v\n%s", err, stderr.String())
 	}
 	t.Logf("stderr:\n%s", stderr.String())
+	checkResultsReadBack(t, dir, index, sum, stdout.String())
+	// The derivations that run this detector or build on what it built
+	// (unpacks, detections, aggregates, index) and the fetches they need: every output is in the
+	// builder's store and none in the local one.
+	outputs := checkOutputsOnlyRemote(t, b.storeRoot, detectorDerivations(t, det))
+	// 10 archives: 10 fetches, unpacks and detections, 2 aggregates, 1 index.
+	if outputs < 33 {
+		t.Errorf("%d outputs checked, want at least 33 (the sample's)", outputs)
+	}
+}
+
+// checkResultsReadBack: the remote run wrote the golden feature files
+// and the index with the new archive's sha256 (sum), and printed the
+// aggregate directories, copies read by the other commands.
+func checkResultsReadBack(t *testing.T, dir, index, sum, stdout string) {
+	t.Helper()
 	// The features do not depend on demo_src's contents (a source archive
 	// is left out of the legacy file); the index carries its sha256.
 	golden := filepath.Join(repoRoot(), "tests", "golden", "sample")
@@ -259,8 +271,8 @@ func TestRemoteStore(t *testing.T) {
 	// none of the run's outputs), printed and read by the other commands.
 	for _, v := range []string{"1.0.0", "2.0.0"} {
 		agg := filepath.Join(dir, "aggregate_"+v)
-		if fi, err := os.Lstat(agg); err != nil || !fi.IsDir() || !strings.Contains(stdout.String(), agg+"\n") {
-			t.Errorf("%s: not a directory, or not printed (%v); stdout:\n%s", agg, err, stdout.String())
+		if fi, err := os.Lstat(agg); err != nil || !fi.IsDir() || !strings.Contains(stdout, agg+"\n") {
+			t.Errorf("%s: not a directory, or not printed (%v); stdout:\n%s", agg, err, stdout)
 			continue
 		}
 		diffPaths(t, filepath.Join(golden, v, "feature_"+v+".json"), filepath.Join(agg, "feature_"+v+".json"))
@@ -270,27 +282,38 @@ func TestRemoteStore(t *testing.T) {
 	if code, _, stderr := runProgram(t, "print-buildredist", dir); code != 0 {
 		t.Errorf("print-buildredist %s: exit %d\n%s", dir, code, stderr)
 	}
+}
 
-	// The derivations that run this detector or build on what it built
-	// (unpacks, detections, aggregates, index) and the fetches they need: every output is in the
-	// builder's store and none in the local one.
+// detectorDerivations are the derivations that run the detector det or
+// build on what it built, and every derivation they need.
+func detectorDerivations(t *testing.T, det string) map[string]bool {
+	t.Helper()
 	detPath := strings.TrimSpace(mustNix(t, "nix-store", "--add", det))
 	drvs := map[string]bool{}
 	for _, drv := range strings.Fields(mustNix(t, "nix-store", "-q", "--referrers-closure", detPath)) {
-		if strings.HasSuffix(drv, ".drv") {
-			drvs[drv] = true
-			for _, d := range strings.Fields(mustNix(t, "nix-store", "-qR", drv)) {
-				if strings.HasSuffix(d, ".drv") {
-					drvs[d] = true
-				}
+		if !strings.HasSuffix(drv, ".drv") {
+			continue
+		}
+		drvs[drv] = true
+		for _, d := range strings.Fields(mustNix(t, "nix-store", "-qR", drv)) {
+			if strings.HasSuffix(d, ".drv") {
+				drvs[d] = true
 			}
 		}
 	}
+	return drvs
+}
+
+// checkOutputsOnlyRemote: every output of drvs is in the builder's store
+// (under storeRoot) and, but a fixed-output one another run may have
+// made, not in the local one; it returns how many outputs it checked.
+func checkOutputsOnlyRemote(t *testing.T, storeRoot string, drvs map[string]bool) int {
+	t.Helper()
 	outputs := 0
 	for drv := range drvs {
 		for _, out := range strings.Fields(mustNix(t, "nix-store", "-q", "--outputs", drv)) {
 			outputs++
-			if _, err := os.Lstat(filepath.Join(b.storeRoot, out)); err != nil {
+			if _, err := os.Lstat(filepath.Join(storeRoot, out)); err != nil {
 				t.Errorf("%s: output %s is not in the builder's store", drv, out)
 			}
 			_, err := os.Lstat(out)
@@ -302,10 +325,7 @@ func TestRemoteStore(t *testing.T) {
 			}
 		}
 	}
-	// 10 archives: 10 fetches, unpacks and detections, 2 aggregates, 1 index.
-	if outputs < 33 {
-		t.Errorf("%d outputs checked, want at least 33 (the sample's)", outputs)
-	}
+	return outputs
 }
 
 // isFetch tells an archive's fetch derivation by its name.

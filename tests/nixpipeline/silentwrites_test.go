@@ -153,18 +153,7 @@ func TestCheckNixpkgsFixNotWritten(t *testing.T) {
 			if code != 1 {
 				t.Errorf("exit %d, want 1", code)
 			}
-			var notWritten []string
-			for _, l := range lines {
-				if strings.HasPrefix(l, "ERROR ") {
-					notWritten = append(notWritten, l)
-					if !strings.Contains(l, ": not written, left as it was: ") || !strings.HasSuffix(l, ": "+reason) {
-						t.Errorf("ERROR line %q, want one saying not written: %s", l, reason)
-					}
-				}
-			}
-			if len(notWritten) != 3 || !contains(lines, "+++ b/cuda_demo_rt.nix") {
-				t.Errorf("want the diff and 3 ERROR lines; stdout:\n%s", strings.Join(lines, "\n"))
-			}
+			checkNotWrittenLines(t, lines, reason)
 			if !strings.Contains(stderr, "--fix could not write 3 file(s)") || strings.Contains(stderr, "builds of these packages would fail") ||
 				!strings.Contains(stderr, ", 3 file(s) not written") {
 				t.Errorf("stderr does not say --fix could not write the files:\n%s", stderr)
@@ -175,5 +164,24 @@ func TestCheckNixpkgsFixNotWritten(t *testing.T) {
 				t.Errorf("the files changed (-before +after):\n%s", diff)
 			}
 		})
+	}
+}
+
+// checkNotWrittenLines: the output is the diff and three ERROR lines,
+// each saying its file was not written, for reason.
+func checkNotWrittenLines(t *testing.T, lines []string, reason string) {
+	t.Helper()
+	var notWritten []string
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "ERROR ") {
+			continue
+		}
+		notWritten = append(notWritten, l)
+		if !strings.Contains(l, ": not written, left as it was: ") || !strings.HasSuffix(l, ": "+reason) {
+			t.Errorf("ERROR line %q, want one saying not written: %s", l, reason)
+		}
+	}
+	if len(notWritten) != 3 || !contains(lines, "+++ b/cuda_demo_rt.nix") {
+		t.Errorf("want the diff and 3 ERROR lines; stdout:\n%s", strings.Join(lines, "\n"))
 	}
 }

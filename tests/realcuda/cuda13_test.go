@@ -91,10 +91,6 @@ func compare13(t *testing.T, cuobjdump, file, rel string, info *elfinfo.Info) li
 // TestRealCUDA13 compares every ELF file of the CUDA 13 wheels (the
 // libraries of cuBLAS, cuFFT, cuRAND, NVRTC, nvJitLink, the runtime and
 // NVVM, and the tools) with cuobjdump 13.4 and patchelf.
-//
-// Above gocyclo's 15 on purpose: one pass over every ELF file of the wheels, each file's oracles checked in turn.
-//
-//gocyclo:ignore
 func TestRealCUDA13(t *testing.T) {
 	root, bin := real13(t)
 	cuobjdump := filepath.Join(bin, "cuobjdump")
@@ -102,44 +98,11 @@ func TestRealCUDA13(t *testing.T) {
 	if patchelfErr != nil {
 		testenv.NotChecked(t, "patchelf is not installed (apt-get install patchelf): sonames and needed libraries not compared")
 	}
-	var shared, withCode []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		if !elfinfo.IsELF(data) {
-			return nil
-		}
-		info, err := elfinfo.Read(data)
-		if err != nil {
-			t.Errorf("%s: %v", rel, err)
-			return nil
-		}
-		got := compare13(t, cuobjdump, p, rel, info)
-		if info.Type == elf.ET_DYN {
-			shared = append(shared, filepath.Base(rel))
-		}
-		if len(got.all) > 0 {
-			withCode = append(withCode, filepath.Base(rel))
-		}
-		if patchelfErr == nil {
-			soname := strings.Join(patchelf(t, "--print-soname", p), "")
-			needed := patchelf(t, "--print-needed", p)
-			if info.Soname != soname || !cmp.Equal(needed, info.Needed, cmpEmpty) {
-				t.Errorf("%s: soname %q needed %v; patchelf says %q %v", rel, info.Soname, info.Needed, soname, needed)
-			}
-		}
-		t.Logf("%s: %d entries, archs %v (SASS %v, PTX %v), soname %q", rel, len(info.Images), got.all, got.sass, got.ptx, info.Soname)
-		return nil
-	})
-	if err != nil {
+	w := &wheelScan{t: t, root: root, cuobjdump: cuobjdump, patchelf: patchelfErr == nil}
+	if err := filepath.WalkDir(root, w.visit); err != nil {
 		t.Fatal(err)
 	}
+	shared, withCode := w.shared, w.withCode
 	// The wheels' libraries, by soname-like file name: all must be there.
 	for _, want := range []string{"libcublas.so.13", "libcublasLt.so.13", "libcufft.so.12", "libcufftw.so.12", "libcurand.so.10",
 		"libnvrtc.so.13", "libnvJitLink.so.13", "libcudart.so.13", "libnvblas.so.13"} {
@@ -156,6 +119,56 @@ func TestRealCUDA13(t *testing.T) {
 	if plain, named := oracleListing(t, cuobjdump, lt).sass, oracleNames(t, cuobjdump, "--list-elf", lt); !slices.Contains(plain, "sm_120f") || slices.Contains(named, "sm_120f") {
 		t.Errorf("libcublasLt: expected sm_120f in the plain listing %v and not in --list-elf %v", plain, named)
 	}
+}
+
+// wheelScan compares each ELF file under root with the oracles,
+// noting the shared libraries and the files with device code.
+type wheelScan struct {
+	t                *testing.T
+	root, cuobjdump  string
+	patchelf         bool // compare sonames and needed libraries with patchelf's
+	shared, withCode []string
+}
+
+// visit is WalkDir's function: each regular ELF file compared.
+func (w *wheelScan) visit(p string, d fs.DirEntry, err error) error {
+	if err != nil || !d.Type().IsRegular() {
+		return err
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	if elfinfo.IsELF(data) {
+		w.compare(p, data)
+	}
+	return nil
+}
+
+// compare checks the ELF file p against cuobjdump and patchelf.
+func (w *wheelScan) compare(p string, data []byte) {
+	t := w.t
+	rel, _ := filepath.Rel(w.root, p)
+	info, err := elfinfo.Read(data)
+	if err != nil {
+		t.Errorf("%s: %v", rel, err)
+		return
+	}
+	got := compare13(t, w.cuobjdump, p, rel, info)
+	if info.Type == elf.ET_DYN {
+		w.shared = append(w.shared, filepath.Base(rel))
+	}
+	if len(got.all) > 0 {
+		w.withCode = append(w.withCode, filepath.Base(rel))
+	}
+	if w.patchelf {
+		soname := strings.Join(patchelf(t, "--print-soname", p), "")
+		needed := patchelf(t, "--print-needed", p)
+		if info.Soname != soname || !cmp.Equal(needed, info.Needed, cmpEmpty) {
+			t.Errorf("%s: soname %q needed %v; patchelf says %q %v", rel, info.Soname, info.Needed, soname, needed)
+		}
+	}
+	t.Logf("%s: %d entries, archs %v (SASS %v, PTX %v), soname %q", rel, len(info.Images), got.all, got.sass, got.ptx, info.Soname)
 }
 
 // kernelCU is a small CUDA source with a kernel and a host launcher.

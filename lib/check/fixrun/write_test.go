@@ -68,14 +68,28 @@ func TestWriteKeepsEditsMadeMeanwhile(t *testing.T) {
 		"grown.nix":    "grown read\nand a line more\n",
 		"appeared.nix": "written by hand\n",
 	}
+	checkContents(t, dir, want)
+	if _, err := os.Lstat(filepath.Join(dir, "removed.nix")); err == nil {
+		t.Error("removed.nix was written again")
+	}
+	checkChangedFindings(t, failed, map[string]string{"edited.nix": "it changed", "grown.nix": "it changed", "removed.nix": "it was removed", "appeared.nix": "a file of this name appeared"})
+	checkNoTempLeft(t, dir)
+}
+
+// checkContents: each file of want in dir holds its text.
+func checkContents(t *testing.T, dir string, want map[string]string) {
+	t.Helper()
 	for f, w := range want {
 		if got := readText(t, filepath.Join(dir, f)); got != w {
 			t.Errorf("%s holds %q, want %q", f, got, w)
 		}
 	}
-	if _, err := os.Lstat(filepath.Join(dir, "removed.nix")); err == nil {
-		t.Error("removed.nix was written again")
-	}
+}
+
+// checkChangedFindings: failed is one changed-file error for each file
+// of want, saying its text and that the file is left as it is.
+func checkChangedFindings(t *testing.T, failed []nixpkgscheck.Finding, want map[string]string) {
+	t.Helper()
 	got := map[string]string{}
 	for _, f := range failed {
 		if f.Level != nixpkgscheck.LevelError || f.Kind != KindChanged {
@@ -83,15 +97,19 @@ func TestWriteKeepsEditsMadeMeanwhile(t *testing.T) {
 		}
 		got[f.File] = f.Message
 	}
-	for f, w := range map[string]string{"edited.nix": "it changed", "grown.nix": "it changed", "removed.nix": "it was removed", "appeared.nix": "a file of this name appeared"} {
+	for f, w := range want {
 		if !strings.Contains(got[f], w) || !strings.Contains(got[f], "left as it is") {
 			t.Errorf("%s: finding %q, want one saying %q", f, got[f], w)
 		}
 	}
-	if len(got) != 4 {
-		t.Errorf("findings for %v, want 4", got)
+	if len(got) != len(want) {
+		t.Errorf("findings for %v, want %d", got, len(want))
 	}
-	// No temporary file is left beside them.
+}
+
+// checkNoTempLeft: no temporary file of the fix is left in dir.
+func checkNoTempLeft(t *testing.T, dir string) {
+	t.Helper()
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if strings.Contains(e.Name(), "crff-fix") {
@@ -168,12 +186,7 @@ func TestWriteSaysWhyNothingWasWritten(t *testing.T) {
 			if len(failed) != 2 {
 				t.Fatalf("findings %+v, want one per file", failed)
 			}
-			for _, f := range failed {
-				if f.Level != nixpkgscheck.LevelError || f.Kind != nixpkgscheck.KindNotWritten || !strings.Contains(f.Message, reason) ||
-					!strings.Contains(f.Message, dir) || !strings.HasPrefix(f.Message, "not written, left as it was: ") {
-					t.Errorf("finding %+v, want a notWritten error naming %s and saying %q", f, dir, reason)
-				}
-			}
+			checkNotWritten(t, failed, dir, reason)
 			if got := readText(t, filepath.Join(dir, "a.nix")); got != old {
 				t.Errorf("a.nix holds %q", got)
 			}
@@ -184,12 +197,19 @@ func TestWriteSaysWhyNothingWasWritten(t *testing.T) {
 			if code != nixpkgscheck.ExitErrors || err == nil || !strings.Contains(err.Error(), "--fix could not write 2 file(s)") || strings.Contains(err.Error(), "builds") {
 				t.Errorf("outcome %d %v, want exit 1 saying --fix could not write 2 files, and nothing of builds", code, err)
 			}
-			entries, _ := os.ReadDir(dir)
-			for _, e := range entries {
-				if strings.Contains(e.Name(), "crff-fix") {
-					t.Errorf("left behind: %s", e.Name())
-				}
-			}
+			checkNoTempLeft(t, dir)
 		})
+	}
+}
+
+// checkNotWritten: each finding is a notWritten error naming dir and
+// saying the system's reason.
+func checkNotWritten(t *testing.T, failed []nixpkgscheck.Finding, dir, reason string) {
+	t.Helper()
+	for _, f := range failed {
+		if f.Level != nixpkgscheck.LevelError || f.Kind != nixpkgscheck.KindNotWritten || !strings.Contains(f.Message, reason) ||
+			!strings.Contains(f.Message, dir) || !strings.HasPrefix(f.Message, "not written, left as it was: ") {
+			t.Errorf("finding %+v, want a notWritten error naming %s and saying %q", f, dir, reason)
+		}
 	}
 }

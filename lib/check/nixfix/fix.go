@@ -197,53 +197,83 @@ func probed(terms []term, outputs []string) []tri {
 // must give it. A term is unknown when no split or several splits that
 // disagree about it give the list.
 func activity(terms []term, declared []string) []tri {
-	act := make([]tri, len(terms))
-	for _, t := range terms {
-		if t.opaque {
-			return act
+	if slices.ContainsFunc(terms, func(t term) bool { return t.opaque }) {
+		return make([]tri, len(terms))
+	}
+	s := &splitSearch{
+		terms: terms, declared: declared,
+		seenYes: make([]bool, len(terms)), seenNo: make([]bool, len(terms)), on: make([]bool, len(terms)),
+		budget: 4096, // splits tried: bounds the work on a pathological file
+	}
+	s.walk(0, 0)
+	if s.budget < 0 {
+		return make([]tri, len(terms))
+	}
+	return s.verdicts()
+}
+
+// splitSearch tries every split of the declared list into the terms'
+// lists, noting for each term whether a split that gives the list has it
+// on or off.
+type splitSearch struct {
+	terms           []term
+	declared        []string
+	seenYes, seenNo []bool
+	on              []bool // the split being tried
+	budget          int
+}
+
+// walk tries the splits of declared[pos:] into terms[ti:].
+func (s *splitSearch) walk(ti, pos int) {
+	if s.budget--; s.budget < 0 {
+		return
+	}
+	if ti == len(s.terms) {
+		if pos == len(s.declared) {
+			s.record()
+		}
+		return
+	}
+	t := s.terms[ti]
+	if t.cond != "" {
+		s.on[ti] = false
+		s.walk(ti+1, pos)
+	}
+	if s.listAt(t, pos) {
+		s.on[ti] = true
+		s.walk(ti+1, pos+len(t.elems))
+	}
+}
+
+// listAt says whether t's list is what declared holds at pos.
+func (s *splitSearch) listAt(t term, pos int) bool {
+	if pos+len(t.elems) > len(s.declared) {
+		return false
+	}
+	for i, e := range t.elems {
+		if s.declared[pos+i] != e.value {
+			return false
 		}
 	}
-	seenYes, seenNo := make([]bool, len(terms)), make([]bool, len(terms))
-	on := make([]bool, len(terms))
-	budget := 4096 // splits tried: bounds the work on a pathological file
-	var walk func(ti, pos int)
-	walk = func(ti, pos int) {
-		if budget--; budget < 0 {
-			return
-		}
-		if ti == len(terms) {
-			if pos == len(declared) {
-				for i := range terms {
-					seenYes[i] = seenYes[i] || on[i]
-					seenNo[i] = seenNo[i] || !on[i]
-				}
-			}
-			return
-		}
-		t := terms[ti]
-		if t.cond != "" {
-			on[ti] = false
-			walk(ti+1, pos)
-		}
-		if pos+len(t.elems) <= len(declared) {
-			for i, e := range t.elems {
-				if declared[pos+i] != e.value {
-					return
-				}
-			}
-			on[ti] = true
-			walk(ti+1, pos+len(t.elems))
-		}
+	return true
+}
+
+// record notes the split being tried, which gives the declared list.
+func (s *splitSearch) record() {
+	for i := range s.terms {
+		s.seenYes[i] = s.seenYes[i] || s.on[i]
+		s.seenNo[i] = s.seenNo[i] || !s.on[i]
 	}
-	walk(0, 0)
-	if budget < 0 {
-		return act
-	}
-	for i := range terms {
+}
+
+// verdicts is each term yes or no when every split agrees about it.
+func (s *splitSearch) verdicts() []tri {
+	act := make([]tri, len(s.terms))
+	for i := range s.terms {
 		switch {
-		case seenYes[i] && !seenNo[i]:
+		case s.seenYes[i] && !s.seenNo[i]:
 			act[i] = yes
-		case seenNo[i] && !seenYes[i]:
+		case s.seenNo[i] && !s.seenYes[i]:
 			act[i] = no
 		}
 	}

@@ -140,39 +140,50 @@ func TestFix(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cases := evaluate(t, tc.in, tc.targets)
-			got, err := Fix(tc.in, cases)
+			got, err := Fix(tc.in, evaluate(t, tc.in, tc.targets))
 			if tc.refusal != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.refusal) {
-					t.Fatalf("Fix: error %v, want a refusal with %q; text:\n%s", err, tc.refusal, got)
-				}
-				if got != tc.in {
-					t.Errorf("a refused file changed:\n%s", got)
-				}
+				checkRefused(t, tc, got, err)
 				return
 			}
 			if err != nil {
 				t.Fatalf("Fix: %v", err)
 			}
-			want := tc.want
-			if want == "" {
-				want = tc.in
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Fatalf("Fix (-want +got):\n%s", diff)
-			}
-			// What Nix evaluates from the edited file builds everywhere.
-			for _, c := range evaluate(t, got, tc.targets) {
-				if errs := errorsOf(c, c.Outputs, c.Hook, c.FHS); len(errs) > 0 {
-					t.Errorf("%s still fails after the fix: %s", c.Name, errs[0].Message)
-				}
-			}
-			// Fixing a fixed file changes nothing.
-			again, err := Fix(got, evaluate(t, got, tc.targets))
-			if err != nil || again != got {
-				t.Errorf("fixing again: %v\n%s", err, again)
-			}
+			checkFixed(t, tc, got)
 		})
+	}
+}
+
+// checkRefused: Fix refused tc's file with its refusal and left it as it
+// was.
+func checkRefused(t *testing.T, tc fixCase, got string, err error) {
+	t.Helper()
+	if err == nil || !strings.Contains(err.Error(), tc.refusal) {
+		t.Fatalf("Fix: error %v, want a refusal with %q; text:\n%s", err, tc.refusal, got)
+	}
+	if got != tc.in {
+		t.Errorf("a refused file changed:\n%s", got)
+	}
+}
+
+// checkFixed: got is the file tc wants, what Nix evaluates from it
+// builds everywhere, and fixing it again changes nothing.
+func checkFixed(t *testing.T, tc fixCase, got string) {
+	t.Helper()
+	want := tc.want
+	if want == "" {
+		want = tc.in
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Fix (-want +got):\n%s", diff)
+	}
+	for _, c := range evaluate(t, got, tc.targets) {
+		if errs := errorsOf(c, c.Outputs, c.Hook, c.FHS); len(errs) > 0 {
+			t.Errorf("%s still fails after the fix: %s", c.Name, errs[0].Message)
+		}
+	}
+	again, err := Fix(got, evaluate(t, got, tc.targets))
+	if err != nil || again != got {
+		t.Errorf("fixing again: %v\n%s", err, again)
 	}
 }
 

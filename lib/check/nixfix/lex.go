@@ -82,47 +82,60 @@ func (lx *lexer) run(depth, braces int) error {
 		return fmt.Errorf("offset %d: interpolations nested deeper than %d", lx.pos, maxDepth)
 	}
 	for lx.pos < len(lx.src) {
-		c := lx.src[lx.pos]
-		start := lx.pos
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			lx.pos++
-		case c == '#':
-			for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
-				lx.pos++
-			}
-			lx.emit(kComment, start)
-		case strings.HasPrefix(lx.src[lx.pos:], "/*"):
-			end := strings.Index(lx.src[lx.pos+2:], "*/")
-			if end < 0 {
-				return fmt.Errorf("offset %d: unterminated comment", start)
-			}
-			lx.pos += 2 + end + 2
-			lx.emit(kComment, start)
-		case c == '"':
-			if err := lx.doubleQuoted(depth); err != nil {
-				return err
-			}
-		case strings.HasPrefix(lx.src[lx.pos:], "''"):
-			if err := lx.indented(depth); err != nil {
-				return err
-			}
-		case lx.path():
-			lx.emit(kPath, start)
-		case isIdentStart(c):
-			lx.identOrURI()
-		case c >= '0' && c <= '9':
-			lx.number()
-		default:
-			done, err := lx.punct(depth, &braces)
-			if err != nil || done {
-				return err
-			}
+		done, err := lx.next(depth, &braces)
+		if err != nil || done {
+			return err
 		}
 	}
 	if depth > 0 {
 		return fmt.Errorf("offset %d: unterminated interpolation", lx.pos)
 	}
+	return nil
+}
+
+// next lexes the token that starts here, or skips a white-space
+// character; done is true at the "}" closing the interpolation being
+// lexed.
+func (lx *lexer) next(depth int, braces *int) (done bool, err error) {
+	c := lx.src[lx.pos]
+	start := lx.pos
+	switch {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		lx.pos++
+	case c == '#' || strings.HasPrefix(lx.src[lx.pos:], "/*"):
+		return false, lx.comment()
+	case c == '"':
+		return false, lx.doubleQuoted(depth)
+	case strings.HasPrefix(lx.src[lx.pos:], "''"):
+		return false, lx.indented(depth)
+	case lx.path():
+		lx.emit(kPath, start)
+	case isIdentStart(c):
+		lx.identOrURI()
+	case c >= '0' && c <= '9':
+		lx.number()
+	default:
+		return lx.punct(depth, braces)
+	}
+	return false, nil
+}
+
+// comment lexes a # line comment or a /* */ block comment.
+func (lx *lexer) comment() error {
+	start := lx.pos
+	if lx.src[lx.pos] == '#' {
+		for lx.pos < len(lx.src) && lx.src[lx.pos] != '\n' {
+			lx.pos++
+		}
+		lx.emit(kComment, start)
+		return nil
+	}
+	end := strings.Index(lx.src[lx.pos+2:], "*/")
+	if end < 0 {
+		return fmt.Errorf("offset %d: unterminated comment", start)
+	}
+	lx.pos += 2 + end + 2
+	lx.emit(kComment, start)
 	return nil
 }
 
@@ -193,15 +206,7 @@ func (lx *lexer) path() bool {
 		return true
 	}
 	if s[0] == '<' {
-		i := 1
-		for i < len(s) && (isPathChar(s[i]) || s[i] == '/') {
-			i++
-		}
-		if i > 1 && i < len(s) && s[i] == '>' {
-			lx.pos += i + 1
-			return true
-		}
-		return false
+		return lx.searchPath(s)
 	}
 	i := 0
 	for i < len(s) && isPathChar(s[i]) {
@@ -209,6 +214,19 @@ func (lx *lexer) path() bool {
 	}
 	if i < len(s) && s[i] == '/' && i+1 < len(s) && isPathChar(s[i+1]) && !strings.HasPrefix(s[i:], "//") {
 		lx.pos += i + pathRest(s[i:])
+		return true
+	}
+	return false
+}
+
+// searchPath lexes <a/b> if s, starting with "<", is one.
+func (lx *lexer) searchPath(s string) bool {
+	i := 1
+	for i < len(s) && (isPathChar(s[i]) || s[i] == '/') {
+		i++
+	}
+	if i > 1 && i < len(s) && s[i] == '>' {
+		lx.pos += i + 1
 		return true
 	}
 	return false

@@ -181,42 +181,56 @@ func FuzzFix(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// What the file declares when no condition holds: its
-		// unconditional lists.
-		var outputs []string
-		if b, ok := s.binding("outputs"); ok {
-			for _, tm := range s.terms(b) {
-				if tm.cond == "" && !tm.opaque {
-					outputs = append(outputs, values(tm)...)
-				}
-			}
-		} else {
-			outputs = []string{"out"}
-		}
-		x86 := Case{Name: "x86", Platform: "linux-x86_64", CudaVersion: "12.8", Outputs: outputs, Archives: []Archive{{Name: "x86", Tree: features.Tree{
-			Files: []string{"LICENSE", "include/a.h", "lib/libx.so", "lib/libx.a", "lib/stubs/libx.so", "bin/t"}, UsrFiles: []string{"bin/t"}}}}}
-		sbsa := Case{Name: "sbsa", Platform: "linux-sbsa", CudaVersion: "13.0", Outputs: outputs, Archives: []Archive{{Name: "sbsa", Tree: features.Tree{
-			Files: []string{"LICENSE", "include/a.h", "lib/libx.so"}}}}}
-		got, err := Fix(src, []Case{x86, sbsa})
+		got, err := Fix(src, fuzzCases(unconditionalOutputs(s)))
 		if err != nil || got == src {
 			return
 		}
 		if _, err := locate(got); err != nil {
 			t.Fatalf("the fixed file does not read back: %v\n%s", err, got)
 		}
-		// A branch the fix removes goes with its comment; every other
-		// comment stays.
-		ob, hasOutputs := s.binding("outputs")
-		for _, tk := range s.all {
-			inOutputs := hasOutputs && tk.start >= s.toks[ob.first].start && tk.end <= s.toks[ob.semicolon].end
-			if tk.kind == kComment && !inOutputs && !strings.Contains(got, tk.text) {
-				t.Fatalf("comment %q lost:\n%s", tk.text, got)
-			}
-		}
+		checkCommentsKept(t, s, got)
 		if nix != "" && nixParses(t, src) && !nixParses(t, got) {
 			t.Fatalf("the fixed file does not parse with Nix:\n%s\nfrom:\n%s", got, src)
 		}
 	})
+}
+
+// unconditionalOutputs is what the file declares when no condition
+// holds: its unconditional lists.
+func unconditionalOutputs(s *source) []string {
+	b, ok := s.binding("outputs")
+	if !ok {
+		return []string{"out"}
+	}
+	var outputs []string
+	for _, tm := range s.terms(b) {
+		if tm.cond == "" && !tm.opaque {
+			outputs = append(outputs, values(tm)...)
+		}
+	}
+	return outputs
+}
+
+// fuzzCases are an x86 and an sbsa case declaring outputs.
+func fuzzCases(outputs []string) []Case {
+	x86 := Case{Name: "x86", Platform: "linux-x86_64", CudaVersion: "12.8", Outputs: outputs, Archives: []Archive{{Name: "x86", Tree: features.Tree{
+		Files: []string{"LICENSE", "include/a.h", "lib/libx.so", "lib/libx.a", "lib/stubs/libx.so", "bin/t"}, UsrFiles: []string{"bin/t"}}}}}
+	sbsa := Case{Name: "sbsa", Platform: "linux-sbsa", CudaVersion: "13.0", Outputs: outputs, Archives: []Archive{{Name: "sbsa", Tree: features.Tree{
+		Files: []string{"LICENSE", "include/a.h", "lib/libx.so"}}}}}
+	return []Case{x86, sbsa}
+}
+
+// checkCommentsKept: a branch the fix removes goes with its comment;
+// every comment outside outputs stays in got.
+func checkCommentsKept(t *testing.T, s *source, got string) {
+	t.Helper()
+	ob, hasOutputs := s.binding("outputs")
+	for _, tk := range s.all {
+		inOutputs := hasOutputs && tk.start >= s.toks[ob.first].start && tk.end <= s.toks[ob.semicolon].end
+		if tk.kind == kComment && !inOutputs && !strings.Contains(got, tk.text) {
+			t.Fatalf("comment %q lost:\n%s", tk.text, got)
+		}
+	}
 }
 
 func nixParses(t *testing.T, src string) bool {

@@ -37,52 +37,73 @@ func TestFailuresOfEveryVersion(t *testing.T) {
 			lines := strings.Split(string(data), "\n")
 			tr := NewTracker()
 			tr.SetRoles(rolesOf(t, lines, version, stages))
-			failed := map[string]string{}
-			var dependency, built []string
-			for _, line := range lines {
-				ev, ok := Parse(line)
-				if !ok {
-					continue
-				}
-				u := tr.Handle(ev)
-				switch u.Kind {
-				case Finished, LateFailure:
-					if !u.Build.Failed {
-						built = append(built, u.Build.Subject)
-						continue
-					}
-					failed[u.Build.Subject] = u.Build.Cause
-				case DependencyFailed:
-					dependency = append(dependency, u.Build.Subject)
-				case Message:
-					if !IsRetryNotice(ansi.Strip(u.Message)) {
-						t.Errorf("message passed on: %q", u.Message)
-					}
-				}
+			o := follow(t, tr, lines)
+			checkCauses(t, o.failed, causes)
+			sort.Strings(o.built)
+			if len(o.built) != 2 || o.built[0] != "ok-a" || o.built[1] != "ok-b" {
+				t.Errorf("built %v, want [ok-a ok-b]", o.built)
 			}
-			for name, want := range causes {
-				cause, ok := failed[name]
-				if !ok {
-					t.Errorf("%s: not reported failed", name)
-				} else if !want.MatchString(cause) {
-					t.Errorf("%s: cause %q, want %s", name, cause, want)
-				}
-			}
-			if len(failed) != len(causes) {
-				t.Errorf("failed %v, want %d", failed, len(causes))
-			}
-			sort.Strings(built)
-			if len(built) != 2 || built[0] != "ok-a" || built[1] != "ok-b" {
-				t.Errorf("built %v, want [ok-a ok-b]", built)
-			}
-			if len(dependency) != 1 || dependency[0] != "detect-dependent" {
-				t.Errorf("dependency failures %v, want [detect-dependent]", dependency)
+			if len(o.dependency) != 1 || o.dependency[0] != "detect-dependent" {
+				t.Errorf("dependency failures %v, want [detect-dependent]", o.dependency)
 			}
 			if tr.Failed(Fetch) != 3 || tr.Failed(Unpack) != 1 || tr.DependencyFailed(Detect) != 1 || tr.Done(Fetch) != 3 {
 				t.Errorf("counts: failed fetch %d unpack %d, dependency detect %d, fetches done %d",
 					tr.Failed(Fetch), tr.Failed(Unpack), tr.DependencyFailed(Detect), tr.Done(Fetch))
 			}
 		})
+	}
+}
+
+// outcomes are the builds a log's updates end: failed ones with their
+// causes, those whose input failed, and those built.
+type outcomes struct {
+	failed            map[string]string
+	dependency, built []string
+}
+
+// follow hands the log's lines to tr and gathers the builds' outcomes;
+// a message other than a retry notice fails t.
+func follow(t *testing.T, tr *Tracker, lines []string) outcomes {
+	t.Helper()
+	o := outcomes{failed: map[string]string{}}
+	for _, line := range lines {
+		ev, ok := Parse(line)
+		if !ok {
+			continue
+		}
+		u := tr.Handle(ev)
+		switch u.Kind {
+		case Finished, LateFailure:
+			if u.Build.Failed {
+				o.failed[u.Build.Subject] = u.Build.Cause
+			} else {
+				o.built = append(o.built, u.Build.Subject)
+			}
+		case DependencyFailed:
+			o.dependency = append(o.dependency, u.Build.Subject)
+		case Message:
+			if !IsRetryNotice(ansi.Strip(u.Message)) {
+				t.Errorf("message passed on: %q", u.Message)
+			}
+		}
+	}
+	return o
+}
+
+// checkCauses: exactly the builds of causes failed, each with a cause
+// its pattern matches.
+func checkCauses(t *testing.T, failed map[string]string, causes map[string]*regexp.Regexp) {
+	t.Helper()
+	for name, want := range causes {
+		cause, ok := failed[name]
+		if !ok {
+			t.Errorf("%s: not reported failed", name)
+		} else if !want.MatchString(cause) {
+			t.Errorf("%s: cause %q, want %s", name, cause, want)
+		}
+	}
+	if len(failed) != len(causes) {
+		t.Errorf("failed %v, want %d", failed, len(causes))
 	}
 }
 

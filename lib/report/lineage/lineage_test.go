@@ -33,30 +33,11 @@ func text(t *testing.T, l *lineage.Lineage) string {
 // TestCUDA13_3 is the release of the issue, from NVIDIA's manifests
 // alone: cuda_cccl becomes cccl (the same name, a new licence), six
 // packages are dropped, and no other package is new.
-//
-// Above gocyclo's 15 on purpose: one comparison of two real releases, each finding of it checked in turn.
-//
-//gocyclo:ignore
 func TestCUDA13_3(t *testing.T) {
 	l := lineage.Compare(cudaRelease(t, "13.2.2"), cudaRelease(t, "13.3.0"), nil)
 	t.Log(text(t, l))
-	if r := l.Renamed; len(r) != 1 || r[0].From != "cuda_cccl" || r[0].To != "cccl" || r[0].Name != "CXX Core Compute Libraries" || r[0].OldVersion != "13.2.86" || r[0].NewVersion != "13.3.3.3.1" {
-		t.Errorf("renamed %+v; want cuda_cccl -> cccl", l.Renamed)
-	}
-	if len(l.Renamed) == 1 && (len(l.Renamed[0].Evidence) != 1 || !strings.Contains(l.Renamed[0].Evidence[0], `the same name "CXX Core Compute Libraries"`)) {
-		t.Errorf("rename evidence %q; want the manifest's name", l.Renamed[0].Evidence)
-	}
-	var dropped []string
-	for _, d := range l.Dropped {
-		dropped = append(dropped, d.Package)
-		if d.LastRelease != "13.2.2" || d.LastVersion == "" {
-			t.Errorf("dropped %+v: want its last release 13.2.2 and its version", d)
-		}
-	}
-	want := []string{"collectx_bringup", "cuda_nsight", "driver_assistant", "mft", "mft_autocomplete", "mft_oem"}
-	if !slices.Equal(dropped, want) {
-		t.Errorf("dropped %v; want %v", dropped, want)
-	}
+	checkCCCLRename(t, l)
+	checkDropped(t, l, "13.2.2", []string{"collectx_bringup", "cuda_nsight", "driver_assistant", "mft", "mft_autocomplete", "mft_oem"})
 	if len(l.Added) != 0 {
 		t.Errorf("added %+v; want none (cccl is the rename)", l.Added)
 	}
@@ -75,6 +56,34 @@ func TestCUDA13_3(t *testing.T) {
 		if !strings.Contains(out, line) {
 			t.Errorf("text lacks %q:\n%s", line, out)
 		}
+	}
+}
+
+// checkCCCLRename: the one rename is CUDA 13.3's cuda_cccl -> cccl, by
+// the manifest's name.
+func checkCCCLRename(t *testing.T, l *lineage.Lineage) {
+	t.Helper()
+	if r := l.Renamed; len(r) != 1 || r[0].From != "cuda_cccl" || r[0].To != "cccl" || r[0].Name != "CXX Core Compute Libraries" || r[0].OldVersion != "13.2.86" || r[0].NewVersion != "13.3.3.3.1" {
+		t.Errorf("renamed %+v; want cuda_cccl -> cccl", l.Renamed)
+	}
+	if len(l.Renamed) == 1 && (len(l.Renamed[0].Evidence) != 1 || !strings.Contains(l.Renamed[0].Evidence[0], `the same name "CXX Core Compute Libraries"`)) {
+		t.Errorf("rename evidence %q; want the manifest's name", l.Renamed[0].Evidence)
+	}
+}
+
+// checkDropped: the dropped packages are want, each with its last
+// release, last, and its version.
+func checkDropped(t *testing.T, l *lineage.Lineage, last string, want []string) {
+	t.Helper()
+	var dropped []string
+	for _, d := range l.Dropped {
+		dropped = append(dropped, d.Package)
+		if d.LastRelease != last || d.LastVersion == "" {
+			t.Errorf("dropped %+v: want its last release %s and its version", d, last)
+		}
+	}
+	if !slices.Equal(dropped, want) {
+		t.Errorf("dropped %v; want %v", dropped, want)
 	}
 }
 
@@ -122,70 +131,78 @@ func release(redist, version string, pkgs ...*lineage.Package) *lineage.Release 
 
 // TestTreesDecide: renames, splits, merges and moves on trees written
 // for the test, each with the evidence that decided it.
-//
-// Above gocyclo's 15 on purpose: a table of small cases in subtests, each with its own checks.
-//
-//gocyclo:ignore
 func TestTreesDecide(t *testing.T) {
-	t.Run("rename by trees under another name", func(t *testing.T) {
-		l := lineage.Compare(release("r", "1", pkg("a", "A", "lib/liba.so.1=liba.so.1", "include/a.h")),
-			release("r", "2", pkg("b", "B", "lib/liba.so.1=liba.so.1", "include/a.h", "include/new.h")), nil)
-		if len(l.Renamed) != 1 || l.Renamed[0].Evidence[0] != "trees: 2 of 3 files the same" || l.Renamed[0].Evidence[1] != "sonames: the same 1" {
-			t.Errorf("renamed %+v", l.Renamed)
-		}
-	})
-	t.Run("the same name, other trees: no rename", func(t *testing.T) {
-		l := lineage.Compare(release("r", "1", pkg("a", "A", "include/a.h", "include/b.h")),
-			release("r", "2", pkg("b", "A", "include/c.h", "include/d.h")), nil)
-		if len(l.Renamed) != 0 || len(l.Dropped) != 1 || len(l.Added) != 1 {
-			t.Errorf("renamed %+v, dropped %+v, added %+v", l.Renamed, l.Dropped, l.Added)
-		}
-	})
-	t.Run("split into a new package, paths and sonames changed", func(t *testing.T) {
-		l := lineage.Compare(
-			release("r", "1", pkg("nvcc", "NVCC", "bin/nvcc", "nvvm/lib64/libnvvm.so=libnvvm.so.4", "nvvm/include/nvvm.h", "include/crt/host_config.h")),
-			release("r", "2", pkg("nvcc", "NVCC", "bin/nvcc"), pkg("nvvm", "NVVM", "lib/libnvvm.so.4=libnvvm.so.4", "include/nvvm.h"),
-				pkg("crt", "CRT", "include/crt/host_config.h")), nil)
-		want := []lineage.Move{
-			{Kind: "split", From: "nvcc", To: "crt", Files: []lineage.MovedFile{{Old: "include/crt/host_config.h", New: "include/crt/host_config.h", By: "path"}}, Sonames: []string{}, Evidence: []string{"trees: 1 files"}},
-			{Kind: "split", From: "nvcc", To: "nvvm", Files: []lineage.MovedFile{{Old: "nvvm/include/nvvm.h", New: "include/nvvm.h", By: "name"}, {Old: "nvvm/lib64/libnvvm.so", New: "lib/libnvvm.so.4", By: "soname"}}, Sonames: []string{"libnvvm.so.4"}, Evidence: []string{"trees: 2 files", "sonames: 1"}},
-		}
-		if !equalMoves(l.Moves, want) {
-			t.Errorf("moves %+v\nwant %+v", l.Moves, want)
-		}
-		if len(l.Added) != 2 {
-			t.Errorf("added %+v: a split's new package is still new", l.Added)
-		}
-	})
-	t.Run("merge of a dropped package", func(t *testing.T) {
-		l := lineage.Compare(release("r", "1", pkg("a", "A", "include/a.h"), pkg("b", "B", "include/b.h")),
-			release("r", "2", pkg("b", "B", "include/b.h", "include/a.h")), nil)
-		if len(l.Moves) != 1 || l.Moves[0].Kind != "merge" || l.Moves[0].From != "a" || l.Moves[0].To != "b" {
-			t.Errorf("moves %+v", l.Moves)
-		}
-	})
-	t.Run("a file name common on one side is not matched", func(t *testing.T) {
-		l := lineage.Compare(release("r", "1", pkg("a", "A", "x/README", "y/README", "keep")),
-			release("r", "2", pkg("a", "A", "keep"), pkg("b", "B", "z/README")), nil)
-		if len(l.Moves) != 0 {
-			t.Errorf("moves %+v: README is not unique among a's lost files", l.Moves)
-		}
-	})
-	t.Run("a path several packages hold is no evidence", func(t *testing.T) {
-		l := lineage.Compare(release("r", "1", pkg("a", "A", "LICENSE", "a.h"), pkg("b", "B", "LICENSE", "b.h")),
-			release("r", "2", pkg("b", "B", "LICENSE", "b.h"), pkg("c", "C", "LICENSE", "c.h")), nil)
-		if len(l.Moves) != 0 {
-			t.Errorf("moves %+v: LICENSE is in every package", l.Moves)
-		}
-	})
-	t.Run("without the new tree nothing moves", func(t *testing.T) {
-		nvcc := &lineage.Package{Key: "nvcc", Name: "NVCC"}
-		l := lineage.Compare(release("r", "1", pkg("nvcc", "NVCC", "bin/nvcc", "include/crt/x.h")),
-			release("r", "2", nvcc, pkg("crt", "CRT", "include/crt/x.h")), nil)
-		if len(l.Moves) != 0 {
-			t.Errorf("moves %+v: nvcc's new tree is unknown", l.Moves)
-		}
-	})
+	for _, tc := range treeCases {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.check(t, lineage.Compare(tc.old, tc.new, nil))
+		})
+	}
+}
+
+// treeCases are TestTreesDecide's: two releases, and the check of what
+// Compare makes of them.
+var treeCases = []struct {
+	name     string
+	old, new *lineage.Release
+	check    func(t *testing.T, l *lineage.Lineage)
+}{
+	{"rename by trees under another name", release("r", "1", pkg("a", "A", "lib/liba.so.1=liba.so.1", "include/a.h")),
+		release("r", "2", pkg("b", "B", "lib/liba.so.1=liba.so.1", "include/a.h", "include/new.h")),
+		func(t *testing.T, l *lineage.Lineage) {
+			if len(l.Renamed) != 1 || l.Renamed[0].Evidence[0] != "trees: 2 of 3 files the same" || l.Renamed[0].Evidence[1] != "sonames: the same 1" {
+				t.Errorf("renamed %+v", l.Renamed)
+			}
+		}},
+	{"the same name, other trees: no rename", release("r", "1", pkg("a", "A", "include/a.h", "include/b.h")),
+		release("r", "2", pkg("b", "A", "include/c.h", "include/d.h")),
+		func(t *testing.T, l *lineage.Lineage) {
+			if len(l.Renamed) != 0 || len(l.Dropped) != 1 || len(l.Added) != 1 {
+				t.Errorf("renamed %+v, dropped %+v, added %+v", l.Renamed, l.Dropped, l.Added)
+			}
+		}},
+	{"split into a new package, paths and sonames changed", release("r", "1", pkg("nvcc", "NVCC", "bin/nvcc", "nvvm/lib64/libnvvm.so=libnvvm.so.4", "nvvm/include/nvvm.h", "include/crt/host_config.h")),
+		release("r", "2", pkg("nvcc", "NVCC", "bin/nvcc"), pkg("nvvm", "NVVM", "lib/libnvvm.so.4=libnvvm.so.4", "include/nvvm.h"),
+			pkg("crt", "CRT", "include/crt/host_config.h")),
+		func(t *testing.T, l *lineage.Lineage) {
+			want := []lineage.Move{
+				{Kind: "split", From: "nvcc", To: "crt", Files: []lineage.MovedFile{{Old: "include/crt/host_config.h", New: "include/crt/host_config.h", By: "path"}}, Sonames: []string{}, Evidence: []string{"trees: 1 files"}},
+				{Kind: "split", From: "nvcc", To: "nvvm", Files: []lineage.MovedFile{{Old: "nvvm/include/nvvm.h", New: "include/nvvm.h", By: "name"}, {Old: "nvvm/lib64/libnvvm.so", New: "lib/libnvvm.so.4", By: "soname"}}, Sonames: []string{"libnvvm.so.4"}, Evidence: []string{"trees: 2 files", "sonames: 1"}},
+			}
+			if !equalMoves(l.Moves, want) {
+				t.Errorf("moves %+v\nwant %+v", l.Moves, want)
+			}
+			if len(l.Added) != 2 {
+				t.Errorf("added %+v: a split's new package is still new", l.Added)
+			}
+		}},
+	{"merge of a dropped package", release("r", "1", pkg("a", "A", "include/a.h"), pkg("b", "B", "include/b.h")),
+		release("r", "2", pkg("b", "B", "include/b.h", "include/a.h")),
+		func(t *testing.T, l *lineage.Lineage) {
+			if len(l.Moves) != 1 || l.Moves[0].Kind != "merge" || l.Moves[0].From != "a" || l.Moves[0].To != "b" {
+				t.Errorf("moves %+v", l.Moves)
+			}
+		}},
+	{"a file name common on one side is not matched", release("r", "1", pkg("a", "A", "x/README", "y/README", "keep")),
+		release("r", "2", pkg("a", "A", "keep"), pkg("b", "B", "z/README")),
+		func(t *testing.T, l *lineage.Lineage) {
+			if len(l.Moves) != 0 {
+				t.Errorf("moves %+v: README is not unique among a's lost files", l.Moves)
+			}
+		}},
+	{"a path several packages hold is no evidence", release("r", "1", pkg("a", "A", "LICENSE", "a.h"), pkg("b", "B", "LICENSE", "b.h")),
+		release("r", "2", pkg("b", "B", "LICENSE", "b.h"), pkg("c", "C", "LICENSE", "c.h")),
+		func(t *testing.T, l *lineage.Lineage) {
+			if len(l.Moves) != 0 {
+				t.Errorf("moves %+v: LICENSE is in every package", l.Moves)
+			}
+		}},
+	{"without the new tree nothing moves", release("r", "1", pkg("nvcc", "NVCC", "bin/nvcc", "include/crt/x.h")),
+		release("r", "2", &lineage.Package{Key: "nvcc", Name: "NVCC"}, pkg("crt", "CRT", "include/crt/x.h")),
+		func(t *testing.T, l *lineage.Lineage) {
+			if len(l.Moves) != 0 {
+				t.Errorf("moves %+v: nvcc's new tree is unknown", l.Moves)
+			}
+		}},
 }
 
 func equalMoves(a, b []lineage.Move) bool {

@@ -59,10 +59,6 @@ func files(t *testing.T, root string) map[string]bool {
 // nvidia-cuda-nvcc-cu12; cuda_nvcc, libnvvm and cuda_crt 13.0.48 of
 // nvidia-cuda-nvcc, nvidia-nvvm and nvidia-cuda-crt): NVVM and the CRT
 // headers split out of cuda_nvcc, and the files that moved are named.
-//
-// Above gocyclo's 15 on purpose: one comparison of the wheels' real trees, each move of it checked in turn.
-//
-//gocyclo:ignore
 func TestCUDA13_0SplitFromWheels(t *testing.T) {
 	old12 := wheelTree(t, "cu12/nvidia/cuda_nvcc")
 	nvcc13 := wheelTree(t, "cu13/nvidia_cuda_nvcc/nvidia/cu13")
@@ -86,27 +82,44 @@ func TestCUDA13_0SplitFromWheels(t *testing.T) {
 		}
 		moves[m.To] = m
 	}
-	// CRT: every header of the crt wheel that cuda_nvcc 12.9 had at the
-	// same path and 13.0's cuda_nvcc no longer has moved, by path.
-	oldFiles, nvccFiles := files(t, old12), files(t, nvcc13)
-	var wantCRT []string
-	for f := range files(t, crt13) {
-		if oldFiles[f] && !nvccFiles[f] {
-			wantCRT = append(wantCRT, f)
+	checkCRTMoved(t, moves["cuda_crt"], old12, nvcc13, crt13)
+	checkNVVMMoved(t, moves["libnvvm"])
+	out := text(t, l)
+	for _, line := range []string{"- split: cuda_nvcc -> libnvvm, ", "- split: cuda_nvcc -> cuda_crt, ", "  - nvvm/lib64/libnvvm.so -> lib/libnvvm.so.4 (by soname)\n"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("text lacks %q", line)
 		}
 	}
-	slices.Sort(wantCRT)
-	var gotCRT []string
-	for _, f := range moves["cuda_crt"].Files {
-		gotCRT = append(gotCRT, f.New)
+}
+
+// checkCRTMoved: every header of the crt wheel (crt13) that cuda_nvcc
+// 12.9 had at the same path (old12) and 13.0's cuda_nvcc (nvcc13) no
+// longer has moved, by path.
+func checkCRTMoved(t *testing.T, m lineage.Move, old12, nvcc13, crt13 string) {
+	t.Helper()
+	oldFiles, nvccFiles := files(t, old12), files(t, nvcc13)
+	var want []string
+	for f := range files(t, crt13) {
+		if oldFiles[f] && !nvccFiles[f] {
+			want = append(want, f)
+		}
 	}
-	if len(wantCRT) < 20 || !slices.Contains(wantCRT, "include/crt/host_config.h") || !slices.Equal(gotCRT, wantCRT) {
-		t.Errorf("files moved to cuda_crt %v; want %v", gotCRT, wantCRT)
+	slices.Sort(want)
+	var got []string
+	for _, f := range m.Files {
+		got = append(got, f.New)
 	}
-	// NVVM: the library moves from nvvm/lib64 to lib and is found by its
-	// soname; nvvm.h and cicc change directories.
+	if len(want) < 20 || !slices.Contains(want, "include/crt/host_config.h") || !slices.Equal(got, want) {
+		t.Errorf("files moved to cuda_crt %v; want %v", got, want)
+	}
+}
+
+// checkNVVMMoved: the library moves from nvvm/lib64 to lib and is found
+// by its soname; nvvm.h and cicc change directories.
+func checkNVVMMoved(t *testing.T, m lineage.Move) {
+	t.Helper()
 	nvvm := map[string]string{}
-	for _, f := range moves["libnvvm"].Files {
+	for _, f := range m.Files {
 		nvvm[f.Old] = f.New + " by " + f.By
 	}
 	for old, want := range map[string]string{
@@ -118,13 +131,7 @@ func TestCUDA13_0SplitFromWheels(t *testing.T) {
 			t.Errorf("libnvvm: %s moved to %q; want %q (all: %v)", old, nvvm[old], want, nvvm)
 		}
 	}
-	if !slices.Contains(moves["libnvvm"].Sonames, "libnvvm.so.4") {
-		t.Errorf("libnvvm's sonames %v", moves["libnvvm"].Sonames)
-	}
-	out := text(t, l)
-	for _, line := range []string{"- split: cuda_nvcc -> libnvvm, ", "- split: cuda_nvcc -> cuda_crt, ", "  - nvvm/lib64/libnvvm.so -> lib/libnvvm.so.4 (by soname)\n"} {
-		if !strings.Contains(out, line) {
-			t.Errorf("text lacks %q", line)
-		}
+	if !slices.Contains(m.Sonames, "libnvvm.so.4") {
+		t.Errorf("libnvvm's sonames %v", m.Sonames)
 	}
 }
