@@ -102,17 +102,17 @@ func TestRules(t *testing.T) {
 // packages says nothing about which is loaded; of one, it is that one's.
 func TestTemplateOfSeveralPackages(t *testing.T) {
 	user := archive("cudnn", []string{"libdnn.so.9"},
-		load("libcu%s.so.%d", "libcu*.so.*", "high"),
+		load("libfoo%s.so.%d", "libfoo*.so.*", "high"),
 		load("libnvrtc.so.%d", "libnvrtc.so.*", "high"))
 	rel := runtimedeps.NewRelease([]runtimedeps.Archive{user,
-		archive("libcufft", []string{"libcufft.so.12"}), archive("libcurand", []string{"libcurand.so.10"}),
+		archive("fooa", []string{"libfooa.so.12"}), archive("foob", []string{"libfoob.so.10"}),
 		archive("cuda_nvrtc", []string{"libnvrtc.so.13", "libnvrtc-builtins.so.13.0"})})
 	got := runtimedeps.Resolver{Releases: []*runtimedeps.Release{rel}}.Resolve(user)
 	if len(got) != 2 {
 		t.Fatalf("got %d loads, want 2: %+v", len(got), got)
 	}
-	if p := got[0].Provider; got[0].Name != "libcu%s.so.%d" || p.Kind != features.ProviderUnknown || len(p.Sonames) != 2 {
-		t.Errorf("libcu%%s.so.%%d: %+v, want unknown with both candidates", p)
+	if p := got[0].Provider; got[0].Name != "libfoo%s.so.%d" || p.Kind != features.ProviderUnknown || len(p.Sonames) != 2 {
+		t.Errorf("libfoo%%s.so.%%d: %+v, want unknown with both candidates", p)
 	}
 	if p := got[1].Provider; p.Kind != features.ProviderPackage || p.Package != "cuda_nvrtc" || len(p.Sonames) != 1 {
 		t.Errorf("libnvrtc.so.%%d: %+v, want cuda_nvrtc's libnvrtc.so.13 alone", p)
