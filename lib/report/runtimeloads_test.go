@@ -20,7 +20,7 @@ func loadsAggregate(version, pkgVersion string, loads ...string) *Aggregate {
 	}
 	f := &features.Features{Outputs: map[string]bool{"out": true}, NarHash: "sha256-" + version}
 	return &Aggregate{Redist: "cuda", Version: version,
-		Index: features.Index{"cuda": {version: {"libcublas": {ReleaseInfo: features.ReleaseInfo{Version: pkgVersion}}}}},
+		Index:  features.Index{"cuda": {version: {"libcublas": {ReleaseInfo: features.ReleaseInfo{Version: pkgVersion}}}}},
 		Detail: features.Detail{"libcublas": {"linux-x86_64": {"None": {Features: f, RuntimeLoads: resolved}}}}}
 }
 
