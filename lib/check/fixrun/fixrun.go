@@ -52,6 +52,9 @@ type Fix struct {
 	// vendored are, with RemoveVendored, the vendored libraries each file
 	// keeps (by file).
 	vendored map[string][]string
+	// runpaths are the directories each file should add to
+	// appendRunpaths for its run-time loads (by file).
+	runpaths map[string][]nixfix.Runpath
 }
 
 // Prepare works out the fix of the package files (files, relative to
@@ -64,9 +67,11 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 		packagesDir = resolved
 	}
 	fr := &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts}
+	findings := opts.Plan.Check(files, results)
 	if opts.RemoveVendored {
-		fr.vendored = nixpkgscheck.KeptVendored(opts.Plan.Check(files, results))
+		fr.vendored = nixpkgscheck.KeptVendored(findings)
 	}
+	fr.runpaths = runpathsByFile(findings)
 	byFile, missing := opts.Plan.FixInput(files, results)
 	probes, err := fr.probes(ctx, byFile)
 	if err != nil {
@@ -133,6 +138,7 @@ func (fr *Fix) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[str
 		out, err := nixfix.Fix(fr.Old[file], cases)
 		if err == nil {
 			out = fr.removeVendored(file, out)
+			out = fr.addRunpaths(file, out)
 		}
 		switch {
 		case err != nil:
