@@ -84,8 +84,12 @@ func TestUnreachableRuntimeLoad(t *testing.T) {
 		File: "libcublas.nix", RuntimeLoad: &RuntimeLoad{Provider: "cuda_nvrtc", Sonames: []string{"libnvrtc.so.13"}, Since: "13.0.0.19"},
 		Message: `loads libnvrtc.so.13 at run time (libcublasLt.so.13: soname in .rodata), which cuda_nvrtc provides (from libcublas 13.0.0.19 on); ` +
 			`nothing makes it reachable (no appendRunpaths, runtimeDependencies or input names cuda_nvrtc): add "${lib.getLib cuda_nvrtc}/lib" to appendRunpaths`}}
-	if diff := cmp.Diff(want, hints(cublas(func(*pkgeval.Result) {}))); diff != "" {
+	got := hints(cublas(func(*pkgeval.Result) {}))
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("no appendRunpaths (-want +got):\n%s", diff)
+	}
+	if len(got) == 1 && got[0].Text() != "HINT  libcublas linux-x86_64 None 13.0.0: "+want[0].Message+" [libcublas.nix]" {
+		t.Errorf("text %q", got[0].Text())
 	}
 	for name, edit := range map[string]func(*pkgeval.Result){
 		"appendRunpaths": func(r *pkgeval.Result) {
