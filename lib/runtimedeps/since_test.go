@@ -47,3 +47,19 @@ func TestLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestSinceIndex: the merged index of two releases says from which
+// version of cuBLAS the NVRTC load appears (its leaves' runtimeLoads,
+// every platform together).
+func TestSinceIndex(t *testing.T) {
+	nvrtc := features.IndexLoad{Name: "libnvrtc.so.13", Provider: features.ProviderPackage, Package: "cuda_nvrtc"}
+	pkg := func(version string, loads ...features.IndexLoad) map[string]features.IndexPackage {
+		return map[string]features.IndexPackage{"libcublas": {ReleaseInfo: features.ReleaseInfo{Version: version},
+			Packages: map[string]map[string]features.IndexLeaf{"linux-x86_64": {"None": {}}, "linux-sbsa": {"None": {RuntimeLoads: loads}}}}}
+	}
+	index := features.Index{"cuda": {"12.9.1": pkg("12.9.1.4"), "13.0.0": pkg("13.0.0.19", nvrtc)}}
+	got := runtimedeps.SinceIndex(index, "cuda")
+	if len(got) != 1 || got[0].Package != "libcublas" || got[0].Load != nvrtc || got[0].Since != "13.0.0.19" || got[0].Always {
+		t.Errorf("SinceIndex: %+v", got)
+	}
+}
