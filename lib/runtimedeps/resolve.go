@@ -2,7 +2,9 @@ package runtimedeps
 
 import (
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,7 +48,7 @@ func NewRelease(archives []Archive) *Release {
 			r.byPlatform[a.Platform] = m
 		}
 		for _, name := range libraryNames(a.Features) {
-			if !contains(m[name], a.Package) {
+			if !slices.Contains(m[name], a.Package) {
 				m[name] = append(m[name], a.Package)
 				sort.Strings(m[name])
 			}
@@ -76,12 +78,7 @@ func libraryNames(f *features.Features) []string {
 			set[b] = true
 		}
 	}
-	out := make([]string, 0, len(set))
-	for s := range set {
-		out = append(out, s)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(set))
 }
 
 // Resolver resolves the loads of archives against the releases (the
@@ -231,13 +228,4 @@ func flattenMap(m map[string][]string, keys []string) []string {
 		out = append(out, m[k]...)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -164,16 +164,24 @@ func (fr *Fix) removeVendored(file, text string) string {
 		return text
 	}
 	out, err := nixfix.ProposeRemovals(text, paths)
-	if err != nil {
-		why := err.Error()
-		if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-			why = r.Reason
-		}
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindVendoredNotRemoved, File: file,
-			Message: "vendored libraries not removed, the file's other fixes made: " + why})
-		return text
+	return fr.proposal(file, text, out, err, KindVendoredNotRemoved, "vendored libraries not removed")
+}
+
+// proposal is the text a proposal (an addition the file's build does not
+// need) made of a file's text, or, when it was refused, the text as it
+// was and a warning of kind saying what was not done and why: a
+// proposal must not cost the file its other fixes.
+func (fr *Fix) proposal(file, text, out string, err error, kind, notDone string) string {
+	if err == nil {
+		return out
 	}
-	return out
+	why := err.Error()
+	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
+		why = r.Reason
+	}
+	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: kind, File: file,
+		Message: notDone + ", the file's other fixes made: " + why})
+	return text
 }
 
 // cases turns a file's check cases into the fixer's.

@@ -1,7 +1,6 @@
 package fixrun
 
 import (
-	"errors"
 	"slices"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixfix"
@@ -48,14 +47,5 @@ func (fr *Fix) addRunpaths(file, text string) string {
 		return text
 	}
 	out, err := nixfix.ProposeRunpaths(text, adds)
-	if err != nil {
-		why := err.Error()
-		if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-			why = r.Reason
-		}
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindRunpathsNotAdded, File: file,
-			Message: "run-time loads not made reachable, the file's other fixes made: " + why})
-		return text
-	}
-	return out
+	return fr.proposal(file, text, out, err, KindRunpathsNotAdded, "run-time loads not made reachable")
 }
