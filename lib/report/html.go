@@ -36,6 +36,27 @@ type htmlRelease struct {
 	Isolated []string
 	// Vendored are the archives with vendored libraries.
 	Vendored []vendoredRow
+	// Loads are the archives whose libraries load others at run time.
+	Loads []loadsRow
+}
+
+// loadsRow is one archive's run-time loads with their providers.
+type loadsRow struct {
+	Package, Platform string
+	Variant           manifest.Variant
+	Loads             []string
+}
+
+func loadsRows(rel Release) []loadsRow {
+	var out []loadsRow
+	for _, p := range rel.Packages {
+		for _, a := range p.Archives {
+			if len(a.RuntimeLoads) > 0 {
+				out = append(out, loadsRow{Package: p.Name, Platform: a.Platform, Variant: a.Variant, Loads: a.RuntimeLoads})
+			}
+		}
+	}
+	return out
 }
 
 // outputsTable is the outputs part: per package, what its buildRedist
@@ -156,6 +177,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Outputs:  buildOutputsTable(rel),
 			Matrices: buildMatrices(rel),
 			Vendored: vendoredRows(rel),
+			Loads:    loadsRows(rel),
 		})
 		last := &v.Sections[len(v.Sections)-1]
 		connected, isolated := splitIsolated(rel.Graph)

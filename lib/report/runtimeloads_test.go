@@ -55,6 +55,16 @@ func TestReportRuntimeLoads(t *testing.T) {
 	if since["libnvrtc.so.13"] != "13.0.0.19" || since["libcuda.so.1"] != "12.9.1.4" {
 		t.Errorf("runtimeLoadsSince %+v", r.RuntimeLoadsSince)
 	}
+	var html strings.Builder
+	if err := WriteHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<table class="loads" id="loads-13.0.0">`, `<td>libcublas</td><td>linux-x86_64</td><td>None</td><td><code>libcuda.so.1 → driver</code><br><code>libnvrtc.so.13 → cuda_nvrtc</code></td>`,
+		`<span class="added">loads +libnvrtc.so.13 → cuda_nvrtc</span>`} {
+		if !strings.Contains(html.String(), want) {
+			t.Errorf("report.html lacks %s", want)
+		}
+	}
 	// Back again: the load is removed.
 	r, err = Build([]*Aggregate{loadsAggregate("13.0.0", "13.0.0.19", "libnvrtc.so.13"), loadsAggregate("13.1.0", "13.1.0.3")}, "")
 	if err != nil {
