@@ -46,7 +46,36 @@ var cuda13Packages = []struct {
 // and its verbs library to rdma-core, cuFile's libnuma to numactl and
 // liburcu-bp to liburcu. The whole resolution is logged, per kind.
 func TestResolveRealCUDA13(t *testing.T) {
-	dir := testenv.RealCUDA(t)
+	entries := detectCUDA13Packages(t, testenv.RealCUDA(t))
+	aggregate.ResolveLoads(entries)
+	type key struct{ lib, name string }
+	got := map[key]features.LoadProvider{}
+	for _, e := range entries {
+		for _, l := range e.Loads {
+			got[key{filepath.Base(l.Library), l.Name}] = l.Provider
+		}
+	}
+	for _, tc := range []struct{ lib, name, kind, pkg string }{
+		{"libcublasLt.so.13", "libnvrtc.so.13", features.ProviderPackage, "cuda_nvrtc"},
+		{"libcublasLt.so.13", "libcuda.so.1", features.ProviderDriver, ""},
+		{"libnvrtc.so.13", "libnvrtc-builtins.so.13.5", features.ProviderSamePackage, "cuda_nvrtc"},
+		{"libcudnn_adv.so.9", "libcublasLt.so.13", features.ProviderPackage, "libcublas"},
+		{"libnccl.so.2", "libnvidia-ml.so.1", features.ProviderDriver, ""},
+		{"libnccl.so.2", "libibverbs.so.1", features.ProviderFree, "rdma-core"},
+		{"libcufile.so.0", "liburcu-bp.so", features.ProviderFree, "liburcu"},
+	} {
+		p, ok := got[key{tc.lib, tc.name}]
+		if !ok || p.Kind != tc.kind || p.Package != tc.pkg {
+			t.Errorf("%s loads %s: resolved %v %+v, want %s %q", tc.lib, tc.name, ok, p, tc.kind, tc.pkg)
+		}
+	}
+	logByKind(t, entries)
+}
+
+// detectCUDA13Packages links each package's libraries into a tree of its
+// own (lib/) and detects it.
+func detectCUDA13Packages(t *testing.T, dir string) []aggregate.Detected {
+	t.Helper()
 	work := t.TempDir()
 	var entries []aggregate.Detected
 	for _, p := range cuda13Packages {
@@ -76,32 +105,19 @@ func TestResolveRealCUDA13(t *testing.T) {
 		}
 		entries = append(entries, aggregate.Detected{Archive: manifest.Archive{Package: p.pkg, Platform: "linux-x86_64"}, Features: f})
 	}
-	aggregate.ResolveLoads(entries)
-	type key struct{ lib, name string }
-	got := map[key]features.LoadProvider{}
+	return entries
+}
+
+// logByKind logs every resolved load, grouped by the kind of provider.
+func logByKind(t *testing.T, entries []aggregate.Detected) {
 	byKind := map[string][]string{}
 	for _, e := range entries {
 		for _, l := range e.Loads {
-			got[key{filepath.Base(l.Library), l.Name}] = l.Provider
 			what := fmt.Sprintf("%s: %s", filepath.Base(l.Library), l.Name)
 			if l.Provider.Package != "" {
 				what += " → " + l.Provider.Package
 			}
 			byKind[l.Provider.Kind] = append(byKind[l.Provider.Kind], what)
-		}
-	}
-	for _, tc := range []struct{ lib, name, kind, pkg string }{
-		{"libcublasLt.so.13", "libnvrtc.so.13", features.ProviderPackage, "cuda_nvrtc"},
-		{"libcublasLt.so.13", "libcuda.so.1", features.ProviderDriver, ""},
-		{"libnvrtc.so.13", "libnvrtc-builtins.so.13.5", features.ProviderSamePackage, "cuda_nvrtc"},
-		{"libcudnn_adv.so.9", "libcublasLt.so.13", features.ProviderPackage, "libcublas"},
-		{"libnccl.so.2", "libnvidia-ml.so.1", features.ProviderDriver, ""},
-		{"libnccl.so.2", "libibverbs.so.1", features.ProviderFree, "rdma-core"},
-		{"libcufile.so.0", "liburcu-bp.so", features.ProviderFree, "liburcu"},
-	} {
-		p, ok := got[key{tc.lib, tc.name}]
-		if !ok || p.Kind != tc.kind || p.Package != tc.pkg {
-			t.Errorf("%s loads %s: resolved %v %+v, want %s %q", tc.lib, tc.name, ok, p, tc.kind, tc.pkg)
 		}
 	}
 	kinds := make([]string, 0, len(byKind))

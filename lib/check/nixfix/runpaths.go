@@ -37,28 +37,60 @@ func ProposeRunpaths(text string, adds []Runpath) (string, error) {
 	}
 	adds = slices.Clone(adds)
 	sort.SliceStable(adds, func(i, j int) bool { return adds[i].Provider < adds[j].Provider })
-	for _, a := range adds {
-		if !nixIdent.MatchString(a.Provider) {
-			return text, refuse("run-time loads of %s: the provider %q is no argument name to add", strings.Join(a.Sonames, ", "), a.Provider)
-		}
-	}
-	src, err := locate(text)
+	src, err := runpathSource(text, adds)
 	if err != nil {
-		return text, refuse("cannot read it: %v", err)
+		return text, err
 	}
-	if _, ok := src.binding("appendRunpaths"); ok {
-		return text, refuse("it has an appendRunpaths: add %s to it by hand", describeRunpaths(adds))
-	}
-	if src.formalsOpen < 0 {
-		return text, refuse("it takes no argument set to add %s to", describeRunpaths(adds))
-	}
-	self := finalAttrsName(src)
 	fx := &fixer{src: src}
 	anchor, ok := fx.anchor()
 	if !ok {
 		return text, refuse("buildRedist's set is empty")
 	}
-	indent := src.indentOf(src.toks[anchor.first].start)
+	value, err := runpathsValue(finalAttrsName(src), adds, src.indentOf(src.toks[anchor.first].start))
+	if err != nil {
+		return text, err
+	}
+	edits, err := fx.addFormals(runpathFormals(adds))
+	if err != nil {
+		return text, refuse("%v", err)
+	}
+	out, err := applyEdits(text, append(edits, fx.insertAfter(anchor, "appendRunpaths = "+value+";")))
+	if err != nil {
+		return text, refuse("%v", err)
+	}
+	if _, err := locate(out); err != nil {
+		return text, refuse("the edited file would not read back (%v)", err)
+	}
+	return out, nil
+}
+
+// runpathSource locates the file, refusing what ProposeRunpaths cannot
+// edit safely: a provider that is no argument name, a file with an
+// appendRunpaths already, a file without an argument set.
+func runpathSource(text string, adds []Runpath) (*source, error) {
+	for _, a := range adds {
+		if !nixIdent.MatchString(a.Provider) {
+			return nil, refuse("run-time loads of %s: the provider %q is no argument name to add", strings.Join(a.Sonames, ", "), a.Provider)
+		}
+	}
+	src, err := locate(text)
+	if err != nil {
+		return nil, refuse("cannot read it: %v", err)
+	}
+	if _, ok := src.binding("appendRunpaths"); ok {
+		return nil, refuse("it has an appendRunpaths: add %s to it by hand", describeRunpaths(adds))
+	}
+	if src.formalsOpen < 0 {
+		return nil, refuse("it takes no argument set to add %s to", describeRunpaths(adds))
+	}
+	return src, nil
+}
+
+// runpathsValue is appendRunpaths' value: the directories of every
+// release in one list, then one lib.optionals per conditional one, on
+// the package's version (self: the name buildRedist binds its final
+// attributes to, "" for none).
+func runpathsValue(self string, adds []Runpath, indent string) (string, error) {
 	var always []Runpath
 	var terms []string
 	for _, a := range adds {
@@ -67,38 +99,41 @@ func ProposeRunpaths(text string, adds []Runpath) (string, error) {
 			continue
 		}
 		if self == "" {
-			return text, refuse("%s is not in every release, and the file's buildRedist takes no finalAttrs for the version condition", describeRunpaths([]Runpath{a}))
+			return "", refuse("%s is not in every release, and the file's buildRedist takes no finalAttrs for the version condition", describeRunpaths([]Runpath{a}))
 		}
 		terms = append(terms, "lib.optionals "+versionCondition(self, a)+" "+runpathList([]Runpath{a}, indent))
 	}
 	if len(always) > 0 {
 		terms = append([]string{runpathList(always, indent)}, terms...)
 	}
-	binding := "appendRunpaths = " + strings.Join(terms, " ++ ") + ";"
-	edits := []edit{fx.insertAfter(anchor, binding)}
+	return strings.Join(terms, " ++ "), nil
+}
+
+// runpathFormals are the arguments the additions need: lib and each
+// provider, sorted, once.
+func runpathFormals(adds []Runpath) []string {
 	formals := []string{"lib"}
 	for _, a := range adds {
 		formals = append(formals, a.Provider)
 	}
 	sort.Strings(formals)
-	for _, f := range slices.Compact(formals) {
-		if slices.Contains(src.formals, f) {
+	return slices.Compact(formals)
+}
+
+// addFormals adds the arguments the file does not take yet.
+func (fx *fixer) addFormals(names []string) ([]edit, error) {
+	var edits []edit
+	for _, f := range names {
+		if slices.Contains(fx.src.formals, f) {
 			continue
 		}
 		e, err := fx.addFormal(f)
 		if err != nil {
-			return text, refuse("%v", err)
+			return nil, err
 		}
 		edits = append(edits, e)
 	}
-	out, err := applyEdits(text, edits)
-	if err != nil {
-		return text, refuse("%v", err)
-	}
-	if _, err := locate(out); err != nil {
-		return text, refuse("the edited file would not read back (%v)", err)
-	}
-	return out, nil
+	return edits, nil
 }
 
 // runpathList is a list of the providers' lib/ directories, one a line,
