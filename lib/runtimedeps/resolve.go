@@ -32,29 +32,72 @@ func IsLoad(confidence string) bool {
 // of their library files and links (an unversioned libfoo.so link is
 // what a load of libfoo.so finds).
 type Release struct {
-	byPlatform map[string]map[string][]string // platform → library name → packages
+	byPlatform map[string]*platformLibs
+}
+
+// platformLibs are one platform's library names, sorted (names), and the
+// packages that have each.
+type platformLibs struct {
+	names names
+	pkgs  map[string][]string
 }
 
 // NewRelease indexes archives.
 func NewRelease(archives []Archive) *Release {
-	r := &Release{byPlatform: map[string]map[string][]string{}}
+	r := &Release{byPlatform: map[string]*platformLibs{}}
 	for _, a := range archives {
 		if a.Features == nil {
 			continue
 		}
-		m := r.byPlatform[a.Platform]
-		if m == nil {
-			m = map[string][]string{}
-			r.byPlatform[a.Platform] = m
+		pl := r.byPlatform[a.Platform]
+		if pl == nil {
+			pl = &platformLibs{pkgs: map[string][]string{}}
+			r.byPlatform[a.Platform] = pl
 		}
 		for _, name := range libraryNames(a.Features) {
-			if !slices.Contains(m[name], a.Package) {
-				m[name] = append(m[name], a.Package)
-				sort.Strings(m[name])
+			if !slices.Contains(pl.pkgs[name], a.Package) {
+				pl.pkgs[name] = append(pl.pkgs[name], a.Package)
+				sort.Strings(pl.pkgs[name])
 			}
 		}
 	}
+	for _, pl := range r.byPlatform {
+		pl.names = slices.Sorted(maps.Keys(pl.pkgs))
+	}
 	return r
+}
+
+// names is a sorted list of library names, searched by prefix: a load's
+// candidates are the names that begin with its literal part (the name,
+// or the glob up to its first wildcard), found by binary search, so a
+// load costs in proportion to the names it can match, not to the size
+// of the release.
+type names []string
+
+// matching are the names a load matches, sorted.
+func (n names) matching(name, glob string) []string {
+	prefix := name
+	if glob != "" {
+		prefix, _, _ = strings.Cut(glob, "*")
+	}
+	var out []string
+	for _, s := range n.candidates(prefix) {
+		if Matches(name, glob, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// candidates are the names that begin with prefix: one binary search,
+// then the matches themselves.
+func (n names) candidates(prefix string) names {
+	lo := sort.SearchStrings(n, prefix)
+	hi := lo
+	for hi < len(n) && strings.HasPrefix(n[hi], prefix) {
+		hi++
+	}
+	return n[lo:hi]
 }
 
 // libraryNames are the names an archive's libraries answer to: the
@@ -95,10 +138,7 @@ func (r Resolver) Resolve(a Archive) []features.ResolvedLoad {
 	if a.Features == nil {
 		return nil
 	}
-	own := map[string]bool{}
-	for _, n := range libraryNames(a.Features) {
-		own[n] = true
-	}
+	own := names(libraryNames(a.Features))
 	var out []features.ResolvedLoad
 	for _, lib := range a.Features.Libraries {
 		for _, l := range lib.RuntimeLoads {
@@ -125,12 +165,12 @@ func (r Resolver) Resolve(a Archive) []features.ResolvedLoad {
 // provider applies the rules in order: a generic template is unknown;
 // then the archive itself, the driver, the releases' packages, the free
 // index.
-func (r Resolver) provider(a Archive, own map[string]bool, name, glob string) features.LoadProvider {
+func (r Resolver) provider(a Archive, own names, name, glob string) features.LoadProvider {
 	if glob != "" && Generic(glob) {
 		return features.LoadProvider{Kind: features.ProviderUnknown,
 			Reason: fmt.Sprintf("the template %s can expand to any library: what it loads is decided at run time", name)}
 	}
-	if m := matching(name, glob, own); len(m) > 0 {
+	if m := own.matching(name, glob); len(m) > 0 {
 		return features.LoadProvider{Kind: features.ProviderSamePackage, Package: a.Package, Sonames: m,
 			Reason: "the archive has it; buildRedist puts $ORIGIN on every RUNPATH"}
 	}
@@ -156,13 +196,13 @@ func (r Resolver) provider(a Archive, own map[string]bool, name, glob string) fe
 // one package. A glob matching several packages' libraries says nothing
 // about which one is loaded: unknown, with the candidates.
 func (rel *Release) provider(a Archive, name, glob string, ownRelease bool) (features.LoadProvider, bool) {
-	libs := rel.byPlatform[a.Platform]
+	pl := rel.byPlatform[a.Platform]
+	if pl == nil {
+		return features.LoadProvider{}, false
+	}
 	byPkg := map[string][]string{}
-	for soname, pkgs := range libs {
-		if !Matches(name, glob, soname) {
-			continue
-		}
-		for _, p := range pkgs {
+	for _, soname := range pl.names.matching(name, glob) {
+		for _, p := range pl.pkgs[soname] {
 			if p != a.Package {
 				byPkg[p] = append(byPkg[p], soname)
 			}
@@ -200,18 +240,6 @@ func Generic(glob string) bool {
 func globMatch(glob, name string) bool {
 	ok, err := path.Match(glob, name)
 	return err == nil && ok
-}
-
-// matching are the names of set a load matches, sorted.
-func matching(name, glob string, set map[string]bool) []string {
-	var out []string
-	for s := range set {
-		if Matches(name, glob, s) {
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 func flatten(g features.Grouped) []string {
