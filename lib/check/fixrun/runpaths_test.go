@@ -9,8 +9,8 @@ import (
 
 // TestRunpathsFromHints: check-nixpkgs' unreachableRuntimeLoad hints
 // become an appendRunpaths in --fix (one directory per provider, the
-// sonames of every archive gathered), and a file that has an
-// appendRunpaths already gets a warning and keeps its text.
+// sonames of every archive gathered), and a file whose appendRunpaths
+// is no list gets a warning and keeps its text.
 func TestRunpathsFromHints(t *testing.T) {
 	hint := func(file, platform, soname string) nixpkgscheck.Finding {
 		return nixpkgscheck.Finding{Level: nixpkgscheck.LevelHint, Kind: nixpkgscheck.KindUnreachableLoad, File: file, Platform: platform,
@@ -22,7 +22,7 @@ func TestRunpathsFromHints(t *testing.T) {
 		t.Fatalf("runpaths %+v, want one directory for both sonames", byFile)
 	}
 	plain := "{ buildRedist }:\nbuildRedist (finalAttrs: {\n  pname = \"a\";\n  outputs = [ \"out\" ];\n})\n"
-	withRunpaths := "{ buildRedist }:\nbuildRedist (finalAttrs: {\n  pname = \"b\";\n  outputs = [ \"out\" ];\n  appendRunpaths = [ ];\n})\n"
+	withRunpaths := "{ buildRedist }:\nbuildRedist (finalAttrs: {\n  pname = \"b\";\n  outputs = [ \"out\" ];\n  appendRunpaths = extraRunpaths;\n})\n"
 	fr := &Fix{Old: map[string]string{"a.nix": plain, "b.nix": withRunpaths}, New: map[string]string{}, runpaths: byFile}
 	fr.fixFiles(map[string][]nixpkgscheck.FixCase{"a.nix": nil, "b.nix": nil}, nil)
 	if !strings.Contains(fr.New["a.nix"], `lib.optionals (lib.versionAtLeast finalAttrs.version "13.0.0.19") [`) ||

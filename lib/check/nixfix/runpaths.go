@@ -23,14 +23,14 @@ var nixIdent = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_'-]*$`)
 
 // ProposeRunpaths returns the file's text with an appendRunpaths binding
 // that makes the run-time loads of check-nixpkgs' unreachableRuntimeLoad
-// hints reachable, as Nixpkgs' package files write it: each provider's
+// hints reachable (appended to the file's own, when it has one), as
+// Nixpkgs' package files write it: each provider's
 // "${lib.getLib provider}/lib" under a comment naming the sonames, those
 // in every release in one list, the others each in a lib.optionals on the
 // package's version (finalAttrs.version), and the providers and lib added
-// to the file's arguments. It refuses a file that has an appendRunpaths
-// already (the entries belong in it, by hand), a file without an
-// argument set, a condition without finalAttrs, and a provider that is
-// no plain name.
+// to the file's arguments. It refuses an appendRunpaths that is no list
+// (the entries belong in it, by hand), a file without an argument set, a
+// condition without finalAttrs, and a provider that is no plain name.
 func ProposeRunpaths(text string, adds []Runpath) (string, error) {
 	if len(adds) == 0 {
 		return text, nil
@@ -42,11 +42,7 @@ func ProposeRunpaths(text string, adds []Runpath) (string, error) {
 		return text, err
 	}
 	fx := &fixer{src: src}
-	anchor, ok := fx.anchor()
-	if !ok {
-		return text, refuse("buildRedist's set is empty")
-	}
-	value, err := runpathsValue(finalAttrsName(src), adds, src.indentOf(src.toks[anchor.first].start))
+	at, err := fx.runpathsEdit(adds)
 	if err != nil {
 		return text, err
 	}
@@ -54,7 +50,7 @@ func ProposeRunpaths(text string, adds []Runpath) (string, error) {
 	if err != nil {
 		return text, refuse("%v", err)
 	}
-	out, err := applyEdits(text, append(edits, fx.insertAfter(anchor, "appendRunpaths = "+value+";")))
+	out, err := applyEdits(text, append(edits, at))
 	if err != nil {
 		return text, refuse("%v", err)
 	}
@@ -65,8 +61,8 @@ func ProposeRunpaths(text string, adds []Runpath) (string, error) {
 }
 
 // runpathSource locates the file, refusing what ProposeRunpaths cannot
-// edit safely: a provider that is no argument name, a file with an
-// appendRunpaths already, a file without an argument set.
+// edit safely: a provider that is no argument name, a file without an
+// argument set.
 func runpathSource(text string, adds []Runpath) (*source, error) {
 	for _, a := range adds {
 		if !nixIdent.MatchString(a.Provider) {
@@ -77,13 +73,35 @@ func runpathSource(text string, adds []Runpath) (*source, error) {
 	if err != nil {
 		return nil, refuse("cannot read it: %v", err)
 	}
-	if _, ok := src.binding("appendRunpaths"); ok {
-		return nil, refuse("it has an appendRunpaths: add %s to it by hand", describeRunpaths(adds))
-	}
 	if src.formalsOpen < 0 {
 		return nil, refuse("it takes no argument set to add %s to", describeRunpaths(adds))
 	}
 	return src, nil
+}
+
+// runpathsEdit is the edit that adds the directories: appended to the
+// file's appendRunpaths (` ++ ` and the new lists) when that is a list or
+// a ++ chain of lists and lib.optionals, a new appendRunpaths after the
+// outputs otherwise. Any other value (a variable, an if) is refused:
+// appended to it, the lists could land in one branch only.
+func (fx *fixer) runpathsEdit(adds []Runpath) (edit, error) {
+	src := fx.src
+	if b, ok := src.binding("appendRunpaths"); ok {
+		for _, t := range src.terms(b) {
+			if t.open < 0 {
+				return edit{}, refuse("its appendRunpaths is no list or ++ chain of lists: add %s to it by hand", describeRunpaths(adds))
+			}
+		}
+		value, err := runpathsValue(finalAttrsName(src), adds, src.indentOf(src.toks[b.first].start))
+		semi := src.toks[b.semicolon]
+		return edit{semi.start, semi.start, " ++ " + value}, err
+	}
+	anchor, ok := fx.anchor()
+	if !ok {
+		return edit{}, refuse("buildRedist's set is empty")
+	}
+	value, err := runpathsValue(finalAttrsName(src), adds, src.indentOf(src.toks[anchor.first].start))
+	return fx.insertAfter(anchor, "appendRunpaths = "+value+";"), err
 }
 
 // runpathsValue is appendRunpaths' value: the directories of every

@@ -66,8 +66,32 @@ buildRedist (finalAttrs: {
 	}
 }
 
-// TestProposeRunpathsRefusals: a file with an appendRunpaths, a version
-// condition without finalAttrs, a dotted provider.
+// TestProposeRunpathsAppends: a file whose appendRunpaths is a list (or
+// lists joined by ++) gets the new directories appended to it.
+func TestProposeRunpathsAppends(t *testing.T) {
+	text := strings.Replace(cublasFile, "  buildInputs", `  appendRunpaths = lib.optionals (lib.versionAtLeast finalAttrs.version "12.0") [
+    "${lib.getLib libnvjitlink}/lib"
+  ];
+
+  buildInputs`, 1)
+	got, err := ProposeRunpaths(text, []Runpath{{Provider: "cuda_nvrtc", Sonames: []string{"libnvrtc.so.13"}, Since: "13.0.0.19"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `  appendRunpaths = lib.optionals (lib.versionAtLeast finalAttrs.version "12.0") [
+    "${lib.getLib libnvjitlink}/lib"
+  ] ++ lib.optionals (lib.versionAtLeast finalAttrs.version "13.0.0.19") [
+    # libnvrtc.so.13: loaded at run time (dlopen), no DT_NEEDED
+    "${lib.getLib cuda_nvrtc}/lib"
+  ];
+`
+	if !strings.Contains(got, want) || strings.Count(got, "appendRunpaths") != 1 || !strings.Contains(got, "  cuda_nvrtc,\n") {
+		t.Errorf("got:\n%s\nwant it to hold:\n%s", got, want)
+	}
+}
+
+// TestProposeRunpathsRefusals: an appendRunpaths that is no list, a
+// version condition without finalAttrs, a dotted provider.
 func TestProposeRunpathsRefusals(t *testing.T) {
 	nvrtc := []Runpath{{Provider: "cuda_nvrtc", Sonames: []string{"libnvrtc.so.13"}, Since: "13.0.0.19"}}
 	for name, tc := range map[string]struct {
@@ -75,8 +99,8 @@ func TestProposeRunpathsRefusals(t *testing.T) {
 		adds []Runpath
 		want string
 	}{
-		"appendRunpaths": {strings.Replace(cublasFile, "buildInputs", `appendRunpaths = [ "/x" ];
-  buildInputs`, 1), nvrtc, "it has an appendRunpaths"},
+		"appendRunpaths": {strings.Replace(cublasFile, "buildInputs", `appendRunpaths = if true then [ ] else [ "/x" ];
+  buildInputs`, 1), nvrtc, "no list or ++ chain of lists"},
 		"no finalAttrs": {strings.Replace(strings.Replace(cublasFile, "(finalAttrs: {", "{", 1), "})", "}", 1), nvrtc, "takes no finalAttrs"},
 		"dotted":        {cublasFile, []Runpath{{Provider: "xorg.libX11", Sonames: []string{"libX11.so.6"}}}, "no argument name"},
 	} {
