@@ -35,28 +35,10 @@ type htmlRelease struct {
 	// column of boxes.
 	Isolated []string
 	// Vendored are the archives with vendored libraries.
-	Vendored []vendoredRow
-	// Loads are the archives whose libraries load others at run time.
-	Loads []loadsRow
-}
-
-// loadsRow is one archive's run-time loads with their providers.
-type loadsRow struct {
-	Package, Platform string
-	Variant           manifest.Variant
-	Loads             []string
-}
-
-func loadsRows(rel Release) []loadsRow {
-	var out []loadsRow
-	for _, p := range rel.Packages {
-		for _, a := range p.Archives {
-			if len(a.RuntimeLoads) > 0 {
-				out = append(out, loadsRow{Package: p.Name, Platform: a.Platform, Variant: a.Variant, Loads: a.RuntimeLoads})
-			}
-		}
-	}
-	return out
+	Vendored []archiveRow[VendoredLib]
+	// Loads are the archives whose libraries load others at run time,
+	// each load with its provider (Archive.RuntimeLoads).
+	Loads []archiveRow[string]
 }
 
 // outputsTable is the outputs part: per package, what its buildRedist
@@ -177,7 +159,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Outputs:  buildOutputsTable(rel),
 			Matrices: buildMatrices(rel),
 			Vendored: vendoredRows(rel),
-			Loads:    loadsRows(rel),
+			Loads:    archiveRows(rel, func(a Archive) []string { return a.RuntimeLoads }),
 		})
 		last := &v.Sections[len(v.Sections)-1]
 		connected, isolated := splitIsolated(rel.Graph)

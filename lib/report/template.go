@@ -173,7 +173,7 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 <p class="note">What the archives' libraries load with dlopen (a name in the binary, no DT_NEEDED) and what provides it (docs/runtime-dependencies.md): another package's or a free library's directory belongs in the package file's appendRunpaths; the driver's and the package's own are reachable already.</p>
 <div class="scroll"><table class="loads" id="loads-{{$.Version}}">
 <tr><th>package</th><th>platform</th><th>variant</th><th>loads → provider</th></tr>
-{{range .}}<tr><td>{{.Package}}</td><td>{{.Platform}}</td><td>{{.Variant}}</td><td>{{range $i, $l := .Loads}}{{if $i}}<br>{{end}}<code>{{$l}}</code>{{end}}</td></tr>
+{{range .}}<tr><td>{{.Package}}</td><td>{{.Platform}}</td><td>{{.Variant}}</td><td>{{range $i, $l := .Items}}{{if $i}}<br>{{end}}<code>{{$l}}</code>{{end}}</td></tr>
 {{end}}</table></div>
 {{end}}
 {{- end}}
@@ -182,7 +182,7 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 <p class="note">Third-party libraries inside the archives that a free distribution ships (docs/vendored.md): candidates for removal in favour of Nixpkgs' own.</p>
 <div class="scroll"><table class="vendored" id="vendored-{{$.Version}}">
 <tr><th>package</th><th>platform</th><th>variant</th><th>library</th><th>upstream</th><th>in a free distribution</th></tr>
-{{range .}}{{$r := .}}{{range .Libs}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
+{{range .}}{{$r := .}}{{range .Items}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
 {{end}}{{end}}</table></div>
 {{end}}
 {{- end}}
