@@ -10,7 +10,10 @@ import (
 // nixpkgsAttributes name the Nixpkgs package of the free libraries
 // NVIDIA's libraries load, by the name without its version: the soname
 // index says a distribution ships a name, not which Nixpkgs attribute
-// has it.
+// has it. The graphics libraries of CUPTI's, nvperf's and checkpoint's
+// tables (libGL, libEGL, libX11, libOpenCL) are left out on purpose:
+// names matched against what a process has loaded as much as loaded
+// (docs/runtime-dependencies.md), so they are reported, never hinted.
 var nixpkgsAttributes = map[string]string{
 	"libibverbs.so": "rdma-core", "librdmacm.so": "rdma-core", "libmlx5.so": "rdma-core", "libefa.so": "rdma-core",
 	"libnuma.so": "numactl",
@@ -20,10 +23,6 @@ var nixpkgsAttributes = map[string]string{
 	"libpmix.so":   "pmix",
 	"libmpi.so":    "mpi",
 	"libz.so":      "zlib",
-	"libGL.so":     "libGL", "libEGL.so": "libGL", "libOpenGL.so": "libGL", "libGLX.so": "libGL",
-	"libX11.so":    "xorg.libX11",
-	"libOpenCL.so": "ocl-icd",
-	"libvulkan.so": "vulkan-loader",
 }
 
 // freeProvider looks the load up in the soname index: its name, or the

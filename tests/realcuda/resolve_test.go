@@ -44,7 +44,9 @@ var cuda13Packages = []struct {
 // to NVRTC's package, its libcuda.so.1 to the driver, NVRTC's builtins
 // to NVRTC itself, cuDNN's cuBLASLt to cuBLAS, NCCL's NVML to the driver
 // and its verbs library to rdma-core, cuFile's libnuma to numactl and
-// liburcu-bp to liburcu. The whole resolution is logged, per kind.
+// liburcu-bp to liburcu; a graphics table's libGL is a free library
+// without an attribute (reported, never hinted). The whole resolution is
+// logged, per kind.
 func TestResolveRealCUDA13(t *testing.T) {
 	entries := detectCUDA13Packages(t, testenv.RealCUDA(t))
 	aggregate.ResolveLoads(entries)
@@ -63,6 +65,8 @@ func TestResolveRealCUDA13(t *testing.T) {
 		{"libnccl.so.2", "libnvidia-ml.so.1", features.ProviderDriver, ""},
 		{"libnccl.so.2", "libibverbs.so.1", features.ProviderFree, "rdma-core"},
 		{"libcufile.so.0", "liburcu-bp.so", features.ProviderFree, "liburcu"},
+		// A graphics table's name: a free library, no attribute, no HINT.
+		{"libcheckpoint.so", "libGL.so.1", features.ProviderFree, ""},
 	} {
 		p, ok := got[key{tc.lib, tc.name}]
 		if !ok || p.Kind != tc.kind || p.Package != tc.pkg {
