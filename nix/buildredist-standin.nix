@@ -32,7 +32,9 @@
   `{ skip = true; redistName; }` (another redist's case), or
   `{ pname, redistName, version, outputs, includeRemoveStubsFromRunpathHook,
      allowFHSReferences, buildInputs?, propagatedBuildInputs?,
-     autoPatchelfIgnoreMissingDeps? }` with inputs as package names.
+     autoPatchelfIgnoreMissingDeps?, appendRunpaths?, runtimeDependencies? }`
+  with inputs as package names, appendRunpaths as the strings it holds
+  (a stand-in package interpolates to its fake store path, which names it).
 
   A file that fails to evaluate (missing attribute, throw, type error,
   syntax error) fails the whole nix-instantiate: `tryEval` catches none of
@@ -538,6 +540,28 @@ let
     ) xs;
 
   /**
+    The strings of an appendRunpaths list (nested lists, from
+    `lib.optionals`, flattened); anything else left out.
+
+    # Type
+
+    ```
+    runpathStrings :: [Any] -> [String]
+    ```
+  */
+  runpathStrings =
+    xs:
+    concatMap (
+      x:
+      if isList x then
+        runpathStrings x
+      else if isString x then
+        [ x ]
+      else
+        [ ]
+    ) (if isList xs then xs else [ xs ]);
+
+  /**
     `v` when `ok v`: a value of the wrong type fails this file's evaluation,
     with a message naming the argument, rather than the reading of the results.
 
@@ -640,6 +664,8 @@ let
                 v = a.autoPatchelfIgnoreMissingDeps or [ ];
               in
               if isBool v then v else filter isString v;
+            appendRunpaths = runpathStrings (a.appendRunpaths or [ ]);
+            runtimeDependencies = inputNames (a.runtimeDependencies or [ ]);
           }
         else
           { }

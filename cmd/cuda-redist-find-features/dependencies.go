@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"path"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -20,7 +21,8 @@ func printDependenciesCommand() command {
 		name: "print-dependencies",
 		json: jsonDocument,
 		args: "FILE|DIR",
-		summary: "Print, per package, the sonames its libraries need from other packages and which package of the release provides each " +
+		summary: "Print, per package, the sonames its libraries need from other packages and which package of the release provides each, " +
+			"then what they load at run time (dlopen) with its provider (another package, the package itself, the driver, a free library, or unknown) and the evidence " +
 			"(from a detail.json, an aggregate directory, or a directory process-manifests left results in).",
 		setup: func(fs *flag.FlagSet, e *env) func([]string) error {
 			asJSON := fs.Bool("json", false, "print JSON instead of a table"+jsonErrorUsage)
@@ -49,6 +51,9 @@ type dependencyRow struct {
 	Needs    []sonames.Need   `json:"needs"`
 	// Unresolved are the needed sonames no package of the release provides.
 	Unresolved []string `json:"unresolved"`
+	// RuntimeLoads are what the archive's libraries load at run time
+	// (dlopen), resolved by the aggregate (detail.json), with the evidence.
+	RuntimeLoads []features.ResolvedLoad `json:"runtimeLoads"`
 }
 
 func dependencyRows(detail features.Detail) []dependencyRow {
@@ -66,10 +71,14 @@ func dependencyRows(detail features.Detail) []dependencyRow {
 	rows := []dependencyRow{}
 	for _, a := range archives {
 		needs := sonames.Needs(a, ix)
-		if len(needs) == 0 {
+		loads := detail[a.Package][a.Platform][a.Variant.String()].RuntimeLoads
+		if len(needs) == 0 && len(loads) == 0 {
 			continue
 		}
-		row := dependencyRow{Package: a.Package, Platform: a.Platform, Variant: a.Variant, Needs: needs, Unresolved: []string{}}
+		if loads == nil {
+			loads = []features.ResolvedLoad{}
+		}
+		row := dependencyRow{Package: a.Package, Platform: a.Platform, Variant: a.Variant, Needs: needs, Unresolved: []string{}, RuntimeLoads: loads}
 		for _, n := range needs {
 			if len(n.Providers) == 0 {
 				row.Unresolved = append(row.Unresolved, n.Soname)
@@ -86,21 +95,60 @@ func writeDependencyTable(w io.Writer, rows []dependencyRow) {
 		fmt.Fprintln(w, "no library of this release needs a soname of another package (nothing to show)")
 		return
 	}
-	fmt.Fprintln(tw, "PACKAGE\tPLATFORM\tVARIANT\tNEEDS\tPROVIDED BY")
+	header := "PACKAGE\tPLATFORM\tVARIANT\tNEEDS\tPROVIDED BY"
 	for _, r := range rows {
-		for i, n := range r.Needs {
+		if len(r.RuntimeLoads) > 0 {
+			header += "\tEVIDENCE (loaded at run time)"
+			break
+		}
+	}
+	fmt.Fprintln(tw, header)
+	for _, r := range rows {
+		first := true
+		lead := func() string {
+			if first {
+				first = false
+				return safetext.Escape(r.Package) + "\t" + safetext.Escape(r.Platform) + "\t" + safetext.Escape(r.Variant.String()) + "\t"
+			}
+			return "\t\t\t"
+		}
+		for _, n := range r.Needs {
 			by := strings.Join(n.Providers, " ")
 			if by == "" {
 				by = "(nothing in the release)"
 			}
-			if i == 0 {
-				safetext.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Package, r.Platform, r.Variant, n.Soname, by)
-			} else {
-				safetext.Fprintf(tw, "\t\t\t%s\t%s\n", n.Soname, by)
-			}
+			fmt.Fprintf(tw, "%s%s\t%s\n", lead(), safetext.Escape(n.Soname), safetext.Escape(by))
+		}
+		for _, l := range r.RuntimeLoads {
+			fmt.Fprintf(tw, "%s%s (run time)\t%s\t%s\n", lead(), safetext.Escape(l.Name), safetext.Escape(providerText(l.Provider)), safetext.Escape(evidenceText(l)))
 		}
 	}
 	tw.Flush()
+}
+
+// providerText is a load's provider as the table says it.
+func providerText(p features.LoadProvider) string {
+	switch p.Kind {
+	case features.ProviderPackage:
+		return p.Package
+	case features.ProviderSamePackage:
+		return "(the package itself)"
+	case features.ProviderDriver:
+		return "(the driver)"
+	case features.ProviderFree:
+		if p.Package != "" {
+			return p.Package + " (free: " + p.Source + ")"
+		}
+		return "(a free library: " + p.Source + ")"
+	}
+	return "(unknown)"
+}
+
+// evidenceText: the loading library, the confidence and the strongest
+// place the name was found.
+func evidenceText(l features.ResolvedLoad) string {
+	e := l.Evidence
+	return fmt.Sprintf("%s, %s: %s in %s at %#x", path.Base(l.Library), l.Confidence, e.Kind, e.Section, e.Offset)
 }
 
 // readDetailArg reads the detail.json that FILE|DIR names (a detail.json,

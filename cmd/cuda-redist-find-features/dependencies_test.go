@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/schema"
 )
 
 // A detail.json as an aggregate writes it, cut down to the libraries.
@@ -47,5 +50,49 @@ libcusolver  linux-x86_64  None     libcublas.so.12     libcublas
 	}
 	if code, _, stderr := runCLI("print-dependencies", filepath.Join(dir, "nope.json")); code != exitFail || !strings.Contains(stderr, "nope.json") {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
+	}
+}
+
+// TestPrintDependenciesRuntimeLoads: the loads the aggregate resolved
+// are listed after the DT_NEEDED sonames, marked as run-time loads, with
+// their provider and evidence, in the table and in --json (which the
+// dependencies schema accepts).
+func TestPrintDependenciesRuntimeLoads(t *testing.T) {
+	const detail = `{
+  "libcublas": {"linux-x86_64": {"None": {"sha256": "", "relativePath": "", "features": {
+    "providedLibs": ["libcublasLt.so.13"], "neededLibs": ["libc.so.6"]},
+    "runtimeLoads": [
+      {"library": "lib/libcublasLt.so.13", "name": "libcuda.so.1", "confidence": "high",
+       "provider": {"kind": "driver", "sonames": ["libcuda.so.1"], "reason": "the CUDA driver API"},
+       "evidence": {"kind": "soname", "section": ".rodata", "offset": 4096, "string": "libcuda.so.1"}},
+      {"library": "lib/libcublasLt.so.13", "name": "libnvrtc.so.13", "confidence": "high",
+       "provider": {"kind": "package", "package": "cuda_nvrtc", "sonames": ["libnvrtc.so.13"], "reason": "another package of the release provides it"},
+       "evidence": {"kind": "soname", "section": ".rodata", "offset": 171001731, "string": "libnvrtc.so.13"}}]}}},
+  "cuda_nvrtc": {"linux-x86_64": {"None": {"sha256": "", "relativePath": "", "features": {
+    "providedLibs": ["libnvrtc.so.13"], "neededLibs": []}}}}
+}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "detail.json"), []byte(detail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI("print-dependencies", dir)
+	want := `PACKAGE    PLATFORM      VARIANT  NEEDS                      PROVIDED BY   EVIDENCE (loaded at run time)
+libcublas  linux-x86_64  None     libcuda.so.1 (run time)    (the driver)  libcublasLt.so.13, high: soname in .rodata at 0x1000
+                                  libnvrtc.so.13 (run time)  cuda_nvrtc    libcublasLt.so.13, high: soname in .rodata at 0xa314783
+`
+	if code != 0 || stdout != want {
+		t.Fatalf("exit %d, stderr %s, table (-want +got):\n%s", code, stderr, cmp.Diff(want, stdout))
+	}
+	code, stdout, stderr = runCLI("print-dependencies", "--json", dir)
+	if code != 0 || !strings.Contains(stdout, `"runtimeLoads": [`) || !strings.Contains(stdout, `"package": "cuda_nvrtc"`) {
+		t.Fatalf("--json: exit %d, %s\n%s", code, stderr, stdout)
+	}
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(stdout))
+	if err == nil {
+		err = schema.Validate("dependencies", v)
+	}
+	if err != nil {
+		t.Errorf("--json against the dependencies schema: %v", err)
 	}
 }

@@ -102,7 +102,7 @@ func buildReport(e *env, dirs []string, against, caps string) (r *report.Report,
 
 // diffSummary is diff's help.
 const diffSummary = "Print what changed between two releases (aggregate directories) as text for a commit message or PR description " +
-	"(packages, archives, outputs, SASS and PTX architectures, sonames, vendored libraries, NAR hashes). " +
+	"(packages, archives, outputs, SASS and PTX architectures, sonames, vendored libraries, run-time loads and their providers, NAR hashes). " +
 	"OLD and NEW may also be directories process-manifests left aggregate_<version> links in (their newest release each); one such DIR alone compares its two newest releases. " +
 	"The package lineage follows: new and dropped packages (and the other redist one moved to), renames, splits and merges (files and sonames that moved), licence changes, each with the evidence that decided. " +
 	"OLD and NEW may be two manifest files (<redist>/redistrib_<version>.json): the lineage the manifests alone show, the redists beside them searched."

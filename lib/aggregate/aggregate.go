@@ -7,12 +7,15 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/runtimedeps"
 )
 
 // Detected is one manifest entry with its detection result.
 type Detected struct {
 	Archive  manifest.Archive
 	Features *features.Features
+	// Loads are the archive's runtime loads resolved (ResolveLoads).
+	Loads []features.ResolvedLoad
 }
 
 // Legacy builds the feature_<version>.json document: package → platform →
@@ -68,6 +71,7 @@ func BuildIndex(redistName, version string, releases map[string]features.Release
 			NarHash: e.Features.NarHash,
 			SHA256:  a.SHA256,
 		}
+		leaf.RuntimeLoads = runtimedeps.IndexLoads(e.Loads)
 		if e.Features.BuildRedist.Outputs != nil {
 			br := e.Features.BuildRedist
 			leaf.BuildRedist = &br
@@ -123,7 +127,7 @@ func BuildDetail(entries []Detected) features.Detail {
 		if d[a.Package][a.Platform] == nil {
 			d[a.Package][a.Platform] = map[string]features.DetailEntry{}
 		}
-		d[a.Package][a.Platform][a.Variant.String()] = features.DetailEntry{SHA256: a.SHA256, RelativePath: a.RelativePath, Features: e.Features}
+		d[a.Package][a.Platform][a.Variant.String()] = features.DetailEntry{SHA256: a.SHA256, RelativePath: a.RelativePath, Features: e.Features, RuntimeLoads: e.Loads}
 	}
 	return d
 }
@@ -140,7 +144,16 @@ func BuildRedistDecls(entries []Detected) map[string]features.BuildRedistDecl {
 	for i, e := range entries {
 		archives[i] = ArchiveFacts{Archive: e.Archive, Facts: e.Features.BuildRedist, ByCudaMajor: e.Features.BuildRedistByCudaMajor}
 	}
-	return Declarations(archives)
+	decls := Declarations(archives)
+	for pkg, loads := range runtimedeps.PackageLoads(resolvedArchives(entries)) {
+		d, ok := decls[pkg]
+		if !ok {
+			continue
+		}
+		d.RuntimeDependencies = loads
+		decls[pkg] = d
+	}
+	return decls
 }
 
 // EncodeLegacy sorts the entries and encodes their feature_<version>.json

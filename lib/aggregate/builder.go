@@ -139,6 +139,7 @@ func Complete(f *features.Features, variant manifest.Variant) error {
 // feature_<version>.json, index.json, detail.json and buildRedist.json.
 // releases holds the releaseInfo of every package of entries.
 func WriteDocuments(dir, redistName, version string, releases map[string]features.ReleaseInfo, entries []Detected) error {
+	ResolveLoads(entries)
 	index, err := BuildIndex(redistName, version, releases, entries)
 	if err != nil {
 		return err

@@ -69,4 +69,7 @@ type BuildRedistDecl struct {
 	AllowFHSReferences bool `json:"allowFHSReferences"`
 	// FHSReferences names the first such files: "platform/variant: path".
 	FHSReferences []string `json:"fhsReferences"`
+	// RuntimeDependencies are the libraries the package's libraries load
+	// at run time, resolved (lib/runtimedeps), by name; absent when none.
+	RuntimeDependencies []PackageLoad `json:"runtimeDependencies,omitempty"`
 }

@@ -40,6 +40,11 @@ type IndexLeaf struct {
 	RelativePath string       `json:"relativePath,omitempty"`
 	// BuildRedist is not in upstream's format: what buildRedist needs.
 	BuildRedist *BuildRedistFacts `json:"buildRedist,omitempty"`
+	// RuntimeLoads are what the archive's libraries load at run time,
+	// each name and provider once (not in upstream's format either):
+	// across the releases of a merged index, from which version of a
+	// package a load appears (lib/runtimedeps.Since).
+	RuntimeLoads []IndexLoad `json:"runtimeLoads,omitempty"`
 }
 
 // IndexFeature is the feature object of an index leaf.
@@ -82,6 +87,9 @@ type DetailEntry struct {
 	SHA256       string    `json:"sha256"`
 	RelativePath string    `json:"relativePath"`
 	Features     *Features `json:"features"`
+	// RuntimeLoads are the loads of the archive's libraries resolved to
+	// their providers (lib/runtimedeps); absent when none.
+	RuntimeLoads []ResolvedLoad `json:"runtimeLoads,omitempty"`
 }
 
 // Detail is package → platform → variant → DetailEntry.

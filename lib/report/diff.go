@@ -44,6 +44,10 @@ type ArchiveChange struct {
 	// name) that appeared and disappeared (docs/vendored.md).
 	VendoredAdded   []string `json:"vendoredAdded,omitempty"`
 	VendoredRemoved []string `json:"vendoredRemoved,omitempty"`
+	// LoadsAdded and LoadsRemoved are the runtime loads (with their
+	// providers, lib/runtimedeps.Label) that appeared and disappeared.
+	LoadsAdded   []string `json:"runtimeLoadsAdded,omitempty"`
+	LoadsRemoved []string `json:"runtimeLoadsRemoved,omitempty"`
 	// NarHashChanged is set when the package's version string is the same
 	// in both releases but the unpacked content differs: a silent
 	// re-upload, which a Nixpkgs hash pin will notice.
@@ -115,6 +119,7 @@ func diffPackage(op, np Package) []ArchiveChange {
 			ch.PTXGained, ch.PTXLost = setDiff(o.PTX, n.PTX)
 			ch.SonamesAdded, ch.SonamesRemoved = setDiff(o.Provides, n.Provides)
 			ch.VendoredAdded, ch.VendoredRemoved = setDiff(vendoredNames(o.Vendored), vendoredNames(n.Vendored))
+			ch.LoadsAdded, ch.LoadsRemoved = setDiff(o.RuntimeLoads, n.RuntimeLoads)
 			if op.Version == np.Version && o.NarHash != n.NarHash {
 				ch.NarHashChanged, ch.OldNarHash, ch.NewNarHash, ch.Version = true, o.NarHash, n.NarHash, np.Version
 			}
@@ -131,7 +136,8 @@ func diffPackage(op, np Package) []ArchiveChange {
 func (c ArchiveChange) changed() bool {
 	return c.Added || c.Removed || c.NarHashChanged ||
 		len(c.OutputsGained)+len(c.OutputsLost)+len(c.SASSGained)+len(c.SASSLost)+
-			len(c.PTXGained)+len(c.PTXLost)+len(c.SonamesAdded)+len(c.SonamesRemoved)+len(c.VendoredAdded)+len(c.VendoredRemoved) > 0
+			len(c.PTXGained)+len(c.PTXLost)+len(c.SonamesAdded)+len(c.SonamesRemoved)+len(c.VendoredAdded)+len(c.VendoredRemoved)+
+			len(c.LoadsAdded)+len(c.LoadsRemoved) > 0
 }
 
 // fill makes nil lists empty, so the JSON has [] rather than null.
@@ -243,6 +249,7 @@ func (a ArchiveChange) textLine() string {
 	add("PTX", a.PTXGained, a.PTXLost)
 	add("sonames", a.SonamesAdded, a.SonamesRemoved)
 	add("vendored", a.VendoredAdded, a.VendoredRemoved)
+	add("runtime loads", a.LoadsAdded, a.LoadsRemoved)
 	if a.NarHashChanged {
 		parts = append(parts, fmt.Sprintf("narHash changed with the same version %s (%s -> %s)", a.Version, a.OldNarHash, a.NewNarHash))
 	}
@@ -266,6 +273,7 @@ func (c *Changes) escaped() *Changes {
 		a.SASSGained, a.SASSLost, a.PTXGained, a.PTXLost = list(a.SASSGained), list(a.SASSLost), list(a.PTXGained), list(a.PTXLost)
 		a.SonamesAdded, a.SonamesRemoved = list(a.SonamesAdded), list(a.SonamesRemoved)
 		a.VendoredAdded, a.VendoredRemoved = list(a.VendoredAdded), list(a.VendoredRemoved)
+		a.LoadsAdded, a.LoadsRemoved = list(a.LoadsAdded), list(a.LoadsRemoved)
 		e.Archives = append(e.Archives, a)
 	}
 	return e

@@ -35,7 +35,10 @@ type htmlRelease struct {
 	// column of boxes.
 	Isolated []string
 	// Vendored are the archives with vendored libraries.
-	Vendored []vendoredRow
+	Vendored []archiveRow[VendoredLib]
+	// Loads are the archives whose libraries load others at run time,
+	// each load with its provider (Archive.RuntimeLoads).
+	Loads []archiveRow[string]
 }
 
 // outputsTable is the outputs part: per package, what its buildRedist
@@ -156,6 +159,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 			Outputs:  buildOutputsTable(rel),
 			Matrices: buildMatrices(rel),
 			Vendored: vendoredRows(rel),
+			Loads:    archiveRows(rel, func(a Archive) []string { return a.RuntimeLoads }),
 		})
 		last := &v.Sections[len(v.Sections)-1]
 		connected, isolated := splitIsolated(rel.Graph)

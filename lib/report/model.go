@@ -17,6 +17,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest/licence"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/report/lineage"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/runtimedeps"
 )
 
 // Report is the model of one report: the releases read, newest last, and
@@ -28,6 +29,11 @@ type Report struct {
 	// Capabilities are the Nixpkgs cudaCapabilities entries whose
 	// coverage each release shows (AddCoverage); none unless asked.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// RuntimeLoadsSince says, per package and runtime load, from which
+	// version of the package it appears over the releases read (and
+	// until which, when it went away): the version condition a package
+	// file writes. Absent when no release has a load.
+	RuntimeLoadsSince []runtimedeps.Appearance `json:"runtimeLoadsSince,omitempty"`
 }
 
 // Release is one manifest's packages.
@@ -108,6 +114,13 @@ type Archive struct {
 	// distribution ships (docs/vendored.md; the default index), in path
 	// order; absent when none.
 	Vendored []VendoredLib `json:"vendored,omitempty"`
+	// RuntimeLoads are what the archive's libraries load at run time,
+	// each with its provider as the aggregate resolved it
+	// ("libnvrtc.so.13 → cuda_nvrtc", lib/runtimedeps.Label), sorted;
+	// absent when none.
+	RuntimeLoads []string `json:"runtimeLoads,omitempty"`
+	// Loads are the same, as the index keeps them (for RuntimeLoadsSince).
+	Loads []features.IndexLoad `json:"-"`
 }
 
 // Graph is the soname dependency graph of a release: package A → B when A
@@ -237,6 +250,7 @@ func Build(aggs []*Aggregate, against string) (*Report, error) {
 		}
 		r.Changes.Lineage = LineageOf(byVersion[old.Version], byVersion[newest.Version])
 	}
+	r.RuntimeLoadsSince = loadsSince(r.Releases)
 	return r, nil
 }
 
@@ -294,6 +308,21 @@ func licenceGroups(pkgs []Package) []LicenceGroup {
 	return out
 }
 
+// loadsSince is runtimedeps.Since over the packages of the releases.
+func loadsSince(releases []Release) []runtimedeps.Appearance {
+	var rs []runtimedeps.PackageRelease
+	for _, rel := range releases {
+		for _, p := range rel.Packages {
+			pr := runtimedeps.PackageRelease{Package: p.Name, Version: p.Version}
+			for _, a := range p.Archives {
+				pr.Loads = append(pr.Loads, a.Loads...)
+			}
+			rs = append(rs, pr)
+		}
+	}
+	return runtimedeps.Since(rs)
+}
+
 // declarations are the buildRedist declarations of the archives with
 // buildRedist facts, computed as the aggregate builder computes
 // buildRedist.json.
@@ -306,7 +335,20 @@ func declarations(d features.Detail) map[string]features.BuildRedistDecl {
 		}
 		archives = append(archives, aggregate.ArchiveFacts{Archive: a.Archive, Facts: f.BuildRedist, ByCudaMajor: f.BuildRedistByCudaMajor})
 	}
-	return aggregate.Declarations(archives)
+	decls := aggregate.Declarations(archives)
+	var resolved []runtimedeps.Resolved
+	for _, a := range manifest.DetailArchives(d) {
+		if a.Features.BuildRedist.Outputs != nil {
+			resolved = append(resolved, runtimedeps.Resolved{Archive: a.Archive, Loads: d[a.Package][a.Platform][a.Variant.String()].RuntimeLoads})
+		}
+	}
+	for pkg, loads := range runtimedeps.PackageLoads(resolved) {
+		if decl, ok := decls[pkg]; ok {
+			decl.RuntimeDependencies = loads
+			decls[pkg] = decl
+		}
+	}
+	return decls
 }
 
 func buildArchive(platform, variant string, e features.DetailEntry) Archive {
@@ -349,6 +391,11 @@ func buildArchive(platform, variant string, e features.DetailEntry) Archive {
 	arc.TopPTX = topPTX(arc.PTX)
 	arc.Provides = sortedKeys(provides)
 	arc.Needs = sortedKeys(needs)
+	arc.Loads = runtimedeps.IndexLoads(e.RuntimeLoads)
+	for _, l := range arc.Loads {
+		arc.RuntimeLoads = append(arc.RuntimeLoads, runtimedeps.Label(l))
+	}
+	sort.Strings(arc.RuntimeLoads)
 	return arc
 }
 

@@ -68,7 +68,7 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 <td>{{range .SASSGained}}<span class="added">+{{.}}</span> {{end}}{{range .SASSLost}}<span class="removed">-{{.}}</span> {{end}}</td>
 <td>{{range .PTXGained}}<span class="added">+{{.}}</span> {{end}}{{range .PTXLost}}<span class="removed">-{{.}}</span> {{end}}</td>
 <td class="mono">{{range .SonamesAdded}}<span class="added">+{{.}}</span> {{end}}{{range .SonamesRemoved}}<span class="removed">-{{.}}</span> {{end}}</td>
-<td>{{if .Added}}<span class="added">new archive</span>{{end}}{{if .Removed}}<span class="removed">archive removed</span>{{end}}{{if .NarHashChanged}}<span class="removed">narHash changed, same version {{.Version}}</span>{{end}}</td>
+<td>{{if .Added}}<span class="added">new archive</span>{{end}}{{if .Removed}}<span class="removed">archive removed</span>{{end}}{{if .NarHashChanged}}<span class="removed">narHash changed, same version {{.Version}}</span>{{end}}{{range .LoadsAdded}} <span class="added">loads +{{.}}</span>{{end}}{{range .LoadsRemoved}} <span class="removed">loads -{{.}}</span>{{end}}</td>
 </tr>{{end}}
 </table></div>
 {{end}}
@@ -96,6 +96,7 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 {{template "capabilities" .}}
 {{template "graph" .}}
 {{template "vendored" .}}
+{{template "loads" .}}
 {{template "licences" .}}
 </details>
 {{end}}
@@ -167,12 +168,21 @@ details>summary{cursor:pointer;font-weight:bold;font-size:1.2em}
 </div>{{else}}<p>No soname dependencies between packages.</p>{{end}}
 {{with .Isolated}}<p class="isolated" id="isolated-{{$.Version}}">Without dependencies either way: {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
 {{end -}}
+{{- define "loads"}}
+{{with .Loads}}<h3>Run-time loads</h3>
+<p class="note">What the archives' libraries load with dlopen (a name in the binary, no DT_NEEDED) and what provides it (docs/runtime-dependencies.md): another package's or a free library's directory belongs in the package file's appendRunpaths; the driver's and the package's own are reachable already.</p>
+<div class="scroll"><table class="loads" id="loads-{{$.Version}}">
+<tr><th>package</th><th>platform</th><th>variant</th><th>loads → provider</th></tr>
+{{range .}}<tr><td>{{.Package}}</td><td>{{.Platform}}</td><td>{{.Variant}}</td><td>{{range $i, $l := .Items}}{{if $i}}<br>{{end}}<code>{{$l}}</code>{{end}}</td></tr>
+{{end}}</table></div>
+{{end}}
+{{- end}}
 {{- define "vendored"}}
 {{with .Vendored}}<h3>Vendored libraries</h3>
 <p class="note">Third-party libraries inside the archives that a free distribution ships (docs/vendored.md): candidates for removal in favour of Nixpkgs' own.</p>
 <div class="scroll"><table class="vendored" id="vendored-{{$.Version}}">
 <tr><th>package</th><th>platform</th><th>variant</th><th>library</th><th>upstream</th><th>in a free distribution</th></tr>
-{{range .}}{{$r := .}}{{range .Libs}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
+{{range .}}{{$r := .}}{{range .Items}}<tr><td>{{$r.Package}}</td><td>{{$r.Platform}}</td><td>{{$r.Variant}}</td><td><code>{{.Path}}</code></td><td>{{.Upstream}}</td><td>{{.Provider}}</td></tr>
 {{end}}{{end}}</table></div>
 {{end}}
 {{- end}}

@@ -52,22 +52,29 @@ func vendoredNames(libs []VendoredLib) []string {
 	return out
 }
 
-// vendoredRow is a line of the report's vendored-library table.
-type vendoredRow struct {
+// archiveRow is one archive's line of a table of the release section:
+// the archive and what the table lists of it.
+type archiveRow[T any] struct {
 	Package, Platform string
 	Variant           manifest.Variant
-	Libs              []VendoredLib
+	Items             []T
 }
 
-// vendoredRows lists the archives of a release with vendored libraries.
-func vendoredRows(rel Release) []vendoredRow {
-	var out []vendoredRow
+// archiveRows lists the archives of a release of which items gives
+// anything, in package and archive order.
+func archiveRows[T any](rel Release, items func(Archive) []T) []archiveRow[T] {
+	var out []archiveRow[T]
 	for _, p := range rel.Packages {
 		for _, a := range p.Archives {
-			if len(a.Vendored) > 0 {
-				out = append(out, vendoredRow{Package: p.Name, Platform: a.Platform, Variant: a.Variant, Libs: a.Vendored})
+			if it := items(a); len(it) > 0 {
+				out = append(out, archiveRow[T]{Package: p.Name, Platform: a.Platform, Variant: a.Variant, Items: it})
 			}
 		}
 	}
 	return out
+}
+
+// vendoredRows lists the archives of a release with vendored libraries.
+func vendoredRows(rel Release) []archiveRow[VendoredLib] {
+	return archiveRows(rel, func(a Archive) []VendoredLib { return a.Vendored })
 }

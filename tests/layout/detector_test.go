@@ -45,7 +45,7 @@ var notInAggregate = []string{
 // the buildRedist rules). A change to any of them must leave the
 // detector's bytes, and so every unpack and detect derivation, as they are.
 var notInDetector = []string{
-	"lib/report", "lib/check", "lib/aggregate", "lib/buildredist", "lib/nixdriver", "lib/nixexec", "lib/manifest", "cmd/cuda-redist-find-features",
+	"lib/report", "lib/check", "lib/aggregate", "lib/buildredist", "lib/runtimedeps", "lib/nixdriver", "lib/nixexec", "lib/manifest", "cmd/cuda-redist-find-features",
 }
 
 // detectorPlatforms are the targets the flake builds the detector for:

@@ -31,6 +31,7 @@ var stages = map[string]int{
 	"detector":        3,
 	"lib/buildredist": 4,
 	"lib/aggregate":   4,
+	"lib/runtimedeps": 4,
 	"lib/check":       5,
 	"lib/report":      5,
 	"lib/nixdriver":   driverStage,

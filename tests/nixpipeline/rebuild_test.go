@@ -23,6 +23,7 @@ var edits = []anEdit{
 	{"CLI: --fix", "lib/check/nixfix/newfile.go", `no archive to write a package file from`, `no archive to write the package file from`},
 	{"CLI: printing", "cmd/cuda-redist-find-features/report.go", `report needs --out DIR`, `report needs --out DIR (a directory)`},
 	{"buildRedist rules", "lib/buildredist/analyze.go", `const maxExamples = 5`, `const maxExamples = 6`},
+	{"run-time load rules", "lib/runtimedeps/resolve.go", `where := "another package of the release"`, `where := "another package of this release"`},
 	{"detection", "detector/facts/detect.go", `return nil, nil, fmt.Errorf("detect %s: %w", root, err)`, `return nil, nil, fmt.Errorf("detect tree %s: %w", root, err)`},
 	{"unpack", "detector/unpack/unpack.go", `fmt.Errorf("read header: %w", err)`, `fmt.Errorf("read the header: %w", err)`},
 }
@@ -207,8 +208,8 @@ func counts(n map[string]int) string {
 // and holds it to the issue's table (wantRebuilds):
 //
 //	CLI-only code (report, --fix, printing) → nothing but the reports
-//	the buildRedist rules                   → only the aggregates (and the
-//	                                          index, buildRedist, reports)
+//	the buildRedist rules, the resolution   → only the aggregates (and the
+//	of run-time loads                         index, buildRedist, reports)
 //	detection code, hashes recorded         → no unpack
 //	unpack code, hashes recorded            → no unpack
 //
@@ -259,7 +260,7 @@ func wantRebuilds(kind string, all map[string]int) (now, pinned map[string]int) 
 	aggregates := every("aggregate", "index", "buildRedist")
 	detections := every("detect", "aggregate", "index", "buildRedist")
 	switch kind {
-	case "buildRedist rules":
+	case "buildRedist rules", "run-time load rules":
 		return aggregates, aggregates
 	case "detection", "unpack":
 		// Unpinned, the unpack is the detector's too.

@@ -52,6 +52,9 @@ type Fix struct {
 	// vendored are, with RemoveVendored, the vendored libraries each file
 	// keeps (by file).
 	vendored map[string][]string
+	// runpaths are the directories each file should add to
+	// appendRunpaths for its run-time loads (by file).
+	runpaths map[string][]nixfix.Runpath
 }
 
 // Prepare works out the fix of the package files (files, relative to
@@ -64,9 +67,11 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 		packagesDir = resolved
 	}
 	fr := &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts}
+	findings := opts.Plan.Check(files, results)
 	if opts.RemoveVendored {
-		fr.vendored = nixpkgscheck.KeptVendored(opts.Plan.Check(files, results))
+		fr.vendored = nixpkgscheck.KeptVendored(findings)
 	}
+	fr.runpaths = runpathsByFile(findings)
 	byFile, missing := opts.Plan.FixInput(files, results)
 	probes, err := fr.probes(ctx, byFile)
 	if err != nil {
@@ -133,6 +138,7 @@ func (fr *Fix) fixFiles(byFile map[string][]nixpkgscheck.FixCase, probes map[str
 		out, err := nixfix.Fix(fr.Old[file], cases)
 		if err == nil {
 			out = fr.removeVendored(file, out)
+			out = fr.addRunpaths(file, out)
 		}
 		switch {
 		case err != nil:
@@ -158,16 +164,24 @@ func (fr *Fix) removeVendored(file, text string) string {
 		return text
 	}
 	out, err := nixfix.ProposeRemovals(text, paths)
-	if err != nil {
-		why := err.Error()
-		if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-			why = r.Reason
-		}
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindVendoredNotRemoved, File: file,
-			Message: "vendored libraries not removed, the file's other fixes made: " + why})
-		return text
+	return fr.proposal(file, text, out, err, KindVendoredNotRemoved, "vendored libraries not removed")
+}
+
+// proposal is the text a proposal (an addition the file's build does not
+// need) made of a file's text, or, when it was refused, the text as it
+// was and a warning of kind saying what was not done and why: a
+// proposal must not cost the file its other fixes.
+func (fr *Fix) proposal(file, text, out string, err error, kind, notDone string) string {
+	if err == nil {
+		return out
 	}
-	return out
+	why := err.Error()
+	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
+		why = r.Reason
+	}
+	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: kind, File: file,
+		Message: notDone + ", the file's other fixes made: " + why})
+	return text
 }
 
 // cases turns a file's check cases into the fixer's.

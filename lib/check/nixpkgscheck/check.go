@@ -41,6 +41,8 @@ type Finding struct {
 	// Files and Count: the package files a notChecked warning is about.
 	Files []string `json:"files,omitempty"`
 	Count int      `json:"count,omitempty"`
+	// RuntimeLoad is what an unreachableRuntimeLoad hint proposes to add.
+	RuntimeLoad *RuntimeLoad `json:"runtimeLoad,omitempty"`
 }
 
 // KindNotChecked is the warning about the files of a redist whose
@@ -76,13 +78,16 @@ func (p *Plan) Check(files []string, results map[string][]pkgeval.Result) []Find
 	findings = append(findings, p.lineageFindings(p.lineages(), pnames)...)
 	findings = append(findings, p.licenceFindings(pnames)...)
 	pv := p.providers()
+	lc := p.loadContext()
 	var nvidia map[string][]string
 	if p.in.Vendored != nil {
 		nvidia = p.nvidiaSonames()
 	}
-	for _, tg := range p.targets {
+	for i := range p.targets {
+		tg := p.targets[i]
 		if tg.Features != nil {
 			findings = append(findings, p.checkTarget(tg, byPname[tg.caseIndex], results, pv)...)
+			findings = append(findings, p.loadTarget(&p.targets[i], byPname[tg.caseIndex], results, lc)...)
 			findings = append(findings, p.vendoredTarget(tg, byPname[tg.caseIndex], nvidia)...)
 		}
 	}
@@ -230,6 +235,21 @@ func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[str
 		out = append(out, f)
 	}
 	return out
+}
+
+// loadTarget is runtimeLoadFindings for an archive with a package file
+// whose inputs evaluate.
+func (p *Plan) loadTarget(tg *target, byPname map[string]string, results map[string][]pkgeval.Result, lc loadContext) []Finding {
+	file, ok := byPname[tg.Package]
+	if !ok {
+		return nil
+	}
+	ev := results[file][tg.caseIndex]
+	if !ev.HasDeps {
+		return nil
+	}
+	base := Finding{Package: tg.Package, Platform: tg.Platform, Variant: tg.Variant.String(), Version: tg.Manifest}
+	return lc.runtimeLoadFindings(tg, base, file, ev, available(ev, byPname, results, tg.caseIndex))
 }
 
 // vendoredTarget is vendoredFindings for an archive with a package file,

@@ -162,7 +162,7 @@ func (f Finding) text() string {
 	case KindRenamed, KindDropped, KindSplit, KindLicence: // about the package file, in one release
 		return fmt.Sprintf("%s %s %s: %s [%s]", lvl, f.Package, f.Version, f.Message, f.File)
 	}
-	if strings.HasSuffix(f.Kind, "Dependency") {
+	if strings.HasSuffix(f.Kind, "Dependency") || f.Kind == KindUnreachableLoad {
 		return line + f.Message + " [" + f.File + "]"
 	}
 	line += fmt.Sprintf("declared [%s] needed [%s]: %s", strings.Join(f.Declared, " "), strings.Join(f.Needed, " "), f.Message)

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -60,6 +62,30 @@ type Result struct {
 	IgnoreMissingDeps    []string `json:"-"`
 	IgnoreAllMissingDeps bool     `json:"-"`
 	HasDeps              bool     `json:"-"`
+	// AppendRunpaths are the strings of appendRunpaths ("${lib.getLib
+	// cuda_nvrtc}/lib" reads /nix/store/<zeros>-cuda_nvrtc/lib: see
+	// RunpathPackages); RuntimeDependencies package names. Where the
+	// file makes a library's run-time loads reachable.
+	AppendRunpaths      []string `json:"appendRunpaths"`
+	RuntimeDependencies []string `json:"runtimeDependencies"`
+}
+
+// standInPath is the store path a stand-in package interpolates to
+// (nix/buildredist-standin.nix, package), which names the package.
+var standInPath = regexp.MustCompile(`/nix/store/0{32}-([A-Za-z0-9_+.-]+)`)
+
+// RunpathPackages are the packages whose directories appendRunpaths
+// names, in order.
+func (r Result) RunpathPackages() []string {
+	var out []string
+	for _, s := range r.AppendRunpaths {
+		for _, m := range standInPath.FindAllStringSubmatch(s, -1) {
+			if !slices.Contains(out, m[1]) {
+				out = append(out, m[1])
+			}
+		}
+	}
+	return out
 }
 
 // OK reports whether the file evaluated to a buildRedist call of the case's redist.

@@ -26,6 +26,7 @@ func report() map[string]any {
 		"needs":              strList(),
 		"vendored": obj{"type": "array", "items": closed(obj{"name": str(), "upstream": str(), "path": str(), "provider": str()},
 			"name", "upstream", "path", "provider")},
+		"runtimeLoads": strList(),
 	}, "platform", "variant", "relativePath", "sha256", "narHash", "outputs", "legacyOutputs", "sass", "ptx", "topPtx", "provides", "needs")
 	pkg := closed(obj{
 		"name":     str(),
@@ -58,6 +59,7 @@ func report() map[string]any {
 		"ptxGained": archList, "ptxLost": archList,
 		"sonamesAdded": strList(), "sonamesRemoved": strList(),
 		"vendoredAdded": strList(), "vendoredRemoved": strList(),
+		"runtimeLoadsAdded": strList(), "runtimeLoadsRemoved": strList(),
 		"narHashChanged": boolean, "oldNarHash": str(), "newNarHash": str(), "version": str(),
 	}, "package", "platform", "variant", "added", "removed", "outputsGained", "outputsLost",
 		"sassGained", "sassLost", "ptxGained", "ptxLost", "sonamesAdded", "sonamesRemoved", "narHashChanged")
@@ -74,6 +76,11 @@ func report() map[string]any {
 		"releases":     obj{"type": "array", "items": ref("release"), "minItems": 1},
 		"changes":      changes,
 		"capabilities": obj{"type": "array", "items": pattern(capabilityPattern), "minItems": 1, "uniqueItems": true},
+		"runtimeLoadsSince": obj{"type": "array", "items": closed(obj{
+			"package": str(),
+			"load":    closed(obj{"name": str(), "provider": enumOf(providerKinds), "package": str()}, "name", "provider"),
+			"since":   str(), "until": str(), "always": boolean, "versions": strList(),
+		}, "package", "load", "since", "always", "versions")},
 	}, "redist", "releases")
 	doc["$schema"] = draft
 	doc["$id"] = baseID + "report.json"

@@ -2,12 +2,17 @@ package schema
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/nix-cuda/cuda-redist-find-features/lib/aggregate"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestRuntimeLoadsSchema: a detail document whose library records carry
@@ -58,5 +63,56 @@ func TestRuntimeLoadsSchema(t *testing.T) {
 				t.Errorf("valid %v, error %v", tc.valid, err)
 			}
 		})
+	}
+}
+
+// TestResolvedLoadsSchema: the aggregate's documents with resolved loads
+// (detail.json, index.json, buildRedist.json) are valid; a provider kind
+// the rules do not have is not.
+func TestResolvedLoadsSchema(t *testing.T) {
+	// The sample's detail.json (valid as it is), its libdemo_versioned
+	// loading the runtime (another package) and the driver.
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "tests", "golden", "sample", "1.0.0", "detail.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var detail features.Detail
+	if err := json.Unmarshal(data, &detail); err != nil {
+		t.Fatal(err)
+	}
+	var entries []aggregate.Detected
+	releases := map[string]features.ReleaseInfo{}
+	for _, a := range manifest.DetailArchives(detail) {
+		if a.Package == "libdemo_versioned" {
+			ev := []features.LoadEvidence{{Kind: "soname", Section: ".rodata", Offset: 16, String: "libdemo_rt.so.1"}}
+			a.Features.Libraries[0].RuntimeLoads = []features.RuntimeLoad{{Name: "libdemo_rt.so.1", Confidence: "high", Evidence: ev}, {Name: "libcuda.so.1", Confidence: "high", Evidence: ev}}
+		}
+		entries = append(entries, aggregate.Detected{Archive: a.Archive, Features: a.Features})
+		releases[a.Package] = features.ReleaseInfo{Version: "1.0.0"}
+	}
+	dir := t.TempDir()
+	if err := aggregate.WriteDocuments(dir, "cuda", "13.0.0", releases, entries); err != nil {
+		t.Fatal(err)
+	}
+	for file, format := range map[string]string{"detail.json": "detail", "index.json": "index", "buildRedist.json": "buildredist"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(data), `"cuda_demo_rt"`) || !strings.Contains(string(data), `"driver"`) {
+			t.Errorf("%s has no resolved loads:\n%s", file, data)
+		}
+		for _, tc := range []struct {
+			text  string
+			valid bool
+		}{{string(data), true}, {strings.ReplaceAll(string(data), `"driver"`, `"system"`), false}} {
+			doc, err := jsonschema.UnmarshalJSON(strings.NewReader(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := Validate(format, doc); (err == nil) != tc.valid {
+				t.Errorf("%s: want valid %v, got %v", file, tc.valid, err)
+			}
+		}
 	}
 }

@@ -164,18 +164,13 @@ func featureDefs() obj {
 		"versionDefinitions":   strList(),
 		"comments":             strList(),
 		"runtimeLoads": obj{"type": "array", "items": closed(obj{
-			"name":        str(),
-			"glob":        str(),
-			"confidence":  enumOf([]string{"declared", "high", "medium", "low"}),
-			"feature":     str(),
-			"description": str(),
-			"priority":    str(),
-			"evidence": obj{"type": "array", "minItems": 1, "items": closed(obj{
-				"kind":    enumOf([]string{"note", "soname", "template", "prefix", "path", "nearBinary", "mention"}),
-				"section": str(),
-				"offset":  nonNegative,
-				"string":  str(),
-			}, "kind", "section", "offset", "string")},
+			"name":            str(),
+			"glob":            str(),
+			"confidence":      enumOf([]string{"declared", "high", "medium", "low"}),
+			"feature":         str(),
+			"description":     str(),
+			"priority":        str(),
+			"evidence":        obj{"type": "array", "minItems": 1, "items": ref("loadEvidence")},
 			"evidenceOmitted": obj{"type": "integer", "minimum": 1},
 		}, "name", "confidence", "evidence")},
 		"runtimeLoadsOmitted": obj{"type": "integer", "minimum": 1},
@@ -211,9 +206,11 @@ func featureDefs() obj {
 			"cudaMajorDir":  obj{"type": "boolean"},
 			"globstar":      obj{"type": "boolean"},
 		}, "outputs", "hasStubs", "stubsDirs", "fhsReferences", "cudaMajorDir", "globstar"),
-		"narHash": pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
-		"library": library,
-		"detect":  detect,
+		"narHash":      pattern(`^sha256-[A-Za-z0-9+/]{43}=$`),
+		"library":      library,
+		"loadProvider": loadProvider(),
+		"loadEvidence": loadEvidence(),
+		"detect":       detect,
 	}
 	return defs
 }
@@ -232,6 +229,7 @@ func indexLeaf() obj {
 		"sha256":       pattern(`^[0-9a-f]{64}$`),
 		"relativePath": str(),
 		"buildRedist":  ref("buildRedistFacts"),
+		"runtimeLoads": indexLoads(),
 	}, "feature", "narHash", "sha256")
 }
 
@@ -265,7 +263,8 @@ func detectDoc(doc obj) {
 func detailDoc(doc obj) {
 	doc["$id"] = baseID + "feature-detail.json"
 	doc["title"] = "detail.json: package -> platform -> variant -> {sha256, relativePath, features}"
-	entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect")}, "sha256", "relativePath", "features")
+	entry := closed(obj{"sha256": pattern(`^[0-9a-f]{64}$`), "relativePath": str(), "features": ref("detect"),
+		"runtimeLoads": obj{"type": "array", "items": resolvedLoad()}}, "sha256", "relativePath", "features")
 	maps.Copy(doc, mapOf(mapOf(mapOf(entry))))
 }
 
@@ -283,8 +282,9 @@ func dependenciesDoc(doc obj) {
 	need := closed(obj{"soname": str(), "providers": nullableStrList()}, "soname", "providers")
 	row := closed(obj{
 		"package": str(), "platform": str(), "variant": str(),
-		"needs":      obj{"type": []any{"array", "null"}, "items": need},
-		"unresolved": nullableStrList(),
+		"needs":        obj{"type": []any{"array", "null"}, "items": need},
+		"unresolved":   nullableStrList(),
+		"runtimeLoads": obj{"type": "array", "items": resolvedLoad()},
 	}, "package", "platform", "variant", "needs", "unresolved")
 	doc["type"] = "array"
 	doc["items"] = row
@@ -296,19 +296,20 @@ func findingDoc(doc obj) {
 	doc["title"] = "check-nixpkgs --json: one finding per line, then the summary as the last line"
 	count := obj{"type": "integer", "minimum": 0}
 	finding := closed(obj{
-		"level":    enumOf([]string{"error", "warning", "hint", "failure"}),
-		"kind":     str(),
-		"package":  str(),
-		"platform": str(),
-		"variant":  str(),
-		"version":  str(),
-		"declared": strList(),
-		"needed":   strList(),
-		"message":  str(),
-		"file":     str(),
-		"path":     str(),
-		"files":    strList(),
-		"count":    count,
+		"level":       enumOf([]string{"error", "warning", "hint", "failure"}),
+		"kind":        str(),
+		"package":     str(),
+		"platform":    str(),
+		"variant":     str(),
+		"version":     str(),
+		"declared":    strList(),
+		"needed":      strList(),
+		"message":     str(),
+		"file":        str(),
+		"path":        str(),
+		"files":       strList(),
+		"count":       count,
+		"runtimeLoad": findingRuntimeLoad(),
 	}, "level", "kind", "message")
 	names := []string{"files", "checked", "notChecked", "cases", "archives", "errors", "warnings", "hints", "failures", "refusedManifests"}
 	counts := obj{}
@@ -356,6 +357,7 @@ func buildRedistDecl() obj {
 		"includeRemoveStubsFromRunpathHook": obj{"type": "boolean"},
 		"allowFHSReferences":                obj{"type": "boolean"},
 		"fhsReferences":                     nullableList,
+		"runtimeDependencies":               packageLoads(),
 	}, "outputs", "outputsByPlatform", "nixExpression", "includeRemoveStubsFromRunpathHook", "allowFHSReferences", "fhsReferences")
 }
 
