@@ -55,7 +55,12 @@ start_daemon() { # sandbox value
 
 # Built as root (the Go caches are root's); run as the user.
 go test -c -o "$work/nixpipeline.test" ./tests/nixpipeline
+# The CLI with the two builders beside it, as `go install ./cmd/...` puts
+# them: the CLI finds them there and builds nothing itself.
 CGO_ENABLED=0 go build -o "$work/crff" ./cmd/cuda-redist-find-features
+for builder in cuda-redist-detector cuda-redist-aggregate; do
+  CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/$builder" "./cmd/$builder"
+done
 home=$(getent passwd "$user" | cut -d: -f6)
 as_user() {
   setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- \
