@@ -89,12 +89,11 @@ func (r *Runner) CheckPins(ctx context.Context, v *Validated, c PinCheck) error 
 	}
 	plan, err := r.pinPlan(ctx, v.Good)
 	if err != nil {
-		// Without the plan nothing can be checked: nothing is pinned.
-		c.Log.Warn("the pinned unpacks could not be checked; this run unpacks every archive without its record", "error", err)
-		for i := range v.Good {
-			v.Good[i].UnpackedHashes = nil
-		}
-		return nil
+		// Without the plan nothing can be checked, and the run stops:
+		// going on without the records is not enough, since a later step
+		// (the recording of new hashes) pins the manifests' records again,
+		// and one unchecked record is all a planted tree needs.
+		return fmt.Errorf("check the recorded unpacked trees (unpacked-hashes.json): %w", err)
 	}
 	pinned := pinnedEntries(plan)
 	unsure := pinned
