@@ -46,8 +46,12 @@ type UnpackedTree struct {
 }
 
 // NarHashSRI is the one spelling of a NAR hash the file takes: the SRI
-// form detect records and Nix's outputHash reads.
-var NarHashSRI = regexp.MustCompile(`^sha256-[A-Za-z0-9+/]{43}=$`)
+// form detect records and Nix's outputHash reads. Its 43rd character
+// carries 4 bits of the hash and 2 unused ones, which must be zero: Nix
+// reads "...B=" as the same hash as "...A=", while the checks compare
+// strings, so a spelling with those bits set would be refused as a
+// mismatch that looks like tampering instead of as a misspelling.
+var NarHashSRI = regexp.MustCompile(`^sha256-[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$`)
 
 // formatOne is an unpacked-hashes.json of format 1.
 type formatOne struct {
@@ -151,7 +155,7 @@ func (h *UnpackedHashes) check(path string) error {
 		case !SafeRelativePath.MatchString(r.RelativePath):
 			return fmt.Errorf("%s: tree %s: relativePath %q is not a safe relative_path", path, sha, r.RelativePath)
 		case !NarHashSRI.MatchString(r.NarHash):
-			return fmt.Errorf("%s: tree %s (%s): narHash %q is not sha256-<base64>", path, sha, r.RelativePath, r.NarHash)
+			return fmt.Errorf("%s: tree %s (%s): narHash %q is not sha256-<base64> as Nix spells it (43 characters, the unused bits of the last zero, then =)", path, sha, r.RelativePath, r.NarHash)
 		}
 	}
 	return nil
@@ -165,7 +169,7 @@ func (h *UnpackedHashes) Lookup(sha256 string) string {
 // Record sets an archive's record and says whether it changed.
 func (h *UnpackedHashes) Record(relativePath, sha256, narHash string) (bool, error) {
 	if !NarHashSRI.MatchString(narHash) {
-		return false, fmt.Errorf("archive %s: narHash %q is not sha256-<base64>", relativePath, narHash)
+		return false, fmt.Errorf("archive %s: narHash %q is not sha256-<base64> as Nix spells it (43 characters, the unused bits of the last zero, then =)", relativePath, narHash)
 	}
 	if r, ok := h.Trees[sha256]; ok && r.NarHash == narHash {
 		return false, nil

@@ -75,6 +75,8 @@ func TestUnpackedHashesRefused(t *testing.T) {
 		{`{"format": 2, "trees": {"ABC": {"relativePath": "p/x.tar.xz", "narHash": "` + testNar + `"}}}`, `tree "ABC": not an archive's sha256`},
 		{`{"format": 2, "trees": {"` + testSHA + `": {"relativePath": "../x.tar.xz", "narHash": "` + testNar + `"}}}`, "not a safe relative_path"},
 		{`{"format": 2, "trees": {"` + testSHA + `": {"relativePath": "p/x.tar.xz", "narHash": "sha256:0abc"}}}`, "(p/x.tar.xz): narHash"},
+		// The same hash as ...A=, spelled with the unused bits set.
+		{`{"format": 2, "trees": {"` + testSHA + `": {"relativePath": "p/x.tar.xz", "narHash": "sha256-` + strings.Repeat("A", 42) + `B="}}}`, "(p/x.tar.xz): narHash"},
 		{`{"format": 2, "trees": {"` + testSHA + `": {"relativePath": "p/x.tar.xz", "narHash": "` + testNar + `", "x": 1}}}`, `unknown field "x"`},
 		{`{"archives": {"p/x.tar.xz": {"sha256": "ABC", "narHash": "` + testNar + `"}}}`, "archive p/x.tar.xz: sha256"},
 	} {
