@@ -52,3 +52,30 @@ func TestDecodePathInfos(t *testing.T) {
 		}
 	}
 }
+
+// TestWitnessesParent: the directory holding the witnesses follows the
+// library cache's rule: a symbolic link of the user's (~/.cache often is
+// one) and a sticky /tmp-like directory are taken; a directory others can
+// write and that is not sticky is refused. Before, a link was refused, so
+// every run lost its witnesses and unpacked every pinned archive again.
+func TestWitnessesParent(t *testing.T) {
+	real := t.TempDir()
+	os.Chmod(real, 0o755)
+	link := filepath.Join(t.TempDir(), "cache")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenWitnesses(link); err != nil {
+		t.Errorf("a cache directory that is the user's link: %v", err)
+	}
+	sticky := t.TempDir()
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	if _, err := OpenWitnesses(sticky); err != nil {
+		t.Errorf("a sticky directory all can write: %v", err)
+	}
+	open := t.TempDir()
+	os.Chmod(open, 0o777)
+	if _, err := OpenWitnesses(open); err == nil || !strings.Contains(err.Error(), "not sticky") {
+		t.Errorf("a directory all can write, not sticky: %v", err)
+	}
+}
