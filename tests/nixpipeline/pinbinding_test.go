@@ -195,13 +195,17 @@ func TestVerifyPinnedAndWitnesses(t *testing.T) {
 		t.Errorf("--verify-pinned: exit %d, or it checked nothing:\n%s", code, stderr)
 	}
 	// A new detector (an upgrade): every detection is built again, but
-	// the witnesses hold, so no archive is unpacked again.
-	upgraded := filepath.Join(t.TempDir(), "cuda-redist-detector")
+	// the witnesses hold, so no archive is unpacked again. Its bytes are
+	// this run's own (the temporary directory's name in them): with fixed
+	// bytes, a second run of the test on the same store found the
+	// detections of the first one and built nothing.
+	upgradedDir := t.TempDir()
+	upgraded := filepath.Join(upgradedDir, "cuda-redist-detector")
 	data, err := os.ReadFile(detectorBinary(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(upgraded, append(data, []byte("\nupgraded\n")...), 0o755); err != nil {
+	if err := os.WriteFile(upgraded, append(data, []byte("\nupgraded in "+upgradedDir+"\n")...), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	code, _, stderr = process(t, dir, "-v", "--detector-program", upgraded, "--aggregate-program", aggregateBinary(t))
@@ -287,7 +291,7 @@ func TestWitnessedRecordNotReproduced(t *testing.T) {
 	requireNix(t)
 	ownCache(t)
 	det := []string{"--detector-program", detectorBinary(t), "--aggregate-program", aggregateBinary(t)}
-	wrong := "sha256-" + strings.Repeat("B", 43) + "="
+	wrong := "sha256-" + strings.Repeat("B", 42) + "A="
 	witnesses := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "cuda-redist-find-features-unpacked-trees")
 	if err := os.MkdirAll(witnesses, 0o700); err != nil {
 		t.Fatal(err)
