@@ -33,11 +33,9 @@ cache=$(realpath "$cache")
 # The unpack, detect and cold rows run the detector, the builder of the
 # pipeline's unpack and detect derivations, built as scripts/sample.sh
 # and nix/builder-package.nix build it.
-det="$cache/cuda-redist-detector"
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
-# The builder of the aggregate and index derivations (the eval row).
-agg="$cache/cuda-redist-aggregate"
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$agg" ./cmd/cuda-redist-aggregate
+# The aggregate builder too, for the eval row.
+scripts/build-programs.sh "$cache" cuda-redist-detector cuda-redist-aggregate
+det="$cache/cuda-redist-detector" agg="$cache/cuda-redist-aggregate"
 libs="$real/root/usr/lib/x86_64-linux-gnu"
 
 for lib in curand cufft; do

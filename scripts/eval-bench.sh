@@ -21,10 +21,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The builders, built as nix/builder-package.nix builds them (stripped,
 # no build ID), since each is imported into the store at every evaluation.
-det="$work/cuda-redist-detector"
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$det" ./cmd/cuda-redist-detector
-agg="$work/cuda-redist-aggregate"
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags="-s -w -buildid=" -o "$agg" ./cmd/cuda-redist-aggregate
+scripts/build-programs.sh "$work" cuda-redist-detector cuda-redist-aggregate
+det="$work/cuda-redist-detector" agg="$work/cuda-redist-aggregate"
 progs="detectorProgram = $det; aggregateProgram = $agg;"
 synth="$work/synthetic"
 go run ./scripts/bench/synthmanifests -from manifests -count "${SYNTH_COUNT:-185}" -out "$synth" >"$work/synth-summary"

@@ -6,13 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh sample
-mkdir -p .cache
-CGO_ENABLED=0 go build -trimpath -o .cache/cuda-redist-find-features ./cmd/cuda-redist-find-features
-# The builder of the unpack and detect derivations, built reproducibly: the
-# same source gives the same bytes, so the same store path and no rebuild.
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o .cache/cuda-redist-detector ./cmd/cuda-redist-detector
-# The builder of the aggregate and index derivations, the same way.
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o .cache/cuda-redist-aggregate ./cmd/cuda-redist-aggregate
+# The CLI and the two builders (the unpack and detect derivations'; the
+# aggregate and index derivations'), the builders reproducibly: the same
+# source gives the same bytes, so the same store paths and no rebuild.
+scripts/build-programs.sh .cache
 nixopts=(--option sandbox true --option substituters '')
 for attr in '"1.0.0"' '"2.0.0"' index; do
   name=${attr//\"/}

@@ -59,9 +59,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The three programs side by side, as the package installs them: the
 # detector and the aggregate builder are the builders a user's run has.
-for p in cuda-redist-find-features cuda-redist-detector cuda-redist-aggregate; do
-  CGO_ENABLED=0 go build -trimpath -o "$work/bin/$p" "./cmd/$p"
-done
+scripts/build-programs.sh "$work/bin"
 export PATH=$work/bin:$PATH CRFF_NIX_LIB=$repo/nix
 echo "######## Nix $(nix --version | sed 's/.* //')"
 

@@ -49,9 +49,7 @@ rm -rf "$run"
 # The whole sample: its manifests, the archives they name (served from
 # the directory by file:// URL) and its record of unpack hashes.
 cp -r sample "$run"
-CGO_ENABLED=0 go build -trimpath -o "$history/bin/cuda-redist-find-features" ./cmd/cuda-redist-find-features
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$history/bin/cuda-redist-detector" ./cmd/cuda-redist-detector
-CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$history/bin/cuda-redist-aggregate" ./cmd/cuda-redist-aggregate
+scripts/build-programs.sh "$history/bin"
 "$history/bin/cuda-redist-find-features" process-manifests --offline "file://$run" "$run" >/dev/null
 
 echo "store-history: 4. nix-store --gc" >&2

@@ -57,10 +57,7 @@ start_daemon() { # sandbox value
 go test -c -o "$work/nixpipeline.test" ./tests/nixpipeline
 # The CLI with the two builders beside it, as `go install ./cmd/...` puts
 # them: the CLI finds them there and builds nothing itself.
-CGO_ENABLED=0 go build -o "$work/crff" ./cmd/cuda-redist-find-features
-for builder in cuda-redist-detector cuda-redist-aggregate; do
-  CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags='-s -w -buildid=' -o "$work/$builder" "./cmd/$builder"
-done
+scripts/build-programs.sh "$work"
 home=$(getent passwd "$user" | cut -d: -f6)
 as_user() {
   setpriv --reuid="$user" --regid="$user" --init-groups --reset-env -- \
@@ -100,7 +97,7 @@ sample=$work/sample
 cp -r "$repo/sample" "$sample"
 chown -R "$user" "$sample"
 # (not --quiet: that shows errors alone, and this is a warning)
-if ! as_user "$work/crff" process-manifests --offline --nix-lib "$repo/nix" \
+if ! as_user "$work/cuda-redist-find-features" process-manifests --offline --nix-lib "$repo/nix" \
   --version 1.0.0 "file://$sample" "$sample" > "$work/out" 2> "$work/err"; then
   echo "FAIL: process-manifests with sandbox = false" >&2
   cat "$work/err" >&2
