@@ -36,6 +36,19 @@ type binding struct {
 
 // locate tokenizes and locates a package file.
 func locate(text string) (*source, error) {
+	s, err := scan(text)
+	if err != nil {
+		return nil, err
+	}
+	s.findFormals()
+	if err := s.findCall(); err != nil {
+		return nil, err
+	}
+	return s, s.findBindings()
+}
+
+// scan tokenizes a Nix file and pairs its brackets; nothing is located.
+func scan(text string) (*source, error) {
 	all, err := tokenize(text)
 	if err != nil {
 		return nil, err
@@ -49,11 +62,7 @@ func locate(text string) (*source, error) {
 	if err := s.matchBrackets(); err != nil {
 		return nil, err
 	}
-	s.findFormals()
-	if err := s.findCall(); err != nil {
-		return nil, err
-	}
-	return s, s.findBindings()
+	return s, nil
 }
 
 func (s *source) is(i int, text string) bool {
