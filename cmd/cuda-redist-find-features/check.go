@@ -177,7 +177,8 @@ func (cf *checkFlags) newRun(e *env) (*checkRun, error) {
 	}
 	c.sonameIndex = idx
 	if *cf.nixpkgs != "" {
-		c.eval.NixpkgsLib = filepath.Join(mustAbs(*cf.nixpkgs), "lib")
+		c.nixpkgs = mustAbs(*cf.nixpkgs)
+		c.eval.NixpkgsLib = filepath.Join(c.nixpkgs, "lib")
 	}
 	return c, nil
 }
@@ -258,7 +259,9 @@ func nixpkgsManifestDirs(nixpkgs string) ([]string, error) {
 }
 
 type checkRun struct {
-	e           *env
+	e *env
+	// nixpkgs is --nixpkgs DIR, absolute ("" without it).
+	nixpkgs     string
 	runner      *nixdriver.Runner
 	eval        *pkgeval.Evaluator
 	manifests   []nixdriver.Manifest

@@ -17,7 +17,8 @@ import (
 // be written is an error naming it and the system's reason, and fails the
 // run (nixpkgscheck.KindNotWritten).
 func (c *checkRun) repair(ctx context.Context, packagesDir string, files []string, unread []nixpkgscheck.Finding, plan *nixpkgscheck.Plan, results map[string][]pkgeval.Result) error {
-	fix, err := fixrun.Prepare(ctx, packagesDir, files, results, fixrun.Options{Eval: c.eval, Plan: plan, Globstar: c.globstar, Unread: unread, RemoveVendored: c.removeVendored})
+	fix, err := fixrun.Prepare(ctx, packagesDir, files, results, fixrun.Options{Eval: c.eval, Plan: plan, Globstar: c.globstar, Unread: unread, RemoveVendored: c.removeVendored,
+		Aliases: c.aliases(packagesDir)})
 	if err != nil {
 		return err
 	}
@@ -38,6 +39,17 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 		nixpkgscheck.Sort(findings)
 	}
 	return c.report(findings)
+}
+
+// aliases is where --fix adds a renamed package's alias: Nixpkgs'
+// aliases.nix in the --nixpkgs tree, else the one beside PACKAGES_DIR
+// (which is Nixpkgs' cuda-modules/packages). Nothing outside that tree
+// is written.
+func (c *checkRun) aliases(packagesDir string) fixrun.Aliases {
+	if c.nixpkgs != "" {
+		return fixrun.Aliases{Root: c.nixpkgs, File: nixpkgscheck.AliasesFile}
+	}
+	return fixrun.Aliases{Root: filepath.Dir(packagesDir), File: filepath.Base(nixpkgscheck.AliasesFile)}
 }
 
 // validateFix refuses flag combinations --fix cannot honour.

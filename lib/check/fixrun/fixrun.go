@@ -33,6 +33,9 @@ type Options struct {
 	// RemoveVendored is check-nixpkgs --remove-vendored: each file gets a
 	// postPatch removing the vendored libraries it keeps.
 	RemoveVendored bool
+	// Aliases is where a renamed package's alias goes (its zero value:
+	// nowhere, and no alias is proposed).
+	Aliases Aliases
 }
 
 // Fix is a prepared fix: every changed and new file's text before and
@@ -55,18 +58,21 @@ type Fix struct {
 	// runpaths are the directories each file should add to
 	// appendRunpaths for its run-time loads (by file).
 	runpaths map[string][]nixfix.Runpath
+	// alias is the aliases file's edit (nil without opts.Aliases).
+	alias *aliasEdit
 }
 
 // Prepare works out the fix of the package files (files, relative to
 // packagesDir) given their evaluation for the plan's cases (results), in
 // a copy of the directory; nothing in packagesDir is written.
 func Prepare(ctx context.Context, packagesDir string, files []string, results map[string][]pkgeval.Result, opts Options) (*Fix, error) {
+	alias := newAliasEdit(packagesDir, opts.Aliases)
 	// The copies are made from the directory itself, not from a link to
 	// it (a walk does not enter a link at its root).
 	if resolved, err := filepath.EvalSymlinks(packagesDir); err == nil {
 		packagesDir = resolved
 	}
-	fr := &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts}
+	fr := &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts, alias: alias}
 	findings := opts.Plan.Check(files, results)
 	if opts.RemoveVendored {
 		fr.vendored = nixpkgscheck.KeptVendored(findings)
@@ -94,12 +100,17 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 // Files are the changed and new files, sorted.
 func (fr *Fix) Files() []string { return slices.Sorted(maps.Keys(fr.New)) }
 
-// WriteDiff writes the unified diff of every change to w, by file name.
+// WriteDiff writes the unified diff of every change to w, by file name,
+// the aliases file's last.
 func (fr *Fix) WriteDiff(w io.Writer) error {
 	for _, file := range fr.Files() {
 		if _, err := io.WriteString(w, nixfix.Diff(file, fr.Old[file], fr.New[file])); err != nil {
 			return err
 		}
+	}
+	if fr.alias.changed() {
+		_, err := io.WriteString(w, nixfix.Diff(fr.alias.name, fr.alias.old, fr.alias.new))
+		return err
 	}
 	return nil
 }
@@ -287,6 +298,9 @@ func (fr *Fix) validate(ctx context.Context) error {
 			delete(fr.New, file)
 			fr.refuse(file, "Nix does not parse the edit: "+strings.ReplaceAll(err.Error(), p, file))
 		}
+	}
+	if err := fr.validateAlias(ctx, dir); err != nil {
+		return fmt.Errorf("fix: %w", err)
 	}
 	return nil
 }

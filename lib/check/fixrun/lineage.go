@@ -16,8 +16,8 @@ const KindLineageNotFixed = "lineageNotFixed"
 
 // lineageFixes writes what the lineage and licence hints of the check
 // say safely: meta.license where the licence table knows the manifest's
-// licence, and the pname switch of a renamed cuda package. Aliases are
-// left to the maintainer (the hint names them).
+// licence, and the pname switch of a renamed cuda package with its alias
+// in the aliases file (addAlias).
 func (fr *Fix) lineageFixes(findings []nixpkgscheck.Finding) error {
 	for _, f := range findings {
 		var edit func(string) (string, error)
@@ -28,6 +28,7 @@ func (fr *Fix) lineageFixes(findings []nixpkgscheck.Finding) error {
 			}
 		case nixpkgscheck.KindRenamed:
 			if sw, ok := fr.opts.Plan.RenameFix(f); ok {
+				fr.addAlias(f, sw.From, sw.To)
 				edit = func(text string) (string, error) { return nixfix.SwitchPname(text, sw.From, sw.To, sw.Since) }
 			}
 		}

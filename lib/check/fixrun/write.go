@@ -27,7 +27,8 @@ const KindChanged = "changedDuringFix"
 // naming it; a file that cannot be written (a read-only file system, a
 // full disk) is one too, of kind nixpkgscheck.KindNotWritten, naming the
 // step and the system's reason; every other file is still written.
-// written gets the path of each file written.
+// The aliases file a rename's alias goes to is written last, by the
+// same rules. written gets the path of each file written.
 func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 	var failed []nixpkgscheck.Finding
 	for _, file := range fr.Files() {
@@ -36,19 +37,28 @@ func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 		if err == nil {
 			err = replaceIfUnchanged(path, fr.Old[file], fr.New[file])
 		}
-		var changed *changedError
-		switch {
-		case errors.As(err, &changed):
-			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindChanged, File: file,
-				Message: "not written: " + changed.why + " since --fix read it; left as it is (run check-nixpkgs --fix again)"})
-		case err != nil:
-			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: nixpkgscheck.KindNotWritten, File: file,
-				Message: "not written, left as it was: " + err.Error()})
-		default:
+		if f, bad := writeFailure(file, err); bad {
+			failed = append(failed, f)
+		} else {
 			written(path)
 		}
 	}
-	return failed
+	return append(failed, fr.writeAlias(written)...)
+}
+
+// writeFailure is the error finding of a file a write left alone (err
+// from replaceIfUnchanged); false when err is nil.
+func writeFailure(file string, err error) (nixpkgscheck.Finding, bool) {
+	var changed *changedError
+	switch {
+	case errors.As(err, &changed):
+		return nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindChanged, File: file,
+			Message: "not written: " + changed.why + " since --fix read it; left as it is (run check-nixpkgs --fix again)"}, true
+	case err != nil:
+		return nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: nixpkgscheck.KindNotWritten, File: file,
+			Message: "not written, left as it was: " + err.Error()}, true
+	}
+	return nixpkgscheck.Finding{}, false
 }
 
 // changedError: the file on disk is not what the run read.

@@ -101,7 +101,7 @@ func TestLineageHints(t *testing.T) {
 func checkCCCLRenameHint(t *testing.T, p *Plan, r []Finding) {
 	t.Helper()
 	if len(r) != 1 || r[0].File != "cuda_cccl.nix" || r[0].Version != "13.3.0" ||
-		!strings.Contains(r[0].Message, `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl"`) || !strings.Contains(r[0].Message, "alias cuda_cccl = cccl") ||
+		!strings.Contains(r[0].Message, `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl"`) || !strings.Contains(r[0].Message, `alias cuda_cccl = { path = "cudaPackages.cccl"; package = final.cccl; }; to the set mkRenamed maps in cuda-modules/aliases.nix`) ||
 		!strings.Contains(r[0].Message, `its licence changes from "CUDA Toolkit" to "CCCL EULA" (unknown to the licence table`) {
 		t.Errorf("rename hints %+v", r)
 	}

@@ -6,11 +6,12 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
-// Where a Nixpkgs checkout keeps the cuda-modules package files and
-// manifests, relative to its root.
+// Where a Nixpkgs checkout keeps the cuda-modules package files,
+// manifests and the aliases of renamed packages, relative to its root.
 const (
 	PackagesDir  = "pkgs/development/cuda-modules/packages"
 	ManifestsDir = "pkgs/development/cuda-modules/_cuda/manifests"
+	AliasesFile  = "pkgs/development/cuda-modules/aliases.nix"
 )
 
 // ConventionalBase + REDIST + "/redist" is where NVIDIA keeps most redists.
