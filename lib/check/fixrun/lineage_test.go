@@ -21,6 +21,26 @@ func TestLineageFixes(t *testing.T) {
 		"cuda_cudart.nix": "{ lib, buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"cuda_cudart\";\n  outputs = [ \"out\" ];\n  meta.license = lib.licenses.unfree;\n}\n",
 		"mft.nix":         "{ buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"mft\";\n  outputs = [ \"out\" ];\n}\n",
 	}
+	fr, findings := lineageFix(t, texts, nil)
+	if err := fr.lineageFixes(findings); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(fr.New["cuda_cccl.nix"], `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl";`) {
+		t.Errorf("cuda_cccl.nix:\n%s", fr.New["cuda_cccl.nix"])
+	}
+	if !strings.Contains(fr.New["cuda_cudart.nix"], "meta.license = lib.licenses.nvidiaCudaRedist;") {
+		t.Errorf("cuda_cudart.nix:\n%s", fr.New["cuda_cudart.nix"])
+	}
+	if _, changed := fr.New["mft.nix"]; changed || len(fr.refusals) != 0 {
+		t.Errorf("mft.nix changed (%q) or refusals %+v", fr.New["mft.nix"], fr.refusals)
+	}
+}
+
+// lineageFix is a fix of the package files texts against CUDA 13.2.2 and
+// 13.3.0 (each file evaluating to the pname of its name), with the
+// aliases file alias (nil: none), and the check's findings.
+func lineageFix(t *testing.T, texts map[string]string, alias *aliasEdit) (*Fix, []nixpkgscheck.Finding) {
+	t.Helper()
 	in := nixpkgscheck.Input{EvalOnly: true, PackagesDir: "pkgs", ReadFile: func(f string) ([]byte, error) { return []byte(texts[f]), nil }}
 	for _, v := range []string{"13.2.2", "13.3.0"} {
 		m, err := manifest.ReadFile(filepath.Join(testenv.NixpkgsManifests(t), "cuda", "redistrib_"+v+".json"))
@@ -37,7 +57,8 @@ func TestLineageFixes(t *testing.T) {
 	plan := nixpkgscheck.NewPlan(in)
 	results := map[string][]pkgeval.Result{}
 	var files []string
-	for file, pname := range map[string]string{"cuda_cccl.nix": "cuda_cccl", "cuda_cudart.nix": "cuda_cudart", "mft.nix": "mft"} {
+	for file := range texts {
+		pname := strings.TrimSuffix(file, ".nix")
 		files = append(files, file)
 		for range plan.Cases {
 			results[file] = append(results[file], pkgeval.Result{Pname: pname, RedistName: "cuda", Outputs: []string{"out"}})
@@ -47,16 +68,6 @@ func TestLineageFixes(t *testing.T) {
 	for f, s := range texts {
 		fr.Old[f] = s
 	}
-	if err := fr.lineageFixes(plan.Check(files, results)); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(fr.New["cuda_cccl.nix"], `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl";`) {
-		t.Errorf("cuda_cccl.nix:\n%s", fr.New["cuda_cccl.nix"])
-	}
-	if !strings.Contains(fr.New["cuda_cudart.nix"], "meta.license = lib.licenses.nvidiaCudaRedist;") {
-		t.Errorf("cuda_cudart.nix:\n%s", fr.New["cuda_cudart.nix"])
-	}
-	if _, changed := fr.New["mft.nix"]; changed || len(fr.refusals) != 0 {
-		t.Errorf("mft.nix changed (%q) or refusals %+v", fr.New["mft.nix"], fr.refusals)
-	}
+	fr.alias = alias
+	return fr, plan.Check(files, results)
 }
