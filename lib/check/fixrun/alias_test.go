@@ -75,19 +75,7 @@ func TestLineageAlias(t *testing.T) {
 			if err := fr.lineageFixes(findings); err != nil {
 				t.Fatal(err)
 			}
-			var notWritten []nixpkgscheck.Finding
-			for _, f := range fr.refusals {
-				if f.Kind == KindAliasNotWritten {
-					notWritten = append(notWritten, f)
-				}
-			}
-			switch {
-			case tc.level == "" && len(notWritten) != 0:
-				t.Errorf("findings %+v", notWritten)
-			case tc.level != "" && (len(notWritten) != 1 || notWritten[0].Level != tc.level || notWritten[0].File != "../aliases.nix" ||
-				!strings.Contains(notWritten[0].Message, "add "+entry+" to the attribute set builtins.mapAttrs mkRenamed maps in "+filepath.Join(root, "aliases.nix"))):
-				t.Errorf("want one %s saying what to add where, got %+v", tc.level, notWritten)
-			}
+			checkAliasNotWritten(t, fr.refusals, tc.level, "add "+entry+" to the attribute set builtins.mapAttrs mkRenamed maps in "+filepath.Join(root, "aliases.nix"))
 			var diff bytes.Buffer
 			if err := fr.WriteDiff(&diff); err != nil {
 				t.Fatal(err)
@@ -98,14 +86,39 @@ func TestLineageAlias(t *testing.T) {
 			if failed := fr.Write(func(string) {}); len(failed) != 0 {
 				t.Fatalf("Write: %+v", failed)
 			}
-			data, err := os.ReadFile(filepath.Join(root, "aliases.nix"))
-			if tc.want == "" && err == nil || tc.want != "" && string(data) != tc.want {
-				t.Errorf("aliases.nix after Write (%v):\n%s", err, data)
-			}
-			if st, err := os.Lstat(filepath.Join(root, "aliases.nix")); tc.name == "a link" && (err != nil || st.Mode()&os.ModeSymlink == 0) {
-				t.Errorf("the link was replaced")
-			}
+			checkAliasesFile(t, filepath.Join(root, "aliases.nix"), tc.want, tc.name == "a link")
 		})
+	}
+}
+
+// checkAliasNotWritten: the refusals hold one aliasNotWritten finding of level
+// (none when level is ""), on ../aliases.nix, whose message has advice.
+func checkAliasNotWritten(t *testing.T, refusals []nixpkgscheck.Finding, level, advice string) {
+	t.Helper()
+	var notWritten []nixpkgscheck.Finding
+	for _, f := range refusals {
+		if f.Kind == KindAliasNotWritten {
+			notWritten = append(notWritten, f)
+		}
+	}
+	switch {
+	case level == "" && len(notWritten) != 0:
+		t.Errorf("findings %+v", notWritten)
+	case level != "" && (len(notWritten) != 1 || notWritten[0].Level != level || notWritten[0].File != "../aliases.nix" || !strings.Contains(notWritten[0].Message, advice)):
+		t.Errorf("want one %s saying %q, got %+v", level, advice, notWritten)
+	}
+}
+
+// checkAliasesFile: the aliases file at path holds want ("": there is
+// none); link: it is still a link.
+func checkAliasesFile(t *testing.T, path, want string, link bool) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if want == "" && err == nil || want != "" && string(data) != want {
+		t.Errorf("aliases.nix after Write (%v):\n%s", err, data)
+	}
+	if st, err := os.Lstat(path); link && (err != nil || st.Mode()&os.ModeSymlink == 0) {
+		t.Errorf("the link was replaced")
 	}
 }
 

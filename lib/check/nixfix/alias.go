@@ -65,41 +65,70 @@ func readAliases(text string) (*aliases, error) {
 	if err != nil {
 		return nil, refuse("cannot read it: %v", err)
 	}
-	// { lib }:
+	open, err := s.aliasesSet()
+	if err != nil {
+		return nil, err
+	}
+	a := &aliases{source: s, close: s.match[open], final: s.toks[open-8].text}
+	if a.names, err = s.entryNames(open+1, a.close); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// aliasesSet is the token index of the brace opening the set mkRenamed
+// maps, after `{ lib }: let mkRenamed = ...; in final: _: builtins.mapAttrs
+// mkRenamed`; the set closes the file.
+func (s *source) aliasesSet() (int, error) {
 	if !s.is(0, "{") || s.match[0] != 2 || !s.is(1, "lib") || !s.is(3, ":") {
-		return nil, refuse("it is not a function of { lib }")
+		return 0, refuse("it is not a function of { lib }")
 	}
 	if !s.is(4, "let") || !s.bindsAtTop(5, "mkRenamed") {
-		return nil, refuse("it has no let binding mkRenamed")
+		return 0, refuse("it has no let binding mkRenamed")
 	}
 	i := s.skipLet(4)
-	// final: _: builtins.mapAttrs mkRenamed {
-	if !s.isIdent(i) || !s.is(i+1, ":") || !s.isIdent(i+2) || !s.is(i+3, ":") ||
-		!s.is(i+4, "builtins") || !s.is(i+5, ".") || !s.is(i+6, "mapAttrs") || !s.is(i+7, "mkRenamed") || !s.is(i+8, "{") ||
-		s.match[i+8] != len(s.toks)-1 {
-		return nil, refuse("its overlay is not final: _: builtins.mapAttrs mkRenamed { ... }")
+	// "" is any identifier: the overlay's arguments.
+	if !s.matches(i, "", ":", "", ":", "builtins", ".", "mapAttrs", "mkRenamed", "{") || s.match[i+8] != len(s.toks)-1 {
+		return 0, refuse("its overlay is not final: _: builtins.mapAttrs mkRenamed { ... }")
 	}
-	a := &aliases{source: s, close: len(s.toks) - 1, final: s.toks[i].text}
-	for j := i + 9; j < a.close; {
-		first := j
-		for j < a.close && !s.is(j, "=") {
+	return i + 8, nil
+}
+
+// entryNames are the names the set's entries (tokens first..close-1)
+// bind, each `NAME = ...;` with NAME an identifier or a plain string.
+func (s *source) entryNames(first, close int) ([]string, error) {
+	var names []string
+	for j := first; j < close; {
+		start := j
+		for j < close && !s.is(j, "=") {
 			j++
 		}
-		if j == a.close || j != first+1 || !s.isIdent(first) && !(s.toks[first].kind == kString && s.toks[first].plain) {
+		if j == close || j != start+1 || !s.isIdent(start) && !(s.toks[start].kind == kString && s.toks[start].plain) {
 			return nil, refuse("the set mkRenamed maps has an entry that is not NAME = ...;")
 		}
-		name := s.toks[first].text
-		if s.toks[first].kind == kString {
-			name = s.toks[first].value
+		name := s.toks[start].text
+		if s.toks[start].kind == kString {
+			name = s.toks[start].value
 		}
-		a.names = append(a.names, name)
-		end, err := s.endOfValue(j+1, a.close)
+		names = append(names, name)
+		end, err := s.endOfValue(j+1, close)
 		if err != nil {
 			return nil, refuse("the set mkRenamed maps has an entry without \";\"")
 		}
 		j = end + 1
 	}
-	return a, nil
+	return names, nil
+}
+
+// matches says whether the tokens from i on are pattern's, "" matching
+// any identifier.
+func (s *source) matches(i int, pattern ...string) bool {
+	for k, p := range pattern {
+		if p == "" && !s.isIdent(i+k) || p != "" && !s.is(i+k, p) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *source) isIdent(i int) bool { return i < len(s.toks) && s.toks[i].kind == kIdent }
