@@ -8,23 +8,8 @@ import (
 	"testing"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
-
-// shapedAliases is an aliases file in the shape of Nixpkgs' CUDA one, of
-// this project's writing; entries are added to it.
-const shapedAliases = `# Old names of CUDA packages, kept for a while with a warning.
-{ lib }:
-let
-  mkRenamed =
-    oldName:
-    { path, package }:
-    lib.warn "cudaPackages.${oldName} is deprecated, use ${path} instead" package;
-in
-final: _:
-builtins.mapAttrs mkRenamed {
-  # Keeps the braces apart when the set is empty.
-}
-`
 
 // TestLineageAlias: for the cuda_cccl -> cccl rename of CUDA 13.3.0, --fix
 // adds cuda_cccl's entry to an aliases.nix beside the packages directory
@@ -33,10 +18,15 @@ builtins.mapAttrs mkRenamed {
 // a link (writing neither), and without an aliases.nix only says, as a
 // hint, what to add where.
 func TestLineageAlias(t *testing.T) {
+	// examples/lineage/aliases.nix: Nixpkgs' shape, no entry.
+	shapedAliases, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "examples", "lineage", "aliases.nix"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	entry := `cuda_cccl = { path = "cudaPackages.cccl"; package = final.cccl; };`
 	// The maintainer's entry, whatever it says, stays.
-	withEntry := strings.TrimSuffix(shapedAliases, "}\n") + "\n  cuda_cccl = {\n    path = \"cudaPackages.old\";\n    package = final.old;\n  };\n}\n"
-	otherShape := strings.Replace(shapedAliases, "builtins.mapAttrs mkRenamed {", "(builtins.mapAttrs mkRenamed {", 1) + ") // { }\n"
+	withEntry := strings.TrimSuffix(string(shapedAliases), "}\n") + "\n  cuda_cccl = {\n    path = \"cudaPackages.old\";\n    package = final.old;\n  };\n}\n"
+	otherShape := strings.Replace(string(shapedAliases), "builtins.mapAttrs mkRenamed {", "(builtins.mapAttrs mkRenamed {", 1) + ") // { }\n"
 	for _, tc := range []struct {
 		name    string
 		setup   func(root string) // makes root/aliases.nix, or not
@@ -44,18 +34,18 @@ func TestLineageAlias(t *testing.T) {
 		level   string            // the finding's level, "" for none
 		changed bool
 	}{
-		{"added", writeAliases(shapedAliases), strings.TrimSuffix(shapedAliases, "}\n") + "\n  cuda_cccl = {\n    path = \"cudaPackages.cccl\";\n    package = final.cccl;\n  };\n}\n", "", true},
+		{"added", writeAliases(string(shapedAliases)), strings.TrimSuffix(string(shapedAliases), "}\n") + "\n  cuda_cccl = {\n    path = \"cudaPackages.cccl\";\n    package = final.cccl;\n  };\n}\n", "", true},
 		{"there already", writeAliases(withEntry), withEntry, "", false},
 		{"another shape", writeAliases(otherShape), otherShape, nixpkgscheck.LevelWarning, false},
 		{"a link", func(root string) {
 			outside := filepath.Join(t.TempDir(), "aliases.nix")
-			if err := os.WriteFile(outside, []byte(shapedAliases), 0o644); err != nil {
+			if err := os.WriteFile(outside, shapedAliases, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.Symlink(outside, filepath.Join(root, "aliases.nix")); err != nil {
 				t.Fatal(err)
 			}
-		}, shapedAliases, nixpkgscheck.LevelWarning, false},
+		}, string(shapedAliases), nixpkgscheck.LevelWarning, false},
 		{"none", func(string) {}, "", nixpkgscheck.LevelHint, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

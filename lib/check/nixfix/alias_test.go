@@ -8,34 +8,32 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-// testAliases is an aliases file in the shape of Nixpkgs' CUDA one, of
-// this project's writing.
-const testAliases = `# Old names of CUDA packages, each kept for a while with a warning.
-{ lib }:
-let
-  mkRenamed =
-    oldName:
-    { path, package }:
-    lib.warn "cudaPackages.${oldName} is deprecated, use ${path} instead" package;
-in
-final: _:
-builtins.mapAttrs mkRenamed {
-  # Keeps the braces apart when the set is empty.
-
-  cudaOld = {
-    path = "cudaPackages.cudaNew";
-    package = final.cudaNew;
-  };
+// exampleAliases is examples/lineage/aliases.nix: an aliases file in the
+// shape of Nixpkgs' CUDA one, of this project's writing, with no entry.
+func exampleAliases(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "examples", "lineage", "aliases.nix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }
-`
+
+// aliasesWithEntry is exampleAliases with the entry cudaOld -> cudaNew.
+func aliasesWithEntry(t *testing.T) string {
+	return strings.TrimSuffix(exampleAliases(t), "}\n") + "\n  cudaOld = {\n    path = \"cudaPackages.cudaNew\";\n    package = final.cudaNew;\n  };\n}\n"
+}
 
 // TestAddAlias: the entry of a rename is added after the set's last one,
 // the file still parses (nix-instantiate --parse when Nix is there) and
 // the alias evaluates to the new package with the warning; an entry there
 // already is left alone.
 func TestAddAlias(t *testing.T) {
+	testAliases := aliasesWithEntry(t)
 	out, added, err := AddAlias(testAliases, "cuda_cccl", "cccl")
 	if err != nil || !added {
 		t.Fatalf("AddAlias: added %v, %v", added, err)
@@ -58,6 +56,7 @@ func TestAddAlias(t *testing.T) {
 // TestAddAliasRefuses: a file not of the shape AddAlias edits is refused
 // and returned as it was.
 func TestAddAliasRefuses(t *testing.T) {
+	testAliases := aliasesWithEntry(t)
 	for name, text := range map[string]string{
 		"an overlay of its own": strings.Replace(testAliases, "builtins.mapAttrs mkRenamed {", "(builtins.mapAttrs mkRenamed {", 1) + ") // { }\n",
 		"no mkRenamed":          strings.Replace(testAliases, "mkRenamed =", "mkAlias =", 1),
