@@ -6,20 +6,32 @@ import (
 	"strings"
 )
 
-// The shape of Nixpkgs' CUDA aliases file (pkgs/development/cuda-modules/
+// The shapes of Nixpkgs' CUDA aliases file (pkgs/development/cuda-modules/
 // aliases.nix) that AddAlias edits: a function of { lib } whose let binds
-// the helper mkRenamed, returning an overlay `final: _:` that maps
-// mkRenamed over one attribute set of entries
-// `old = { path = "cudaPackages.new"; package = final.new; };`. The set is
-// the file's last expression; its closing brace starts a line.
+// the helper mkRenamed, returning an overlay `final: prev:` (any two
+// names) that is either
+//
+//	builtins.mapAttrs mkRenamed { ... }
+//
+// (entries `old = { path = "cudaPackages.new"; package = final.new; };`,
+// each warning whenever it is used), or that set merged with a set of
+// aliases written out:
+//
+//	(builtins.mapAttrs mkRenamed { ... }) // { ... }
+//
+// The last set closes the file. A package NVIDIA renamed in some CUDA
+// release is an alias of the second kind: its old name is the right one
+// for the releases before, so it warns only from the release on.
 
-// AddAlias adds the entry of a package renamed from old to new to the
-// attribute set of a CUDA aliases file, after its last entry, in the
-// layout Nixpkgs' formatter gives them. added is false, and text is
-// returned as it is, when the set has an entry for old already (the
+// AddAlias adds the alias of a package NVIDIA renamed from old to new in
+// CUDA since (major.minor) to an aliases file: into the set merged after
+// mkRenamed's, made when the file has none, in the layout Nixpkgs'
+// formatter gives it. The alias is the new package for every CUDA
+// version; it warns from since on. added is false, and text is returned
+// as it is, when either set has an entry for old already (the
 // maintainer's, whatever it says). A file of another shape is refused
 // (*Refusal) and left alone.
-func AddAlias(text, old, new string) (out string, added bool, err error) {
+func AddAlias(text, old, new, since string) (out string, added bool, err error) {
 	a, err := readAliases(text)
 	if err != nil {
 		return text, false, err
@@ -27,76 +39,153 @@ func AddAlias(text, old, new string) (out string, added bool, err error) {
 	if slices.Contains(a.names, old) {
 		return text, false, nil
 	}
-	closeBrace := a.toks[a.close]
-	at := lineStart(text, closeBrace.start)
-	if strings.TrimSpace(text[at:closeBrace.start]) != "" {
-		return text, false, refuse("the closing brace of the set mkRenamed maps does not start a line")
+	entry := aliasEntry(a.final, old, new, since)
+	if a.merged < 0 {
+		out = a.withMergedSet(entry)
+	} else if out, err = a.intoMergedSet(entry); err != nil {
+		return text, false, err
 	}
-	in := indentOf(text, closeBrace.start) + "  "
-	entry := "\n" + in + attrName(old) + " = {\n" +
-		in + "  path = " + quote("cudaPackages."+new) + ";\n" +
-		in + "  package = " + a.final + "." + attrName(new) + ";\n" +
-		in + "};\n"
-	out = text[:at] + entry + text[at:]
-	if b, err := readAliases(out); err != nil || !slices.Contains(b.names, old) {
+	if b, err := readAliases(out); err != nil || b.merged < 0 || !slices.Contains(b.names, old) {
 		return text, false, refuse("the edited file would not read back as an aliases file")
 	}
 	return out, true, nil
 }
 
-// AliasEntry is the entry AddAlias writes, on one line, for messages.
-func AliasEntry(old, new string) string {
-	return attrName(old) + " = { path = " + quote("cudaPackages."+new) + "; package = final." + attrName(new) + "; };"
+// withMergedSet is the file with mkRenamed's set put in parentheses and
+// merged with a new set holding entry.
+func (a *aliases) withMergedSet(entry string) string {
+	first, last := a.toks[a.mapAttrs], a.toks[a.renamed]
+	return a.text[:first.start] + "(" + a.text[first.start:last.end] + ")\n// {\n" + indented(entry, "  ") + "}" + a.text[last.end:]
 }
 
-// aliases is an aliases file located: the brace that closes its set, the
-// name of the overlay's first argument (final) and the names the set binds.
+// intoMergedSet is the file with entry added after
+// the merged set's last entry; the set's closing brace starts a line,
+// or the set is empty.
+func (a *aliases) intoMergedSet(entry string) (string, error) {
+	open, close := a.toks[a.merged], a.toks[a.match[a.merged]]
+	at := lineStart(a.text, close.start)
+	if strings.TrimSpace(a.text[at:close.start]) != "" {
+		if a.match[a.merged] != a.merged+1 {
+			return "", refuse("the closing brace of the set merged after mkRenamed's does not start a line")
+		}
+		// { } on one line: the entry goes on lines of its own.
+		indent := indentOf(a.text, open.start)
+		return a.text[:open.end] + "\n" + indented(entry, indent+"  ") + indent + a.text[close.start:], nil
+	}
+	if a.match[a.merged] != a.merged+1 {
+		entry = "\n" + entry // a blank line after the last entry
+	}
+	return a.text[:at] + indented(entry, indentOf(a.text, close.start)+"  ") + a.text[at:], nil
+}
+
+// indented is text with indent before each of its lines.
+func indented(text, indent string) string {
+	lines := strings.SplitAfter(text, "\n")
+	for i, l := range lines {
+		if l != "" && l != "\n" {
+			lines[i] = indent + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// aliasEntry is the alias of a package renamed from old to new in CUDA
+// since, final being the overlay's first argument, in lines ending in
+// "\n" that the caller indents.
+func aliasEntry(final, old, new, since string) string {
+	pkg := final + "." + attrName(new)
+	lines := []string{
+		attrName(old) + " =",
+		"  # Before CUDA " + since + " NVIDIA named it " + old + ": the alias is silent there.",
+		"  if " + final + ".cudaAtLeast " + quote(since) + " then",
+		"    lib.warn " + quote(aliasWarning(old, new, since)) + " " + pkg,
+		"  else",
+		"    " + pkg + ";",
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// aliasWarning is what the alias says when used from the renaming
+// release on.
+func aliasWarning(old, new, since string) string {
+	return "cudaPackages." + old + " is cudaPackages." + new + " since CUDA " + since + ": use that name"
+}
+
+// AliasEntry is the entry AddAlias writes, on one line, for messages.
+func AliasEntry(old, new, since string) string {
+	pkg := "final." + attrName(new)
+	return attrName(old) + " = if final.cudaAtLeast " + quote(since) + " then lib.warn " + quote(aliasWarning(old, new, since)) + " " + pkg + " else " + pkg + ";"
+}
+
+// aliases is an aliases file located: the tokens of `builtins` in
+// `builtins.mapAttrs mkRenamed` and of the brace closing mkRenamed's set,
+// the brace opening the merged set (-1 when there is none), the name of
+// the overlay's first argument (final) and the names the sets bind.
 type aliases struct {
 	*source
-	close int
-	final string
-	names []string
+	mapAttrs, renamed, merged int
+	final                     string
+	names                     []string
 }
 
-// readAliases locates an aliases file of the shape above, or refuses it
+// readAliases locates an aliases file of the shapes above, or refuses it
 // naming what differs.
 func readAliases(text string) (*aliases, error) {
 	s, err := scan(text)
 	if err != nil {
 		return nil, refuse("cannot read it: %v", err)
 	}
-	open, err := s.aliasesSet()
+	a, err := s.aliasesSets()
 	if err != nil {
 		return nil, err
 	}
-	a := &aliases{source: s, close: s.match[open], final: s.toks[open-8].text}
-	if a.names, err = s.entryNames(open+1, a.close); err != nil {
+	open := a.match[a.renamed]
+	if a.names, err = s.entryNames(open+1, a.renamed, "the set mkRenamed maps"); err != nil {
 		return nil, err
+	}
+	if a.merged >= 0 {
+		more, err := s.entryNames(a.merged+1, a.match[a.merged], "the set merged after mkRenamed's")
+		if err != nil {
+			return nil, err
+		}
+		a.names = append(a.names, more...)
 	}
 	return a, nil
 }
 
-// aliasesSet is the token index of the brace opening the set mkRenamed
-// maps, after `{ lib }: let mkRenamed = ...; in final: _: builtins.mapAttrs
-// mkRenamed`; the set closes the file.
-func (s *source) aliasesSet() (int, error) {
+// aliasesSets locates the sets of `{ lib }: let mkRenamed = ...; in
+// final: _:` followed by one of the two overlays above.
+func (s *source) aliasesSets() (*aliases, error) {
 	if !s.is(0, "{") || s.match[0] != 2 || !s.is(1, "lib") || !s.is(3, ":") {
-		return 0, refuse("it is not a function of { lib }")
+		return nil, refuse("it is not a function of { lib }")
 	}
 	if !s.is(4, "let") || !s.bindsAtTop(5, "mkRenamed") {
-		return 0, refuse("it has no let binding mkRenamed")
+		return nil, refuse("it has no let binding mkRenamed")
 	}
 	i := s.skipLet(4)
+	last := len(s.toks) - 1
 	// "" is any identifier: the overlay's arguments.
-	if !s.matches(i, "", ":", "", ":", "builtins", ".", "mapAttrs", "mkRenamed", "{") || s.match[i+8] != len(s.toks)-1 {
-		return 0, refuse("its overlay is not final: _: builtins.mapAttrs mkRenamed { ... }")
+	if !s.matches(i, "", ":", "", ":") {
+		return nil, refuse("its overlay is not a function final: prev:")
 	}
-	return i + 8, nil
+	a := &aliases{source: s, final: s.toks[i].text, merged: -1}
+	mapAttrs := []string{"builtins", ".", "mapAttrs", "mkRenamed", "{"}
+	switch {
+	case s.matches(i+4, mapAttrs...) && s.match[i+8] == last:
+		a.mapAttrs, a.renamed = i+4, last
+	case s.is(i+4, "(") && s.matches(i+5, mapAttrs...) && s.match[i+4] == s.match[i+9]+1 &&
+		s.is(s.match[i+4]+1, "//") && s.is(s.match[i+4]+2, "{") && s.match[s.match[i+4]+2] == last:
+		a.mapAttrs, a.renamed, a.merged = i+5, s.match[i+9], s.match[i+4]+2
+	default:
+		return nil, refuse("its overlay is neither builtins.mapAttrs mkRenamed { ... } nor (builtins.mapAttrs mkRenamed { ... }) // { ... }")
+	}
+	return a, nil
 }
 
-// entryNames are the names the set's entries (tokens first..close-1)
-// bind, each `NAME = ...;` with NAME an identifier or a plain string.
-func (s *source) entryNames(first, close int) ([]string, error) {
+// entryNames are the names a set's entries (tokens first..close-1) bind,
+// each `NAME = ...;` with NAME an identifier or a plain string; which
+// names the set in a refusal.
+func (s *source) entryNames(first, close int, which string) ([]string, error) {
 	var names []string
 	for j := first; j < close; {
 		start := j
@@ -104,7 +193,7 @@ func (s *source) entryNames(first, close int) ([]string, error) {
 			j++
 		}
 		if j == close || j != start+1 || !s.isIdent(start) && !(s.toks[start].kind == kString && s.toks[start].plain) {
-			return nil, refuse("the set mkRenamed maps has an entry that is not NAME = ...;")
+			return nil, refuse("%s has an entry that is not NAME = ...;", which)
 		}
 		name := s.toks[start].text
 		if s.toks[start].kind == kString {
@@ -113,7 +202,7 @@ func (s *source) entryNames(first, close int) ([]string, error) {
 		names = append(names, name)
 		end, err := s.endOfValue(j+1, close)
 		if err != nil {
-			return nil, refuse("the set mkRenamed maps has an entry without \";\"")
+			return nil, refuse("%s has an entry without \";\"", which)
 		}
 		j = end + 1
 	}
