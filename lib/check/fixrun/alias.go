@@ -13,12 +13,6 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
 )
 
-// KindAliasNotWritten is the alias of a renamed package --fix did not
-// write: a warning when the aliases file is not in the shape it edits
-// (or is a link, or unreadable), a hint when there is none. Either says
-// the entry to add and where.
-const KindAliasNotWritten = "aliasNotWritten"
-
 // Aliases is where the package set keeps the aliases of renamed packages:
 // the Nixpkgs tree the fix may write in (Root) and the file in it (File,
 // slash-separated), Nixpkgs' pkgs/development/cuda-modules/aliases.nix.
@@ -30,46 +24,47 @@ type Aliases struct{ Root, File string }
 type aliasEdit struct {
 	name, path string
 	old, new   string
-	// done are the old names handled already (one finding per rename,
-	// however many files have it).
-	done map[string]bool
+	// read: old and new hold the file (it was read once).
+	read bool
 }
 
-// addAlias adds old's entry, pointing to new, to the aliases file (a
-// rename hint of the cuda redist), or says why not and what to add where.
-func (fr *Fix) addAlias(f nixpkgscheck.Finding, old, new string) {
+// aliasRefusal is why an alias was not added, at a finding's level: a
+// hint when there is no aliases file, a warning when there is one the
+// fix cannot edit. advice says what to add where.
+type aliasRefusal struct{ level, why, advice string }
+
+// addAlias adds the alias of sw (a rename of the cuda redist) to the
+// aliases file; nil when the file has it now (added, or the maintainer's
+// entry already there), else why not.
+func (fr *Fix) addAlias(sw nixpkgscheck.PnameSwitch) *aliasRefusal {
 	a := fr.alias
-	if a == nil || a.done[old] {
-		return
+	if a == nil {
+		return &aliasRefusal{nixpkgscheck.LevelHint, "no aliases file was given", ""}
 	}
-	a.done[old] = true
-	advice := "add " + nixfix.AliasEntry(old, new) + " to the attribute set builtins.mapAttrs mkRenamed maps in " + a.path
-	refuse := func(level, why string) {
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: level, Kind: KindAliasNotWritten, File: a.name, Package: old, Version: f.Version,
-			Message: "alias of " + old + " not written: " + why + "; " + advice})
-	}
-	if a.new == "" && a.old == "" {
+	advice := "add " + nixfix.AliasEntry(sw.From, sw.To, sw.Since) + " to " + a.path
+	if !a.read {
 		if _, err := os.Lstat(a.path); errors.Is(err, fs.ErrNotExist) {
-			refuse(nixpkgscheck.LevelHint, "no "+a.path)
-			return
+			return &aliasRefusal{nixpkgscheck.LevelHint, "there is no " + a.path, advice}
 		}
 		if err := notThroughLink(fr.opts.Aliases.Root, fr.opts.Aliases.File); err != nil {
-			refuse(nixpkgscheck.LevelWarning, err.Error())
-			return
+			return &aliasRefusal{nixpkgscheck.LevelWarning, err.Error(), advice}
 		}
 		data, err := pkgeval.ReadFile(fr.opts.Aliases.Root, fr.opts.Aliases.File)
 		if err != nil {
-			refuse(nixpkgscheck.LevelWarning, err.Error())
-			return
+			return &aliasRefusal{nixpkgscheck.LevelWarning, err.Error(), advice}
 		}
-		a.old, a.new = string(data), string(data)
+		a.old, a.new, a.read = string(data), string(data), true
 	}
-	out, _, err := nixfix.AddAlias(a.new, old, new)
-	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-		refuse(nixpkgscheck.LevelWarning, "the file is not in the shape --fix edits ("+r.Reason+"), left alone")
-		return
+	out, _, err := nixfix.AddAlias(a.new, sw.From, sw.To, sw.Since)
+	if err != nil {
+		why := err.Error()
+		if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
+			why = r.Reason
+		}
+		return &aliasRefusal{nixpkgscheck.LevelWarning, a.name + " is not in the shape --fix edits (" + why + ")", advice}
 	}
 	a.new = out
+	return nil
 }
 
 // newAliasEdit is the aliases file of opts, named relative to the
@@ -83,7 +78,7 @@ func newAliasEdit(packagesDir string, opts Aliases) *aliasEdit {
 	if rel, err := filepath.Rel(packagesDir, path); err == nil {
 		name = filepath.ToSlash(rel)
 	}
-	return &aliasEdit{name: name, path: path, done: map[string]bool{}}
+	return &aliasEdit{name: name, path: path}
 }
 
 // changed says whether the fix changes the aliases file.
@@ -102,6 +97,7 @@ func (fr *Fix) validateAlias(ctx context.Context, dir string) error {
 	if err := nixfix.Parses(ctx, p); err != nil {
 		fr.alias.new = fr.alias.old
 		fr.refuse(fr.alias.name, "Nix does not parse the edit: "+strings.ReplaceAll(err.Error(), p, fr.alias.name))
+		fr.cancelMoves("its alias was not written")
 	}
 	return nil
 }

@@ -8,8 +8,8 @@ import (
 )
 
 // inCopy runs f on a temporary copy of the packages directory with the
-// given files replaced, and removes the copy.
-func (fr *Fix) inCopy(files map[string]string, f func(dir string) error) error {
+// given files replaced and the removed ones gone, and removes the copy.
+func (fr *Fix) inCopy(files map[string]string, removed []string, f func(dir string) error) error {
 	dir, err := os.MkdirTemp("", "crff-fix-*")
 	if err != nil {
 		return fmt.Errorf("fix: %w", err)
@@ -23,6 +23,14 @@ func (fr *Fix) inCopy(files map[string]string, f func(dir string) error) error {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(file)), []byte(text), 0o644); err != nil {
+			return fmt.Errorf("fix: %w", err)
+		}
+	}
+	for _, file := range removed {
+		if err := notThroughLink(dir, file); err != nil {
+			return err
+		}
+		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(file))); err != nil {
 			return fmt.Errorf("fix: %w", err)
 		}
 	}

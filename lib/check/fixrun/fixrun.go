@@ -60,6 +60,13 @@ type Fix struct {
 	runpaths map[string][]nixfix.Runpath
 	// alias is the aliases file's edit (nil without opts.Aliases).
 	alias *aliasEdit
+	// moves are the files of renamed packages that move to their new
+	// name (old file to new file, both relative to PackagesDir): the new
+	// file's text is in New, the old file is removed once it is written.
+	moves map[string]string
+	// renamedTo are the new names of renamed packages whose file switches
+	// its pname (moved or not): no new file is written for them.
+	renamedTo map[string]bool
 }
 
 // Prepare works out the fix of the package files (files, relative to
@@ -72,7 +79,7 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 	if resolved, err := filepath.EvalSymlinks(packagesDir); err == nil {
 		packagesDir = resolved
 	}
-	fr := &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts, alias: alias}
+	fr := newFix(packagesDir, opts, alias)
 	findings := opts.Plan.Check(files, results)
 	if opts.RemoveVendored {
 		fr.vendored = nixpkgscheck.KeptVendored(findings)
@@ -97,14 +104,28 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 	return fr, nil
 }
 
-// Files are the changed and new files, sorted.
+// newFix is a fix of packagesDir that has made no change yet.
+func newFix(packagesDir string, opts Options, alias *aliasEdit) *Fix {
+	return &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts, alias: alias,
+		moves: map[string]string{}, renamedTo: map[string]bool{}}
+}
+
+// Files are the changed and new files, sorted (a moved file's new name;
+// the old is in Moves).
 func (fr *Fix) Files() []string { return slices.Sorted(maps.Keys(fr.New)) }
 
-// WriteDiff writes the unified diff of every change to w, by file name,
-// the aliases file's last.
+// Moves are the files that move to a new name, by their old name.
+func (fr *Fix) Moves() map[string]string { return maps.Clone(fr.moves) }
+
+// WriteDiff writes the unified diff of every change to w, by file name
+// (a move as git writes a rename), the aliases file's last.
 func (fr *Fix) WriteDiff(w io.Writer) error {
 	for _, file := range fr.Files() {
-		if _, err := io.WriteString(w, nixfix.Diff(file, fr.Old[file], fr.New[file])); err != nil {
+		diff := nixfix.Diff(file, fr.Old[file], fr.New[file])
+		if from := fr.movedFrom(file); from != "" {
+			diff = nixfix.RenameDiff(from, file, fr.Old[from], fr.New[file])
+		}
+		if _, err := io.WriteString(w, diff); err != nil {
 			return err
 		}
 	}
@@ -133,7 +154,7 @@ func (fr *Fix) probes(ctx context.Context, byFile map[string][]nixpkgscheck.FixC
 		return nil, nil
 	}
 	var results map[string][]pkgeval.Result
-	err := fr.inCopy(texts, func(dir string) error {
+	err := fr.inCopy(texts, nil, func(dir string) error {
 		var err error
 		results, err = fr.opts.Eval.Evaluate(ctx, dir, slices.Sorted(maps.Keys(texts)), fr.opts.Plan.Cases)
 		return err
@@ -240,7 +261,7 @@ func (fr *Fix) newFiles(missing []nixpkgscheck.Unpackaged) {
 			fr.refuse(name, "the pname "+u.Package+" is no file name")
 			continue
 		}
-		if fr.hasOwnFile(u.Package) {
+		if fr.hasOwnFile(u.Package) || fr.renamedTo[u.Package] {
 			continue
 		}
 		if _, taken := fr.New[name]; taken || clashed[name] {
@@ -297,6 +318,11 @@ func (fr *Fix) validate(ctx context.Context) error {
 		if err := nixfix.Parses(ctx, p); err != nil {
 			delete(fr.New, file)
 			fr.refuse(file, "Nix does not parse the edit: "+strings.ReplaceAll(err.Error(), p, file))
+			if from := fr.movedFrom(file); from != "" {
+				// The old file stays as it is, and so does the package set.
+				delete(fr.moves, from)
+				fr.alias.new = fr.alias.old
+			}
 		}
 	}
 	if err := fr.validateAlias(ctx, dir); err != nil {
@@ -309,7 +335,7 @@ func (fr *Fix) validate(ctx context.Context) error {
 // findings, with the refusals and the files the listing left unread.
 func (fr *Fix) recheck(ctx context.Context) ([]nixpkgscheck.Finding, error) {
 	var findings []nixpkgscheck.Finding
-	err := fr.inCopy(fr.New, func(dir string) error {
+	err := fr.inCopy(fr.New, slices.Collect(maps.Keys(fr.moves)), func(dir string) error {
 		listing, err := pkgeval.Files(dir)
 		if err != nil {
 			return err

@@ -1,7 +1,6 @@
 package fixrun
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixfix"
@@ -16,41 +15,36 @@ const KindLineageNotFixed = "lineageNotFixed"
 
 // lineageFixes writes what the lineage and licence hints of the check
 // say safely: meta.license where the licence table knows the manifest's
-// licence, and the pname switch of a renamed cuda package with its alias
-// in the aliases file (addAlias).
+// licence, and a renamed cuda package's move with its alias (rename).
 func (fr *Fix) lineageFixes(findings []nixpkgscheck.Finding) error {
+	// Renames first: a licence edit of a moved file goes to its new file.
 	for _, f := range findings {
-		var edit func(string) (string, error)
-		switch f.Kind {
-		case nixpkgscheck.KindLicence:
-			if attr := fr.opts.Plan.LicenceFix(f); attr != "" {
-				edit = func(text string) (string, error) { return nixfix.SetLicence(text, attr) }
-			}
-		case nixpkgscheck.KindRenamed:
-			if sw, ok := fr.opts.Plan.RenameFix(f); ok {
-				fr.addAlias(f, sw.From, sw.To)
-				edit = func(text string) (string, error) { return nixfix.SwitchPname(text, sw.From, sw.To, sw.Since) }
+		if sw, ok := fr.opts.Plan.RenameFix(f); ok {
+			if err := fr.rename(f, sw); err != nil {
+				return err
 			}
 		}
-		if edit == nil {
+	}
+	for _, f := range findings {
+		attr := ""
+		if f.Kind == nixpkgscheck.KindLicence {
+			attr = fr.opts.Plan.LicenceFix(f)
+		}
+		if attr == "" {
 			continue
 		}
-		text, err := fr.current(f.File)
+		file := fr.target(f.File)
+		text, err := fr.current(file)
 		if err != nil {
 			return err
 		}
-		out, err := edit(text)
+		out, err := nixfix.SetLicence(text, attr)
 		if err != nil {
-			why := err.Error()
-			if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-				why = r.Reason
-			}
-			fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindLineageNotFixed, File: f.File,
-				Message: f.Kind + " hint not written, the file's other fixes made: " + why})
+			fr.lineageNotFixed(f, err)
 			continue
 		}
-		if out != fr.Old[f.File] {
-			fr.New[f.File] = out
+		if out != fr.Old[file] {
+			fr.New[file] = out
 		}
 	}
 	return nil

@@ -11,22 +11,29 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-// TestLineageFixes: against CUDA 13.2.2 and 13.3.0, --fix switches the
-// cuda_cccl file's pname to cccl from 13.3 and gives cuda_cudart the
-// licence the table says for "CUDA Toolkit"; mft's licence, unknown to
-// the table, is not written.
+// TestLineageFixes: against CUDA 13.2.2 and 13.3.0, --fix moves the
+// cuda_cccl file to cccl.nix with its pname switched to cccl from 13.3,
+// and gives cuda_cudart the licence the table says for "CUDA Toolkit";
+// mft's licence, unknown to the table, is not written.
 func TestLineageFixes(t *testing.T) {
 	texts := map[string]string{
 		"cuda_cccl.nix":   "{ lib, buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"cuda_cccl\";\n  outputs = [ \"out\" ];\n}\n",
 		"cuda_cudart.nix": "{ lib, buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"cuda_cudart\";\n  outputs = [ \"out\" ];\n  meta.license = lib.licenses.unfree;\n}\n",
 		"mft.nix":         "{ buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"mft\";\n  outputs = [ \"out\" ];\n}\n",
 	}
-	fr, findings := lineageFix(t, texts, nil)
+	root := t.TempDir()
+	writeAliases(readExampleAliases(t))(t, root)
+	opts := Aliases{Root: root, File: "aliases.nix"}
+	fr, findings := lineageFix(t, texts, newAliasEdit(filepath.Join(root, "packages"), opts))
+	fr.PackagesDir, fr.opts.Aliases = filepath.Join(root, "packages"), opts
 	if err := fr.lineageFixes(findings); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(fr.New["cuda_cccl.nix"], `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl";`) {
-		t.Errorf("cuda_cccl.nix:\n%s", fr.New["cuda_cccl.nix"])
+	if !strings.Contains(fr.New["cccl.nix"], `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl";`) || fr.Moves()["cuda_cccl.nix"] != "cccl.nix" {
+		t.Errorf("cccl.nix:\n%s\nmoves %v", fr.New["cccl.nix"], fr.Moves())
+	}
+	if _, changed := fr.New["cuda_cccl.nix"]; changed {
+		t.Errorf("cuda_cccl.nix is changed in place as well")
 	}
 	if !strings.Contains(fr.New["cuda_cudart.nix"], "meta.license = lib.licenses.nvidiaCudaRedist;") {
 		t.Errorf("cuda_cudart.nix:\n%s", fr.New["cuda_cudart.nix"])
@@ -64,10 +71,9 @@ func lineageFix(t *testing.T, texts map[string]string, alias *aliasEdit) (*Fix, 
 			results[file] = append(results[file], pkgeval.Result{Pname: pname, RedistName: "cuda", Outputs: []string{"out"}})
 		}
 	}
-	fr := &Fix{Old: map[string]string{}, New: map[string]string{}, opts: Options{Plan: plan}}
+	fr := newFix("", Options{Plan: plan}, alias)
 	for f, s := range texts {
 		fr.Old[f] = s
 	}
-	fr.alias = alias
 	return fr, plan.Check(files, results)
 }

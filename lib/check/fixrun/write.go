@@ -27,10 +27,12 @@ const KindChanged = "changedDuringFix"
 // naming it; a file that cannot be written (a read-only file system, a
 // full disk) is one too, of kind nixpkgscheck.KindNotWritten, naming the
 // step and the system's reason; every other file is still written.
-// The aliases file a rename's alias goes to is written last, by the
-// same rules. written gets the path of each file written.
+// The aliases file a rename's alias goes to is written next, by the
+// same rules, and last the file a rename moves away from is removed.
+// written gets the path of each file written or removed.
 func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 	var failed []nixpkgscheck.Finding
+	done := map[string]bool{}
 	for _, file := range fr.Files() {
 		path := filepath.Join(fr.PackagesDir, filepath.FromSlash(file))
 		err := notThroughLink(fr.PackagesDir, file)
@@ -40,10 +42,15 @@ func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 		if f, bad := writeFailure(file, err); bad {
 			failed = append(failed, f)
 		} else {
+			done[file] = true
 			written(path)
 		}
 	}
-	return append(failed, fr.writeAlias(written)...)
+	aliasFailed := fr.writeAlias(written)
+	failed = append(failed, aliasFailed...)
+	// A moved file goes last, and only when its new file and its alias
+	// are in place: the package set never loses the old name.
+	return append(failed, fr.removeMoved(func(_, to string) bool { return done[to] && len(aliasFailed) == 0 }, written)...)
 }
 
 // writeFailure is the error finding of a file a write left alone (err

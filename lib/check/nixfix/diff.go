@@ -17,6 +17,22 @@ func Diff(name, old, new string) string {
 	if old == new {
 		return ""
 	}
+	from := "a/" + name
+	if old == "" {
+		from = "/dev/null"
+	}
+	return "--- " + from + "\n+++ b/" + name + "\n" + hunksOf(old, new)
+}
+
+// RenameDiff is the diff of a file moved from one name to another with
+// its text changed from old to new, as git writes a rename (which git
+// apply and patch follow).
+func RenameDiff(from, to, old, new string) string {
+	return "diff --git a/" + from + " b/" + to + "\nrename from " + from + "\nrename to " + to + "\n--- a/" + from + "\n+++ b/" + to + "\n" + hunksOf(old, new)
+}
+
+// hunksOf are the hunks of the diff from old to new.
+func hunksOf(old, new string) string {
 	a, b := splitLines(old), splitLines(new)
 	head := 0
 	for head < len(a) && head < len(b) && a[head] == b[head] {
@@ -35,11 +51,7 @@ func Diff(name, old, new string) string {
 	for _, l := range a[len(a)-tail:] {
 		all = append(all, op{' ', l})
 	}
-	from := "a/" + name
-	if old == "" {
-		from = "/dev/null"
-	}
-	return "--- " + from + "\n+++ b/" + name + "\n" + hunks(all)
+	return hunks(all)
 }
 
 // splitLines splits text into lines, each with its "\n"; a last line

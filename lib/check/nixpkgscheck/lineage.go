@@ -123,7 +123,7 @@ func renameAdvice(redist, since string, r lineage.Rename) string {
 	msg := fmt.Sprintf("%s is %s from %s %s (%s): ", r.From, r.To, redist, since, strings.Join(r.Evidence, "; "))
 	if redist == "cuda" {
 		mm := majorMinor(since)
-		return msg + fmt.Sprintf("switch the pname by CUDA version (pname = if cudaAtLeast %q then %q else %q; --fix writes it) and add the alias %s to the set mkRenamed maps in cuda-modules/aliases.nix (--fix writes it)", mm, r.To, r.From, nixfix.AliasEntry(r.From, r.To))
+		return msg + fmt.Sprintf("move the file to %s.nix with the pname switched by CUDA version (pname = if cudaAtLeast %q then %q else %q;) and make %s an alias in cuda-modules/aliases.nix (%s); --fix does both", r.To, mm, r.To, r.From, r.From, nixfix.AliasEntry(r.From, r.To, mm))
 	}
 	return msg + fmt.Sprintf("switch the pname on the release (%s from %s), and add an alias %s = %s", r.To, since, r.From, r.To)
 }

@@ -1,0 +1,149 @@
+package fixrun
+
+import (
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixfix"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+)
+
+// KindNotMoved is a renamed package's file --fix did not move to the new
+// name: the pname switch is written in place, so the package set keeps
+// the package under its old attribute, and the finding says why (a hint
+// when there is no aliases file, a warning otherwise) and what to do.
+const KindNotMoved = "renameNotMoved"
+
+// rename fixes a rename hint of the cuda redist as Nixpkgs does: the
+// file OLD.nix moves to NEW.nix with its pname switched by CUDA version
+// (the file builds both names' releases), and OLD becomes an alias of
+// NEW in the aliases file, silent before the renaming release. When it
+// cannot move (the file is not OLD.nix at the top of the packages
+// directory, NEW's file exists, or the alias cannot be written) the
+// switch is written in place instead: a whole fix too, under the old
+// attribute, with a finding saying why it did not move.
+func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error {
+	text, err := fr.current(f.File)
+	if err != nil {
+		return err
+	}
+	out, err := nixfix.SwitchPname(text, sw.From, sw.To, sw.Since)
+	if err != nil {
+		fr.lineageNotFixed(f, err)
+		return nil
+	}
+	fr.renamedTo[sw.To] = true
+	target := sw.To + ".nix"
+	refusal := fr.cannotMove(f.File, target)
+	if refusal == nil {
+		refusal = fr.addAlias(sw)
+	}
+	if refusal != nil {
+		if out != fr.Old[f.File] {
+			fr.New[f.File] = out
+		}
+		msg := "the pname switch is written in " + f.File + ", not moved to " + target + ": " + refusal.why +
+			"; the package stays cudaPackages." + sw.From
+		if refusal.advice != "" {
+			msg += " (to follow Nixpkgs, move the file to " + target + " and " + refusal.advice + ")"
+		}
+		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: refusal.level, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version, Message: msg})
+		return nil
+	}
+	delete(fr.New, f.File)
+	fr.moves[f.File] = target
+	fr.Old[target], fr.New[target] = "", out
+	return nil
+}
+
+// cannotMove is why file cannot move to target: file is not named after
+// the package at the top of the packages directory, or target is taken.
+func (fr *Fix) cannotMove(file, target string) *aliasRefusal {
+	to := target[:len(target)-len(".nix")]
+	switch {
+	case filepath.Dir(filepath.FromSlash(file)) != ".":
+		return &aliasRefusal{level: nixpkgscheck.LevelWarning, why: file + " is not at the top of the packages directory"}
+	case fr.hasOwnFile(to) || fr.New[target] != "":
+		return &aliasRefusal{level: nixpkgscheck.LevelWarning, why: "a file of " + to + " exists"}
+	}
+	return nil
+}
+
+// target is where file's text is in the fix: the file it moves to, or
+// itself.
+func (fr *Fix) target(file string) string {
+	if to, ok := fr.moves[file]; ok {
+		return to
+	}
+	return file
+}
+
+// movedFrom is the file that moves to file, "" for none.
+func (fr *Fix) movedFrom(file string) string {
+	for from, to := range fr.moves {
+		if to == file {
+			return from
+		}
+	}
+	return ""
+}
+
+// cancelMoves puts the files of every move back with the edits the fix
+// made to them (the new files are dropped): a move without its alias
+// would cost the package set the old name.
+func (fr *Fix) cancelMoves(why string) {
+	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
+		to := fr.moves[from]
+		if text, ok := fr.New[to]; ok && text != fr.Old[from] {
+			fr.New[from] = text
+		}
+		delete(fr.New, to)
+		delete(fr.Old, to)
+		delete(fr.moves, from)
+		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindNotMoved, File: from,
+			Message: "not moved to " + to + ": " + why + "; its other edits are made in place"})
+	}
+}
+
+// removeMoved removes each moved file, once its new file and the aliases
+// file are written (ok), if it still holds the bytes the run read, never
+// through a link; what could not be removed is an error finding.
+func (fr *Fix) removeMoved(ok func(from, to string) bool, written func(path string)) []nixpkgscheck.Finding {
+	var failed []nixpkgscheck.Finding
+	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
+		if !ok(from, fr.moves[from]) {
+			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindNotMoved, File: from,
+				Message: "not removed: " + fr.moves[from] + " or the alias was not written (above); both names' files are kept"})
+			continue
+		}
+		path := filepath.Join(fr.PackagesDir, filepath.FromSlash(from))
+		err := notThroughLink(fr.PackagesDir, from)
+		if err == nil {
+			err = stillHolds(path, fr.Old[from])
+		}
+		if err == nil {
+			if err = os.Remove(path); err != nil {
+				err = &writeError{"removing " + path, err}
+			}
+		}
+		if f, bad := writeFailure(from, err); bad {
+			failed = append(failed, f)
+			continue
+		}
+		written(path)
+	}
+	return failed
+}
+
+// lineageNotFixed is the warning of a lineage hint whose edit err refused.
+func (fr *Fix) lineageNotFixed(f nixpkgscheck.Finding, err error) {
+	why := err.Error()
+	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
+		why = r.Reason
+	}
+	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindLineageNotFixed, File: f.File,
+		Message: f.Kind + " hint not written, the file's other fixes made: " + why})
+}

@@ -1,0 +1,190 @@
+package fixrun
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixfix"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
+)
+
+// ccclFile is a package file of cuda_cccl before the rename.
+const ccclFile = "{ buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"cuda_cccl\";\n  outputs = [ \"out\" ];\n}\n"
+
+// switched is ccclFile with the pname switched to cccl from 13.3.
+const switched = "{ cudaAtLeast, buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = if cudaAtLeast \"13.3\" then \"cccl\" else \"cuda_cccl\";\n  outputs = [ \"out\" ];\n}\n"
+
+// renameCase is one layout a rename meets: the aliases file (and
+// whatever else setup makes beside the packages directory), and what the
+// fix must make of it.
+type renameCase struct {
+	name  string
+	setup func(t *testing.T, root string)
+	// moved: cuda_cccl.nix moves to cccl.nix (else the switch is made in
+	// cuda_cccl.nix).
+	moved bool
+	// aliases is the aliases file after Write ("" when there is none).
+	aliases string
+	// level is the renameNotMoved finding's level ("" for none).
+	level string
+}
+
+// TestRenameMoves: for the cuda_cccl -> cccl rename of CUDA 13.3.0, --fix
+// moves cuda_cccl.nix to cccl.nix with the pname switch and makes
+// cuda_cccl an alias in the aliases.nix beside the packages directory,
+// as Nixpkgs did (the diff shows a git rename and the alias; Write
+// writes both and removes the old file). Where it cannot move (an
+// aliases file of another shape or behind a link, none at all, cccl.nix
+// there already) the switch is written in place, with a finding saying
+// why and what to do; an alias the maintainer wrote already is kept.
+func TestRenameMoves(t *testing.T) {
+	shaped := readExampleAliases(t)
+	withAlias, _, err := nixfix.AddAlias(shaped, "cuda_cccl", "cccl", "13.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	maintainers := strings.TrimSuffix(shaped, "}\n") + "\n  cuda_cccl = {\n    path = \"cudaPackages.cccl\";\n    package = final.cccl;\n  };\n}\n"
+	otherShape := strings.Replace(shaped, "final: _:", "final:", 1)
+	for _, tc := range []renameCase{
+		{"moved", writeAliases(shaped), true, withAlias, ""},
+		{"the maintainer's alias", writeAliases(maintainers), true, maintainers, ""},
+		{"aliases of another shape", writeAliases(otherShape), false, otherShape, nixpkgscheck.LevelWarning},
+		{"aliases behind a link", func(t *testing.T, root string) {
+			outside := filepath.Join(t.TempDir(), "aliases.nix")
+			writeFile(t, outside, shaped)
+			if err := os.Symlink(outside, filepath.Join(root, "aliases.nix")); err != nil {
+				t.Fatal(err)
+			}
+		}, false, shaped, nixpkgscheck.LevelWarning},
+		{"no aliases file", func(*testing.T, string) {}, false, "", nixpkgscheck.LevelHint},
+		{"cccl.nix there", func(t *testing.T, root string) {
+			writeAliases(shaped)(t, root)
+			writeFile(t, filepath.Join(root, "packages", "cccl.nix"), "{ }: { }\n")
+		}, false, shaped, nixpkgscheck.LevelWarning},
+	} {
+		t.Run(tc.name, func(t *testing.T) { checkRename(t, tc) })
+	}
+}
+
+func checkRename(t *testing.T, tc renameCase) {
+	root := t.TempDir()
+	pkgs := filepath.Join(root, "packages")
+	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	tc.setup(t, root)
+	fr := renameFix(t, root)
+	checkNotMoved(t, fr.refusals, tc.level)
+	var diff bytes.Buffer
+	if err := fr.WriteDiff(&diff); err != nil {
+		t.Fatal(err)
+	}
+	rename := "diff --git a/cuda_cccl.nix b/cccl.nix\nrename from cuda_cccl.nix\nrename to cccl.nix\n--- a/cuda_cccl.nix\n+++ b/cccl.nix\n"
+	if got := strings.Contains(diff.String(), rename); got != tc.moved {
+		t.Errorf("the diff shows the rename: %v, want %v\n%s", got, tc.moved, diff.String())
+	}
+	if failed := fr.Write(func(string) {}); len(failed) != 0 {
+		t.Fatalf("Write: %+v", failed)
+	}
+	wantOld, wantNew := switched, ""
+	if tc.moved {
+		wantOld, wantNew = "", switched
+	}
+	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), wantOld)
+	if tc.name != "cccl.nix there" {
+		checkFile(t, filepath.Join(pkgs, "cccl.nix"), wantNew)
+	}
+	checkFile(t, filepath.Join(root, "aliases.nix"), tc.aliases)
+}
+
+// TestRenameKeepsOldFileWhenAliasFails: when the aliases file changes
+// between the run's reading it and the write, the alias is not written,
+// and the old file is kept beside the new one (an error says so): the
+// package set keeps the old name.
+func TestRenameKeepsOldFileWhenAliasFails(t *testing.T) {
+	root := t.TempDir()
+	pkgs := filepath.Join(root, "packages")
+	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	shaped := readExampleAliases(t)
+	writeAliases(shaped)(t, root)
+	fr := renameFix(t, root)
+	writeFile(t, filepath.Join(root, "aliases.nix"), shaped+"# a maintainer's edit\n")
+	failed := fr.Write(func(string) {})
+	kinds := map[string]bool{}
+	for _, f := range failed {
+		kinds[f.Kind] = true
+	}
+	if !kinds[KindChanged] || !kinds[KindNotMoved] || len(failed) != 2 {
+		t.Errorf("Write: %+v", failed)
+	}
+	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	checkFile(t, filepath.Join(pkgs, "cccl.nix"), switched)
+}
+
+// renameFix is the lineage fix of root/packages/cuda_cccl.nix against
+// CUDA 13.2.2 and 13.3.0, with root/aliases.nix as the aliases file.
+func renameFix(t *testing.T, root string) *Fix {
+	t.Helper()
+	pkgs := filepath.Join(root, "packages")
+	opts := Aliases{Root: root, File: "aliases.nix"}
+	fr, findings := lineageFix(t, map[string]string{"cuda_cccl.nix": ccclFile}, newAliasEdit(pkgs, opts))
+	fr.PackagesDir, fr.opts.Aliases = pkgs, opts
+	if err := fr.lineageFixes(findings); err != nil {
+		t.Fatal(err)
+	}
+	return fr
+}
+
+// checkNotMoved: the refusals hold one renameNotMoved finding of level
+// (none when level is ""), on cuda_cccl.nix.
+func checkNotMoved(t *testing.T, refusals []nixpkgscheck.Finding, level string) {
+	t.Helper()
+	var notMoved []nixpkgscheck.Finding
+	for _, f := range refusals {
+		if f.Kind == KindNotMoved {
+			notMoved = append(notMoved, f)
+		}
+	}
+	switch {
+	case level == "" && len(notMoved) != 0:
+		t.Errorf("findings %+v", notMoved)
+	case level != "" && (len(notMoved) != 1 || notMoved[0].Level != level || notMoved[0].File != "cuda_cccl.nix" ||
+		!strings.Contains(notMoved[0].Message, "the pname switch is written in cuda_cccl.nix, not moved to cccl.nix")):
+		t.Errorf("want one %s, got %+v", level, notMoved)
+	}
+}
+
+// checkFile: path holds want ("": there is no file).
+func checkFile(t *testing.T, path, want string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if want == "" && err == nil || want != "" && string(data) != want {
+		t.Errorf("%s after Write (%v):\n%s\nwant\n%s", filepath.Base(path), err, data, want)
+	}
+}
+
+func readExampleAliases(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "examples", "lineage", "aliases.nix"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// writeAliases writes text as root/aliases.nix.
+func writeAliases(text string) func(t *testing.T, root string) {
+	return func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "aliases.nix"), text) }
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
