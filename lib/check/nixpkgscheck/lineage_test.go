@@ -96,12 +96,14 @@ func TestLineageHints(t *testing.T) {
 }
 
 // checkCCCLRenameHint: r is one hint, for cuda_cccl.nix, of the rename
-// to cccl in 13.3.0 (the version switch, the alias, the licence), and
+// to cccl in 13.3.0 (the move with the version switch, the alias, the
+// licence), and
 // its fix is that pname switch.
 func checkCCCLRenameHint(t *testing.T, p *Plan, r []Finding) {
 	t.Helper()
 	if len(r) != 1 || r[0].File != "cuda_cccl.nix" || r[0].Version != "13.3.0" ||
-		!strings.Contains(r[0].Message, `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl"`) || !strings.Contains(r[0].Message, `alias cuda_cccl = { path = "cudaPackages.cccl"; package = final.cccl; }; to the set mkRenamed maps in cuda-modules/aliases.nix`) ||
+		!strings.Contains(r[0].Message, `pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl"`) || !strings.Contains(r[0].Message, `move the file to cccl.nix`) ||
+		!strings.Contains(r[0].Message, `make cuda_cccl an alias in cuda-modules/aliases.nix (cuda_cccl = if final.cudaAtLeast "13.3" then lib.warn`) ||
 		!strings.Contains(r[0].Message, `its licence changes from "CUDA Toolkit" to "CCCL EULA" (unknown to the licence table`) {
 		t.Errorf("rename hints %+v", r)
 	}
