@@ -169,17 +169,29 @@ func (s *source) aliasesSets() (*aliases, error) {
 		return nil, refuse("its overlay is not a function final: prev:")
 	}
 	a := &aliases{source: s, final: s.toks[i].text, merged: -1}
-	mapAttrs := []string{"builtins", ".", "mapAttrs", "mkRenamed", "{"}
-	switch {
-	case s.matches(i+4, mapAttrs...) && s.match[i+8] == last:
-		a.mapAttrs, a.renamed = i+4, last
-	case s.is(i+4, "(") && s.matches(i+5, mapAttrs...) && s.match[i+4] == s.match[i+9]+1 &&
-		s.is(s.match[i+4]+1, "//") && s.is(s.match[i+4]+2, "{") && s.match[s.match[i+4]+2] == last:
-		a.mapAttrs, a.renamed, a.merged = i+5, s.match[i+9], s.match[i+4]+2
-	default:
+	if !a.overlaySets(i+4, last) {
 		return nil, refuse("its overlay is neither builtins.mapAttrs mkRenamed { ... } nor (builtins.mapAttrs mkRenamed { ... }) // { ... }")
 	}
 	return a, nil
+}
+
+// overlaySets locates the sets of the overlay's body, tokens i..last,
+// and says whether it is one of the two shapes.
+func (a *aliases) overlaySets(i, last int) bool {
+	mapAttrs := []string{"builtins", ".", "mapAttrs", "mkRenamed", "{"}
+	if a.matches(i, mapAttrs...) && a.match[i+4] == last {
+		a.mapAttrs, a.renamed = i, last
+		return true
+	}
+	if !a.is(i, "(") || !a.matches(i+1, mapAttrs...) || a.match[i] != a.match[i+5]+1 {
+		return false
+	}
+	closeParen := a.match[i]
+	if !a.is(closeParen+1, "//") || !a.is(closeParen+2, "{") || a.match[closeParen+2] != last {
+		return false
+	}
+	a.mapAttrs, a.renamed, a.merged = i+1, a.match[i+5], closeParen+2
+	return true
 }
 
 // entryNames are the names a set's entries (tokens first..close-1) bind,
