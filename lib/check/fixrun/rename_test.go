@@ -188,3 +188,31 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRenamedPackageGetsNoNewFile: with the archives, cccl of 13.3.0 is
+// a package no file had when the check ran; once the rename's fix gives
+// it a file (moved, or the switch in place), no second cccl.nix is
+// written for it, nor refused as a clash.
+func TestRenamedPackageGetsNoNewFile(t *testing.T) {
+	for name, setup := range map[string]func(*testing.T, string){
+		"moved":    writeAliases(readExampleAliases(t)),
+		"in place": func(*testing.T, string) {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFile(t, filepath.Join(root, "packages", "cuda_cccl.nix"), ccclFile)
+			setup(t, root)
+			fr := renameFix(t, root)
+			before := fr.New["cccl.nix"]
+			fr.newFiles([]nixpkgscheck.Unpackaged{{Redist: "cuda", Package: "cccl"}})
+			if fr.New["cccl.nix"] != before {
+				t.Errorf("cccl.nix rewritten as a new file:\n%s", fr.New["cccl.nix"])
+			}
+			for _, f := range fr.refusals {
+				if f.Kind == "notFixed" {
+					t.Errorf("refused: %+v", f)
+				}
+			}
+		})
+	}
+}
