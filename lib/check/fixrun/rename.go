@@ -26,6 +26,9 @@ const KindNotMoved = "renameNotMoved"
 // switch is written in place instead: a whole fix too, under the old
 // attribute, with a finding saying why it did not move.
 func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error {
+	if _, moved := fr.moves[f.File]; moved || fr.renamedTo[sw.To] {
+		return nil // the same rename, found again (in another release)
+	}
 	text, err := fr.current(f.File)
 	if err != nil {
 		return err
@@ -116,7 +119,7 @@ func (fr *Fix) removeMoved(ok func(from, to string) bool, written func(path stri
 	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
 		if !ok(from, fr.moves[from]) {
 			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindNotMoved, File: from,
-				Message: "not removed: " + fr.moves[from] + " or the alias was not written (above); both names' files are kept"})
+				Message: "not removed: " + fr.moves[from] + " or the alias was not written (above); " + from + " is kept, so the package set keeps its name"})
 			continue
 		}
 		path := filepath.Join(fr.PackagesDir, filepath.FromSlash(from))

@@ -216,3 +216,20 @@ func TestRenamedPackageGetsNoNewFile(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameOnce: the same rename found twice (two findings of the file)
+// moves the file once, with no finding.
+func TestRenameOnce(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "packages", "cuda_cccl.nix"), ccclFile)
+	writeAliases(readExampleAliases(t))(t, root)
+	opts := Aliases{Root: root, File: "aliases.nix"}
+	fr, findings := lineageFix(t, map[string]string{"cuda_cccl.nix": ccclFile}, newAliasEdit(filepath.Join(root, "packages"), opts))
+	fr.PackagesDir, fr.opts.Aliases = filepath.Join(root, "packages"), opts
+	if err := fr.lineageFixes(append(findings, findings...)); err != nil {
+		t.Fatal(err)
+	}
+	if fr.New["cccl.nix"] != switched || fr.Moves()["cuda_cccl.nix"] != "cccl.nix" || len(fr.refusals) != 0 {
+		t.Errorf("moves %v, refusals %+v, cccl.nix:\n%s", fr.Moves(), fr.refusals, fr.New["cccl.nix"])
+	}
+}
