@@ -10,10 +10,10 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/runtimedeps"
 )
 
-// Detected is one manifest entry with its detection result.
+// Detected is one manifest entry with its detection result, and what
+// the aggregate adds: its runtime loads resolved.
 type Detected struct {
-	Archive  manifest.Archive
-	Features *features.Features
+	manifest.DetectedArchive
 	// Loads are the archive's runtime loads resolved (ResolveLoads).
 	Loads []features.ResolvedLoad
 }

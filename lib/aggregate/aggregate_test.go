@@ -24,9 +24,9 @@ func TestLegacyAndIndex(t *testing.T) {
 	}
 	archives := m.Archives()
 	entries := []aggregate.Detected{
-		{Archive: archives[0], Features: &features.Features{Outputs: outputsOf("lib", "dev", "include"), NarHash: "sha256-A"}},
-		{Archive: archives[1], Features: &features.Features{Outputs: outputsOf("lib", "static"), NarHash: "sha256-B", CudaVersionsInLib: []string{"12"}}},
-		{Archive: archives[2], Features: &features.Features{Outputs: outputsOf("include", "dev"), NarHash: "sha256-C"}},
+		{DetectedArchive: manifest.DetectedArchive{Archive: archives[0], Features: &features.Features{Outputs: outputsOf("lib", "dev", "include"), NarHash: "sha256-A"}}},
+		{DetectedArchive: manifest.DetectedArchive{Archive: archives[1], Features: &features.Features{Outputs: outputsOf("lib", "static"), NarHash: "sha256-B", CudaVersionsInLib: []string{"12"}}}},
+		{DetectedArchive: manifest.DetectedArchive{Archive: archives[2], Features: &features.Features{Outputs: outputsOf("include", "dev"), NarHash: "sha256-C"}}},
 	}
 	legacy, err := features.Encode(aggregate.Legacy(entries))
 	if err != nil {

@@ -75,7 +75,7 @@ func Build(a Attrs, log *slog.Logger) error {
 		if err != nil {
 			return fmt.Errorf("archive %s: %w", arc.ID(), err)
 		}
-		entries = append(entries, Detected{Archive: arc, Features: f})
+		entries = append(entries, Detected{DetectedArchive: manifest.DetectedArchive{Archive: arc, Features: f}})
 	}
 	SortDetected(entries)
 	log.Info("aggregating", "redist", a.RedistName, "version", a.Version, "archives", len(entries))

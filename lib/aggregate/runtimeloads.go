@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/runtimedeps"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
@@ -11,9 +12,9 @@ import (
 // index.json and buildRedist.json read them. The rules run here, per
 // manifest, so that a change of them rebuilds the aggregates alone.
 func ResolveLoads(entries []Detected) {
-	archives := make([]runtimedeps.Archive, len(entries))
+	archives := make([]manifest.DetectedArchive, len(entries))
 	for i, e := range entries {
-		archives[i] = runtimedeps.Archive{Archive: e.Archive, Features: e.Features}
+		archives[i] = e.DetectedArchive
 	}
 	r := runtimedeps.Resolver{Releases: []*runtimedeps.Release{runtimedeps.NewRelease(archives)}}
 	if anyLoad(entries) {

@@ -32,7 +32,10 @@ func loadEntries() []aggregate.Detected {
 	arc := func(pkg string) manifest.Archive {
 		return manifest.Archive{Package: pkg, Platform: "linux-x86_64", Variant: manifest.NoVariant, SHA256: "00", RelativePath: pkg + ".tar.xz"}
 	}
-	return []aggregate.Detected{{Archive: arc("libcublas"), Features: cublas}, {Archive: arc("cuda_nvrtc"), Features: nvrtc}}
+	return []aggregate.Detected{
+		{DetectedArchive: manifest.DetectedArchive{Archive: arc("libcublas"), Features: cublas}},
+		{DetectedArchive: manifest.DetectedArchive{Archive: arc("cuda_nvrtc"), Features: nvrtc}},
+	}
 }
 
 // TestDocumentsCarryResolvedLoads: detail.json, index.json and

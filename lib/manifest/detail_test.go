@@ -21,7 +21,7 @@ func TestDetailArchives(t *testing.T) {
 			"linux-sbsa":   {"cuda13.1": {SHA256: "s"}},
 		},
 	}
-	want := []manifest.DetailArchive{
+	want := []manifest.DetectedArchive{
 		{Archive: manifest.Archive{Package: "liba", Platform: "linux-sbsa", Variant: "cuda13.1", SHA256: "s"}},
 		{Archive: manifest.Archive{Package: "liba", Platform: "linux-x86_64", Variant: manifest.NoVariant, SHA256: "a"}},
 		{Archive: manifest.Archive{Package: "liba", Platform: "linux-x86_64", Variant: "cuda11", SHA256: "a11"}},

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
 // CheckInput fills what check-nixpkgs checks from a run (BuildDetections,
@@ -29,7 +30,7 @@ func (o *Outcome) CheckInput(ctx context.Context, in *nixpkgscheck.Input, log *s
 			built[e.Detect.Out] = true
 		}
 		for _, e := range m.Entries {
-			a := nixpkgscheck.Archive{Redist: e.Redist, Manifest: e.Manifest, Archive: e.Archive}
+			a := nixpkgscheck.Archive{Redist: e.Redist, Manifest: e.Manifest, DetectedArchive: manifest.DetectedArchive{Archive: e.Archive}}
 			if built[e.Detect.Out] && nixpkgscheck.Checked(e.Platform) {
 				f, err := o.ReadFeatures(ctx, e)
 				if err != nil {

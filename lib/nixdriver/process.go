@@ -396,7 +396,7 @@ func (o *Outcome) PartialFeatures(ctx context.Context, m ManifestOutcome) ([]byt
 		if err != nil {
 			return nil, err
 		}
-		detected = append(detected, aggregate.Detected{Archive: e.Archive, Features: f})
+		detected = append(detected, aggregate.Detected{DetectedArchive: manifest.DetectedArchive{Archive: e.Archive, Features: f}})
 	}
 	return aggregate.EncodeLegacy(detected)
 }

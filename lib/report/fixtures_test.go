@@ -57,10 +57,10 @@ func buildRealFixture(t *testing.T, upstream features.Index, redist, version str
 		if cv == nil {
 			cv = []string{}
 		}
-		entries = append(entries, aggregate.Detected{Archive: a, Features: &features.Features{
+		entries = append(entries, aggregate.Detected{DetectedArchive: manifest.DetectedArchive{Archive: a, Features: &features.Features{
 			Outputs: outs, NarHash: leaf.NarHash, CudaVersionsInLib: cv, LibLayout: "none",
 			Headers: []string{}, PythonModules: []string{}, Libraries: []features.Library{},
-		}})
+		}}})
 	}
 	if len(entries) < 10 {
 		t.Fatalf("%s %s: only %d archives found in upstream's index", redist, version, len(entries))

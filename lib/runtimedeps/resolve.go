@@ -13,12 +13,6 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
-// Archive is one archive of a release with its detection.
-type Archive struct {
-	manifest.Archive
-	Features *features.Features
-}
-
 // IsLoad reports whether a confidence makes a load: declared, high and
 // medium do; low (a name inside a message) is kept in the record for
 // the maintainer but resolved as no load (detector/dlopen.IsLoad, which
@@ -42,8 +36,8 @@ type platformLibs struct {
 	pkgs  map[string][]string
 }
 
-// NewRelease indexes archives.
-func NewRelease(archives []Archive) *Release {
+// NewRelease indexes the archives of a release with their detections.
+func NewRelease(archives []manifest.DetectedArchive) *Release {
 	r := &Release{byPlatform: map[string]*platformLibs{}}
 	for _, a := range archives {
 		if a.Features == nil {
@@ -134,7 +128,7 @@ type Resolver struct {
 
 // Resolve resolves every load of the archive's libraries (the mentions
 // left out), in library order, then name order.
-func (r Resolver) Resolve(a Archive) []features.ResolvedLoad {
+func (r Resolver) Resolve(a manifest.DetectedArchive) []features.ResolvedLoad {
 	if a.Features == nil {
 		return nil
 	}
@@ -165,7 +159,7 @@ func (r Resolver) Resolve(a Archive) []features.ResolvedLoad {
 // provider applies the rules in order: a generic template is unknown;
 // then the archive itself, the driver, the releases' packages, the free
 // index.
-func (r Resolver) provider(a Archive, own names, name, glob string) features.LoadProvider {
+func (r Resolver) provider(a manifest.DetectedArchive, own names, name, glob string) features.LoadProvider {
 	if glob != "" && Generic(glob) {
 		return features.LoadProvider{Kind: features.ProviderUnknown,
 			Reason: fmt.Sprintf("the template %s can expand to any library: what it loads is decided at run time", name)}
@@ -195,7 +189,7 @@ func (r Resolver) provider(a Archive, own names, name, glob string) features.Loa
 // archive's platform: a name or a glob that matches the libraries of
 // one package. A glob matching several packages' libraries says nothing
 // about which one is loaded: unknown, with the candidates.
-func (rel *Release) provider(a Archive, name, glob string, ownRelease bool) (features.LoadProvider, bool) {
+func (rel *Release) provider(a manifest.DetectedArchive, name, glob string, ownRelease bool) (features.LoadProvider, bool) {
 	pl := rel.byPlatform[a.Platform]
 	if pl == nil {
 		return features.LoadProvider{}, false

@@ -22,7 +22,7 @@ func load(name, glob, confidence string) features.RuntimeLoad {
 
 // archive is a package's archive providing sonames, one library of which
 // (the first) loads loads.
-func archive(pkg string, provides []string, loads ...features.RuntimeLoad) runtimedeps.Archive {
+func archive(pkg string, provides []string, loads ...features.RuntimeLoad) manifest.DetectedArchive {
 	f := &features.Features{ProvidedLibs: features.Grouped{List: provides}}
 	for i, s := range provides {
 		l := features.Library{Path: "lib/" + s, Kind: "shared", Soname: s}
@@ -31,7 +31,7 @@ func archive(pkg string, provides []string, loads ...features.RuntimeLoad) runti
 		}
 		f.Libraries = append(f.Libraries, l)
 	}
-	return runtimedeps.Archive{Archive: manifest.Archive{Package: pkg, Platform: "linux-x86_64", Variant: manifest.NoVariant}, Features: f}
+	return manifest.DetectedArchive{Archive: manifest.Archive{Package: pkg, Platform: "linux-x86_64", Variant: manifest.NoVariant}, Features: f}
 }
 
 func freeIndex(t *testing.T) *sonameindex.Index {
@@ -60,7 +60,7 @@ func TestRules(t *testing.T) {
 	)
 	nvrtc := archive("cuda_nvrtc", []string{"libnvrtc.so.13", "libnvrtc-builtins.so.13.0"})
 	compat := archive("cuda_compat", []string{"libcuda.so.1"})
-	rel := runtimedeps.NewRelease([]runtimedeps.Archive{cublas, nvrtc, compat})
+	rel := runtimedeps.NewRelease([]manifest.DetectedArchive{cublas, nvrtc, compat})
 	got := runtimedeps.Resolver{Releases: []*runtimedeps.Release{rel}, Free: freeIndex(t)}.Resolve(cublas)
 	want := map[string][2]string{
 		"libnvrtc.so.13":  {features.ProviderPackage, "cuda_nvrtc"},
@@ -104,7 +104,7 @@ func TestTemplateOfSeveralPackages(t *testing.T) {
 	user := archive("cudnn", []string{"libdnn.so.9"},
 		load("libfoo%s.so.%d", "libfoo*.so.*", "high"),
 		load("libnvrtc.so.%d", "libnvrtc.so.*", "high"))
-	rel := runtimedeps.NewRelease([]runtimedeps.Archive{user,
+	rel := runtimedeps.NewRelease([]manifest.DetectedArchive{user,
 		archive("fooa", []string{"libfooa.so.12"}), archive("foob", []string{"libfoob.so.10"}),
 		archive("cuda_nvrtc", []string{"libnvrtc.so.13", "libnvrtc-builtins.so.13.0"})})
 	got := runtimedeps.Resolver{Releases: []*runtimedeps.Release{rel}}.Resolve(user)
@@ -125,12 +125,12 @@ func TestOtherReleaseAndPlatform(t *testing.T) {
 	cudnn := archive("cudnn", []string{"libcudnn_graph.so.9"}, load("libnvrtc.so.13", "", "high"))
 	arm := archive("cuda_nvrtc", []string{"libnvrtc.so.13"})
 	arm.Platform = "linux-sbsa"
-	own := runtimedeps.NewRelease([]runtimedeps.Archive{cudnn, arm})
+	own := runtimedeps.NewRelease([]manifest.DetectedArchive{cudnn, arm})
 	got := runtimedeps.Resolver{Releases: []*runtimedeps.Release{own}}.Resolve(cudnn)
 	if got[0].Provider.Kind != features.ProviderUnknown {
 		t.Errorf("provider of another platform: %+v, want unknown", got[0].Provider)
 	}
-	other := runtimedeps.NewRelease([]runtimedeps.Archive{archive("cuda_nvrtc", []string{"libnvrtc.so.13"})})
+	other := runtimedeps.NewRelease([]manifest.DetectedArchive{archive("cuda_nvrtc", []string{"libnvrtc.so.13"})})
 	got = runtimedeps.Resolver{Releases: []*runtimedeps.Release{own, other}}.Resolve(cudnn)
 	if p := got[0].Provider; p.Kind != features.ProviderPackage || p.Package != "cuda_nvrtc" || !strings.Contains(p.Reason, "another manifest") {
 		t.Errorf("provider of another manifest: %+v", p)

@@ -107,7 +107,7 @@ func detectCUDA13Packages(t *testing.T, dir string) []aggregate.Detected {
 		if err != nil {
 			t.Fatal(err)
 		}
-		entries = append(entries, aggregate.Detected{Archive: manifest.Archive{Package: p.pkg, Platform: "linux-x86_64"}, Features: f})
+		entries = append(entries, aggregate.Detected{DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: p.pkg, Platform: "linux-x86_64"}, Features: f}})
 	}
 	return entries
 }

@@ -98,8 +98,8 @@ func TestVendoredNsightSystems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := vendored.Archive{Archive: manifest.Archive{Package: "nsight_systems", Platform: "linux-x86_64"}, Features: f}
-	r := vendored.CheckArchive(a, vendored.NVIDIASonames([]vendored.Archive{a}), sonameindex.Default())
+	a := manifest.DetectedArchive{Archive: manifest.Archive{Package: "nsight_systems", Platform: "linux-x86_64"}, Features: f}
+	r := vendored.CheckArchive(a, vendored.NVIDIASonames([]manifest.DetectedArchive{a}), sonameindex.Default())
 	found := map[string]vendored.Library{}
 	for _, v := range r.Vendored {
 		found[strings.TrimPrefix(v.Path, "host-linux-x64/")] = v
@@ -149,13 +149,13 @@ func TestVendoredNoNVIDIALibrary(t *testing.T) {
 		"CUDA 13":   filepath.Join(dir, "cuda-13/root/nvidia/cu13"),
 	}
 	ix := sonameindex.Default()
-	var archives []vendored.Archive
+	var archives []manifest.DetectedArchive
 	for _, name := range []string{"CUDA 11.8", "CUDA 12.5", "CUDA 13"} {
 		f, err := facts.Detect(trees[name])
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		archives = append(archives, vendored.Archive{Archive: manifest.Archive{Package: name}, Features: f})
+		archives = append(archives, manifest.DetectedArchive{Archive: manifest.Archive{Package: name}, Features: f})
 	}
 	nvidia := vendored.NVIDIASonames(archives)
 	for _, a := range archives {

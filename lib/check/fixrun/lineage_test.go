@@ -57,7 +57,7 @@ func lineageFix(t *testing.T, texts map[string]string, alias *aliasEdit) (*Fix, 
 		in.Manifests = append(in.Manifests, nixpkgscheck.Manifest{Redist: "cuda", Version: v, Releases: map[string]string{}, Parsed: m})
 		for _, a := range m.Archives() {
 			if a.Platform == "linux-x86_64" {
-				in.Archives = append(in.Archives, nixpkgscheck.Archive{Redist: "cuda", Manifest: v, Archive: a})
+				in.Archives = append(in.Archives, nixpkgscheck.Archive{Redist: "cuda", Manifest: v, DetectedArchive: manifest.DetectedArchive{Archive: a}})
 			}
 		}
 	}

@@ -124,7 +124,7 @@ func checkNoTempLeft(t *testing.T, dir string) {
 func TestNewFilesBoundPname(t *testing.T) {
 	long := strings.Repeat("k", 10_000)
 	tree := features.Tree{Files: []string{"LICENSE", "include/h.h", "lib/libh.so"}}
-	arch := []nixpkgscheck.Archive{{Archive: manifest.Archive{Platform: "linux-x86_64"}, Features: &features.Features{Tree: tree}}}
+	arch := []nixpkgscheck.Archive{{DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Platform: "linux-x86_64"}, Features: &features.Features{Tree: tree}}}}
 	fr := &Fix{PackagesDir: t.TempDir(), Old: map[string]string{}, New: map[string]string{}}
 	fr.newFiles([]nixpkgscheck.Unpackaged{
 		{Redist: "cuda", Package: long, Archives: arch, CudaVersions: []string{"12.8"}},

@@ -189,7 +189,7 @@ func (p *Plan) providers() providers {
 		if tg.Features == nil {
 			continue
 		}
-		a := sonames.FromFeatures(tg.Archive.Archive, tg.Features)
+		a := sonames.FromFeatures(tg.DetectedArchive.Archive, tg.Features)
 		k := [2]string{tg.Redist, tg.Manifest}
 		perManifest[k] = append(perManifest[k], a)
 		all = append(all, a)
@@ -225,7 +225,7 @@ func (p *Plan) checkTarget(tg target, byPname map[string]string, results map[str
 	if !ev.HasDeps {
 		return out // its inputs do not evaluate (reported already)
 	}
-	archive := sonames.FromFeatures(tg.Archive.Archive, tg.Features)
+	archive := sonames.FromFeatures(tg.DetectedArchive.Archive, tg.Features)
 	needs := sonames.Needs(archive, pv.perManifest[[2]string{tg.Redist, tg.Manifest}], pv.everything)
 	in := sonames.Inputs{BuildInputs: ev.BuildInputs, Available: available(ev, byPname, results, tg.caseIndex),
 		Ignore: ev.IgnoreMissingDeps, IgnoreAll: ev.IgnoreAllMissingDeps}

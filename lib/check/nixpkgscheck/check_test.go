@@ -20,7 +20,7 @@ func detected(files, provided, needed []string) *features.Features {
 
 // on is an archive of the sample redist's manifest 1.0 without variant.
 func on(pkg, platform string, f *features.Features) Archive {
-	return Archive{Redist: "sample", Manifest: "1.0", Archive: manifest.Archive{Package: pkg, Platform: platform}, Features: f}
+	return Archive{Redist: "sample", Manifest: "1.0", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: pkg, Platform: platform}, Features: f}}
 }
 
 func x86(pkg string, f *features.Features) Archive { return on(pkg, "linux-x86_64", f) }
@@ -285,7 +285,7 @@ func TestCheck(t *testing.T) {
 		{
 			name: "a provider of another manifest",
 			archives: []Archive{x86("a", detected([]string{"lib/liba.so"}, nil, []string{"libo.so.1"})),
-				{Redist: "other", Manifest: "2.0", Archive: manifest.Archive{Package: "o", Platform: "linux-x86_64"}, Features: detected([]string{"lib/libo.so"}, []string{"libo.so.1"}, nil)}},
+				{Redist: "other", Manifest: "2.0", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "o", Platform: "linux-x86_64"}, Features: detected([]string{"lib/libo.so"}, []string{"libo.so.1"}, nil)}}},
 			manifests: []Manifest{{Redist: "other", Version: "2.0", Releases: releases("o", "2.0")}},
 			files:     []string{"a.nix", "o.nix"},
 			results: map[string][]pkgeval.Result{

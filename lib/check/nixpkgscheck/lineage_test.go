@@ -32,7 +32,7 @@ func realInput(t *testing.T, versions []string, trees map[string]map[string][]st
 			if a.Platform != "linux-x86_64" {
 				continue
 			}
-			arc := Archive{Redist: "cuda", Manifest: v, Archive: a}
+			arc := Archive{Redist: "cuda", Manifest: v, DetectedArchive: manifest.DetectedArchive{Archive: a}}
 			if files, ok := trees[v][a.Package]; ok {
 				arc.Features = &features.Features{Tree: features.Tree{Files: files}}
 			}
@@ -187,7 +187,7 @@ func TestLicenceMissing(t *testing.T) {
 	}
 	in := Input{EvalOnly: true, Manifests: []Manifest{{Redist: "cudnn", Version: "9.27.0", Releases: map[string]string{}, Parsed: m}}}
 	for _, a := range m.Archives() {
-		in.Archives = append(in.Archives, Archive{Redist: "cudnn", Manifest: "9.27.0", Archive: a})
+		in.Archives = append(in.Archives, Archive{Redist: "cudnn", Manifest: "9.27.0", DetectedArchive: manifest.DetectedArchive{Archive: a}})
 	}
 	texts := map[string]string{
 		"cudnn.nix":     `{ buildRedist }: buildRedist { redistName = "cudnn"; pname = "cudnn"; outputs = [ "out" ]; }`,

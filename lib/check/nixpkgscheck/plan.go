@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
-	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 )
 
@@ -28,10 +27,10 @@ type Manifest struct {
 type Archive struct {
 	Redist   string
 	Manifest string // the manifest's version
-	manifest.Archive
-	// Features is the archive's detection; nil when it could not be
-	// fetched, unpacked or detected (or nothing was fetched: EvalOnly).
-	Features *features.Features
+	// DetectedArchive is the archive and its detection; Features is nil
+	// when it could not be fetched, unpacked or detected (or nothing was
+	// fetched: EvalOnly).
+	manifest.DetectedArchive
 	// Failure is, when Features is nil because a build failed, what
 	// failed and why ("fetch failed: error: unable to download …"), as
 	// Nix's log said; "" when unknown.

@@ -26,14 +26,14 @@ func planInput() Input {
 	return Input{
 		Manifests: []Manifest{{Redist: "cuda", Version: "12.6.3", Releases: cuda}, {Redist: "cudnn", Version: "9.8.0", Releases: cudnn}},
 		Archives: []Archive{
-			{Redist: "cuda", Manifest: "12.6.3", Archive: manifest.Archive{Package: "cuda_cudart", Platform: "linux-x86_64"}},
-			{Redist: "cuda", Manifest: "12.6.3", Archive: manifest.Archive{Package: "cuda_cudart", Platform: "windows-x86_64"}}, // never a case
-			{Redist: "cuda", Manifest: "12.6.3", Archive: manifest.Archive{Package: "cuda_cccl", Platform: "source"}},           // x86_64's case
-			{Redist: "cuda", Manifest: "12.6.3", Archive: manifest.Archive{Package: "cuda_cudart", Platform: "linux-sbsa"}},
-			{Redist: "cudnn", Manifest: "9.8.0", Archive: manifest.Archive{Package: "cudnn", Platform: "linux-x86_64", Variant: "cuda12"}},
-			{Redist: "cudnn", Manifest: "9.8.0", Archive: manifest.Archive{Package: "cudnn", Platform: "linux-x86_64", Variant: "cuda11"}},
-			{Redist: "cudnn", Manifest: "9.8.0", Archive: manifest.Archive{Package: "cudnn", Platform: "linux-all", Variant: "cuda12"}}, // x86_64's, cuda12's
-			{Redist: "nvpl", Manifest: "1.0", Archive: manifest.Archive{Package: "nvpl_blas", Platform: "linux-sbsa"}},                  // no manifest given
+			{Redist: "cuda", Manifest: "12.6.3", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cuda_cudart", Platform: "linux-x86_64"}}},
+			{Redist: "cuda", Manifest: "12.6.3", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cuda_cudart", Platform: "windows-x86_64"}}}, // never a case
+			{Redist: "cuda", Manifest: "12.6.3", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cuda_cccl", Platform: "source"}}},           // x86_64's case
+			{Redist: "cuda", Manifest: "12.6.3", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cuda_cudart", Platform: "linux-sbsa"}}},
+			{Redist: "cudnn", Manifest: "9.8.0", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cudnn", Platform: "linux-x86_64", Variant: "cuda12"}}},
+			{Redist: "cudnn", Manifest: "9.8.0", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cudnn", Platform: "linux-x86_64", Variant: "cuda11"}}},
+			{Redist: "cudnn", Manifest: "9.8.0", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "cudnn", Platform: "linux-all", Variant: "cuda12"}}}, // x86_64's, cuda12's
+			{Redist: "nvpl", Manifest: "1.0", DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: "nvpl_blas", Platform: "linux-sbsa"}}},                  // no manifest given
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/pkgeval"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/runtimedeps"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
@@ -39,14 +40,14 @@ type loadContext struct {
 }
 
 func (p *Plan) loadContext() loadContext {
-	perManifest := map[[2]string][]runtimedeps.Archive{}
-	var all []runtimedeps.Archive
+	perManifest := map[[2]string][]manifest.DetectedArchive{}
+	var all []manifest.DetectedArchive
 	anyLoad := false
 	for _, tg := range p.targets {
 		if tg.Features == nil {
 			continue
 		}
-		a := runtimedeps.Archive{Archive: tg.Archive.Archive, Features: tg.Features}
+		a := tg.DetectedArchive
 		k := [2]string{tg.Redist, tg.Manifest}
 		perManifest[k] = append(perManifest[k], a)
 		all = append(all, a)
@@ -81,7 +82,7 @@ func (p *Plan) loadContext() loadContext {
 			releases[k] = runtimedeps.NewRelease(perManifest[k])
 		}
 		r := runtimedeps.Resolver{Releases: []*runtimedeps.Release{releases[k], everything}, Free: free}
-		loads := r.Resolve(runtimedeps.Archive{Archive: tg.Archive.Archive, Features: tg.Features})
+		loads := r.Resolve(tg.DetectedArchive)
 		lc.resolved[tg] = loads
 		prs = append(prs, runtimedeps.PackageRelease{Package: tg.Package, Version: versions[k][tg.Package], Loads: byProvider(loads)})
 	}

@@ -27,7 +27,7 @@ func loading(soname string, names ...string) *features.Features {
 // what cublasLoads says), NVRTC and cuda_compat (its own libcuda.so.1).
 func cudaRelease(version string, cublasLoads ...string) []Archive {
 	arc := func(pkg string, f *features.Features) Archive {
-		return Archive{Redist: "cuda", Manifest: version, Archive: manifest.Archive{Package: pkg, Platform: "linux-x86_64"}, Features: f}
+		return Archive{Redist: "cuda", Manifest: version, DetectedArchive: manifest.DetectedArchive{Archive: manifest.Archive{Package: pkg, Platform: "linux-x86_64"}, Features: f}}
 	}
 	return []Archive{
 		arc("libcublas", loading("libcublasLt.so.13", cublasLoads...)),

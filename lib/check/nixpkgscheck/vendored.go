@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/vendored"
+	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
@@ -78,7 +79,7 @@ func removed(patterns []string, p string) bool {
 // its package file keeps. nvidia is the release's NVIDIA sonames.
 func (p *Plan) vendoredFindings(tg target, base Finding, file string, nvidia map[string][]string) []Finding {
 	vc := p.in.Vendored
-	r := vendored.CheckArchive(vendored.Archive{Archive: tg.Archive.Archive, Features: tg.Features}, nvidia, vc.Index)
+	r := vendored.CheckArchive(tg.DetectedArchive, nvidia, vc.Index)
 	if len(r.Vendored) == 0 {
 		return nil
 	}
@@ -115,10 +116,10 @@ func neededByText(paths []string) string {
 
 // nvidiaSonames are the sonames the checked archives provide in lib/.
 func (p *Plan) nvidiaSonames() map[string][]string {
-	var as []vendored.Archive
+	var as []manifest.DetectedArchive
 	for _, tg := range p.targets {
 		if tg.Features != nil {
-			as = append(as, vendored.Archive{Archive: tg.Archive.Archive, Features: tg.Features})
+			as = append(as, tg.DetectedArchive)
 		}
 	}
 	return vendored.NVIDIASonames(as)

@@ -87,7 +87,7 @@ func TestResolvedLoadsSchema(t *testing.T) {
 			ev := []features.LoadEvidence{{Kind: "soname", Section: ".rodata", Offset: 16, String: "libdemo_rt.so.1"}}
 			a.Features.Libraries[0].RuntimeLoads = []features.RuntimeLoad{{Name: "libdemo_rt.so.1", Confidence: "high", Evidence: ev}, {Name: "libcuda.so.1", Confidence: "high", Evidence: ev}}
 		}
-		entries = append(entries, aggregate.Detected{Archive: a.Archive, Features: a.Features})
+		entries = append(entries, aggregate.Detected{DetectedArchive: manifest.DetectedArchive{Archive: a.Archive, Features: a.Features}})
 		releases[a.Package] = features.ReleaseInfo{Version: "1.0.0"}
 	}
 	dir := t.TempDir()

@@ -12,19 +12,13 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/sonameindex"
 )
 
-// Archive is one archive's detection result.
-type Archive struct {
-	manifest.Archive
-	Features *features.Features
-}
-
 // FromDetail lists the archives of a detail.json, sorted by package,
 // platform and variant.
-func FromDetail(detail features.Detail) []Archive {
-	var out []Archive
+func FromDetail(detail features.Detail) []manifest.DetectedArchive {
+	var out []manifest.DetectedArchive
 	for _, a := range manifest.DetailArchives(detail) {
 		if a.Features != nil {
-			out = append(out, Archive{Archive: a.Archive, Features: a.Features})
+			out = append(out, a)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
@@ -37,7 +31,7 @@ func FromDetail(detail features.Detail) []Archive {
 // NVIDIASonames maps each soname an archive provides in lib/ (its
 // providedLibs: the libraries Nixpkgs' buildRedist installs for others to
 // link) to the packages providing it. These are NVIDIA's: never vendored.
-func NVIDIASonames(archives []Archive) map[string][]string {
+func NVIDIASonames(archives []manifest.DetectedArchive) map[string][]string {
 	out := map[string][]string{}
 	for _, a := range archives {
 		for _, s := range flatten(a.Features.ProvidedLibs) {
@@ -102,7 +96,7 @@ type Result struct {
 // Check classifies the shared libraries of every archive; nvidia is
 // NVIDIASonames of the release (or of all releases read). Archives
 // without a vendored library or a tie are left out.
-func Check(archives []Archive, nvidia map[string][]string, ix *sonameindex.Index) []Result {
+func Check(archives []manifest.DetectedArchive, nvidia map[string][]string, ix *sonameindex.Index) []Result {
 	out := []Result{}
 	for _, a := range archives {
 		r := CheckArchive(a, nvidia, ix)
@@ -115,7 +109,7 @@ func Check(archives []Archive, nvidia map[string][]string, ix *sonameindex.Index
 
 // CheckArchive classifies the shared libraries of one archive, in path
 // order.
-func CheckArchive(a Archive, nvidia map[string][]string, ix *sonameindex.Index) Result {
+func CheckArchive(a manifest.DetectedArchive, nvidia map[string][]string, ix *sonameindex.Index) Result {
 	r := Result{Package: a.Package, Platform: a.Platform, Variant: a.Variant, Vendored: []Library{}, NVIDIA: []Tie{}}
 	libs := a.Features.Libraries
 	var needers map[string][]string // built on the first vendored library

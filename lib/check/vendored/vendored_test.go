@@ -27,7 +27,7 @@ func lib(p, soname string, needed ...string) features.Library {
 	return features.Library{Path: p, Kind: "shared", Soname: soname, Needed: needed}
 }
 
-func archives() []vendored.Archive {
+func archives() []manifest.DetectedArchive {
 	qt := lib("host-linux-x64/libQt6Core.so.6", "libQt6Core.so.6", "libicuuc.so.71")
 	qt.VersionDefinitions = []string{"Qt_6", "Qt_6_PRIVATE_API", "Qt_6.4"}
 	qt.Comments = []string{"GCC: (GNU) 10.3.1"}
@@ -44,7 +44,7 @@ func archives() []vendored.Archive {
 	}}
 	opencl := &features.Features{ProvidedLibs: features.Grouped{List: []string{"libOpenCL.so.1"}},
 		Libraries: []features.Library{lib("lib/libOpenCL.so.1", "libOpenCL.so.1")}}
-	return []vendored.Archive{
+	return []manifest.DetectedArchive{
 		{Archive: manifest.Archive{Package: "cuda_opencl", Platform: "linux-x86_64"}, Features: opencl},
 		{Archive: manifest.Archive{Package: "nsight_systems", Platform: "linux-x86_64"}, Features: nsys},
 	}
@@ -152,7 +152,7 @@ func TestManyLibraries(t *testing.T) {
 	if err := ix.Read(strings.NewReader(text.String()), "many"); err != nil {
 		t.Fatal(err)
 	}
-	r := vendored.CheckArchive(vendored.Archive{Archive: manifest.Archive{Package: "p"}, Features: f}, nil, ix)
+	r := vendored.CheckArchive(manifest.DetectedArchive{Archive: manifest.Archive{Package: "p"}, Features: f}, nil, ix)
 	if len(r.Vendored) != 10000 {
 		t.Fatalf("%d vendored, want 10000", len(r.Vendored))
 	}
