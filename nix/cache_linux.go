@@ -25,10 +25,9 @@ import (
 // evaluates. The checks run on file descriptors (openat with O_NOFOLLOW,
 // fstat), so no path is resolved twice by the checks and the writes.
 //
-// The cache directory's parent ($XDG_CACHE_HOME, ~/.cache) may be a
-// symbolic link of the user's own choosing; it must belong to the user or
-// to root, and be writable by no one else unless it is sticky (/tmp):
-// whoever can rename entries there can swap the cache root itself.
+// The cache directory's parent ($XDG_CACHE_HOME, ~/.cache) follows the
+// rule of cacheparent_linux.go: a link of the user's is fine, and it must
+// be the user's or root's, writable by no one else unless sticky.
 //
 // Writers take the lock file .lock in the cache root; they write a
 // complete copy under .tmp-<random> and rename it into place, so a
@@ -143,17 +142,11 @@ func openCache(cacheRoot string) (*cache, error) {
 		return nil, fmt.Errorf("nix library cache: %s: %w", parent, err)
 	}
 	defer syscall.Close(pfd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(pfd, &st); err != nil {
-		return nil, fmt.Errorf("nix library cache: %s: %w", parent, err)
-	}
-	if int(st.Uid) != uid && st.Uid != 0 {
-		return nil, &UnsafeError{parent, fmt.Sprintf("(the cache directory's parent) is owned by uid %d, not by you (uid %d) or root", st.Uid, uid),
-			"set XDG_CACHE_HOME to a directory of your own, or pass --nix-lib"}
-	}
-	if st.Mode&0o022 != 0 && st.Mode&syscall.S_ISVTX == 0 {
-		return nil, &UnsafeError{parent, fmt.Sprintf("(the cache directory's parent) is writable by its group or others (mode %04o) and not sticky", st.Mode&0o7777),
-			fmt.Sprintf("run chmod go-w %s, or set XDG_CACHE_HOME to a directory of your own, or pass --nix-lib", parent)}
+	var perr *ParentError
+	if err := checkParentFd(pfd, parent, uid); errors.As(err, &perr) {
+		return nil, &UnsafeError{perr.Path, perr.Reason, perr.Fix + ", or pass --nix-lib"}
+	} else if err != nil {
+		return nil, fmt.Errorf("nix library cache: %w", err)
 	}
 	fd, err := openDir(pfd, base, cacheRoot)
 	if errors.Is(err, errMissing) {

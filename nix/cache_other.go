@@ -10,3 +10,9 @@ import "errors"
 func Extract(cacheRoot string, outside map[string][]byte) (string, error) {
 	return "", errors.New("nix library cache: written on Linux only; pass --nix-lib")
 }
+
+// CheckCacheParent refuses every directory: the rule
+// (cacheparent_linux.go) is checked on Linux only.
+func CheckCacheParent(dir string) error {
+	return errors.New(dir + ": a cache's parent directory is checked on Linux only")
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/lib/atomicfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/inputfile"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/manifest"
+	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 )
 
 // Witnesses are the (archive sha256, NAR hash) pairs this user's runs
@@ -36,7 +37,11 @@ func OpenWitnesses(cacheDir string) (*Witnesses, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("witnesses of unpacked trees: %w", err)
 	}
-	if err := safeParent(cacheDir); err != nil {
+	// The library cache's rule for its parent, which is this directory
+	// too: a link of the user's (~/.cache often is one) is fine; refusing
+	// one cost every run its witnesses, and so an unpack of every pinned
+	// archive.
+	if err := nixlib.CheckCacheParent(cacheDir); err != nil {
 		return nil, fmt.Errorf("witnesses of unpacked trees: %w", err)
 	}
 	st, err := os.Lstat(dir)
@@ -47,30 +52,6 @@ func OpenWitnesses(cacheDir string) (*Witnesses, error) {
 		return nil, fmt.Errorf("witnesses of unpacked trees: %w", err)
 	}
 	return &Witnesses{dir: dir}, nil
-}
-
-// safeParent is the rule of the Nix library's cache for the directory
-// that holds the cache (nix/cache_linux.go): it may be a symbolic link of
-// the user's own choosing (~/.cache often is), and must belong to the
-// user or to root and be writable by no one else unless it is sticky
-// (/tmp as XDG_CACHE_HOME): whoever can rename entries there could swap
-// the witness directory itself. Refusing a link here cost every run its
-// witnesses, and so an unpack of every pinned archive.
-func safeParent(cacheDir string) error {
-	st, err := os.Stat(cacheDir)
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s: not a directory", cacheDir)
-	}
-	if s, ok := st.Sys().(*syscall.Stat_t); ok && s.Uid != 0 && !ownedByMe(st) {
-		return fmt.Errorf("%s: owned by uid %d, neither this user (%d) nor root: set XDG_CACHE_HOME to a directory of your own", cacheDir, s.Uid, os.Geteuid())
-	}
-	if st.Mode().Perm()&0o022 != 0 && st.Mode()&os.ModeSticky == 0 {
-		return fmt.Errorf("%s: group or others can write it and it is not sticky (mode %v): chmod go-w %s", cacheDir, st.Mode(), cacheDir)
-	}
-	return nil
 }
 
 // ownOnly: st is a directory or regular file of this user that no one

@@ -1,10 +1,13 @@
 package nixdriver
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	nixlib "github.com/nix-cuda/cuda-redist-find-features/nix"
 )
 
 const (
@@ -77,5 +80,31 @@ func TestWitnessesParent(t *testing.T) {
 	os.Chmod(open, 0o777)
 	if _, err := OpenWitnesses(open); err == nil || !strings.Contains(err.Error(), "not sticky") {
 		t.Errorf("a directory all can write, not sticky: %v", err)
+	}
+}
+
+// TestWitnessesParentIsTheCacheRule: the witnesses' parent directory is
+// checked by the Nix library cache's own rule (nixlib.CheckCacheParent),
+// not a copy of it: for each directory the two refuse or take it alike,
+// and the witnesses' refusal is the rule's ParentError (before, a copy of
+// the rule in nixdriver said it in its own words).
+func TestWitnessesParentIsTheCacheRule(t *testing.T) {
+	modes := []os.FileMode{0o755, 0o700, 0o777 | os.ModeSticky, 0o777, 0o775, 0o757}
+	for _, mode := range modes {
+		dir := t.TempDir()
+		if err := os.Chmod(dir, mode); err != nil {
+			t.Fatal(err)
+		}
+		_, werr := OpenWitnesses(dir)
+		_, lerr := nixlib.Extract(filepath.Join(dir, nixlib.CacheName), NixLibOutside())
+		var unsafe *nixlib.UnsafeError
+		libRefused := errors.As(lerr, &unsafe) && unsafe.Path == dir
+		if (werr != nil) != libRefused {
+			t.Errorf("mode %v: witnesses %v, library cache %v", mode, werr, lerr)
+		}
+		var perr *nixlib.ParentError
+		if werr != nil && (!errors.As(werr, &perr) || perr.Path != dir) {
+			t.Errorf("mode %v: the witnesses' refusal is not the rule's: %v", mode, werr)
+		}
 	}
 }
