@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -35,6 +36,12 @@ import (
 // succeed (the second writer finds the first one's copy, checked, and
 // uses it). A .tmp-* directory seen while holding the lock was left by a
 // writer that died: it is removed.
+//
+// Each version of the library has its own <hash> (and <hash>.gcroot, the
+// GC root that keeps its store copy: nixdriver), so an upgrade leaves
+// the older ones behind. A run touches its own copy (its mtime is its
+// last use), and under the lock removes the copies, with their roots,
+// of the others that no run used for staleAfter (cacheprune_linux.go).
 
 // lockName is the writers' lock file in the cache root.
 const lockName = ".lock"
@@ -76,7 +83,8 @@ func Extract(cacheRoot string, outside map[string][]byte) (string, error) {
 	dir := filepath.Join(cacheRoot, name)
 	err = c.verify(name, lib)
 	if err == nil {
-		c.removeLeftovers(false)
+		c.touch(name)
+		c.removeLeftovers(name, false)
 		return dir, nil
 	}
 	var unsafeErr *UnsafeError
@@ -89,11 +97,12 @@ func Extract(cacheRoot string, outside map[string][]byte) (string, error) {
 	}
 	defer unlock()
 	// Under the lock no other writer is at work: every .tmp-* is a dead one's.
-	c.removeLeftovers(true)
+	c.removeLeftovers(name, true)
 	err = c.verify(name, lib)
 	switch {
 	case err == nil:
 		// Another run wrote it while this one waited for the lock.
+		c.touch(name)
 		return dir, nil
 	case errors.As(err, &unsafeErr):
 		return "", err
@@ -365,12 +374,14 @@ func flock(fd, how int) error {
 	}
 }
 
-// removeLeftovers removes the .tmp-* entries of writers that died.
-// locked: the caller holds the lock; else the lock is tried, and the
-// leftovers wait for a later run when another writer holds it (they may
-// be that writer's). Failures are left for a later run: a leftover costs
-// disk space, not correctness.
-func (c *cache) removeLeftovers(locked bool) {
+// removeLeftovers removes the .tmp-* entries of writers that died, and
+// the copies of other versions of the library not used for staleAfter,
+// each with its GC root link (staleCopies). current is this binary's
+// copy, never removed. locked: the caller holds the lock; else the lock
+// is tried, and the leftovers wait for a later run when another writer
+// holds it (they may be that writer's). Failures are left for a later
+// run: a leftover costs disk space, not correctness.
+func (c *cache) removeLeftovers(current string, locked bool) {
 	names, _ := listDir(c.fd)
 	var left []string
 	for _, n := range names {
@@ -378,7 +389,8 @@ func (c *cache) removeLeftovers(locked bool) {
 			left = append(left, n)
 		}
 	}
-	if len(left) == 0 {
+	now := time.Now()
+	if len(left) == 0 && len(c.staleCopies(names, current, now)) == 0 {
 		return
 	}
 	if !locked {
@@ -392,6 +404,11 @@ func (c *cache) removeLeftovers(locked bool) {
 		}
 	}
 	for _, n := range left {
+		removeAt(c.fd, n)
+	}
+	// Again under the lock: a copy another writer finished meanwhile is
+	// a new one.
+	for _, n := range c.staleCopies(names, current, now) {
 		removeAt(c.fd, n)
 	}
 }
