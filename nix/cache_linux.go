@@ -49,24 +49,20 @@ const lockName = ".lock"
 // tmpPrefix names a copy being written (or a replaced one being removed).
 const tmpPrefix = ".tmp-"
 
-// UnsafeError is a cache directory or entry the user does not own alone:
-// refused, not repaired.
-type UnsafeError struct {
-	Path   string
-	Reason string
-	Fix    string
-}
-
-func (e *UnsafeError) Error() string {
-	return fmt.Sprintf("nix library cache: %s %s; %s (the cache must be yours alone: another user who can change it chooses the Nix code this program evaluates)", e.Path, e.Reason, e.Fix)
-}
-
 // Extract writes the embedded library, with the outside files (Files),
 // under cacheRoot/<hash> unless it is there already, exactly, and returns
 // that directory (holding nix/ and lib/manifest/). Its caller evaluates
 // the library from a copy in the Nix store (see nixdriver), never from
 // this directory.
 func Extract(cacheRoot string, outside map[string][]byte) (string, error) {
+	dir, err := extract(cacheRoot, outside)
+	if errors.As(err, new(*UnsafeError)) {
+		err = fmt.Errorf("nix library cache: %w (the cache must be yours alone: another user who can change it chooses the Nix code this program evaluates)", err)
+	}
+	return dir, err
+}
+
+func extract(cacheRoot string, outside map[string][]byte) (string, error) {
 	lib, err := Files(outside)
 	if err != nil {
 		return "", err
@@ -151,11 +147,12 @@ func openCache(cacheRoot string) (*cache, error) {
 		return nil, fmt.Errorf("nix library cache: %s: %w", parent, err)
 	}
 	defer syscall.Close(pfd)
-	var perr *ParentError
-	if err := checkParentFd(pfd, parent, uid); errors.As(err, &perr) {
-		return nil, &UnsafeError{perr.Path, perr.Reason, perr.Fix + ", or pass --nix-lib"}
-	} else if err != nil {
-		return nil, fmt.Errorf("nix library cache: %w", err)
+	if err := checkParentFd(pfd, parent, uid); err != nil {
+		var unsafe *UnsafeError
+		if errors.As(err, &unsafe) {
+			unsafe.Fix += ", or pass --nix-lib"
+		}
+		return nil, err
 	}
 	fd, err := openDir(pfd, base, cacheRoot)
 	if errors.Is(err, errMissing) {

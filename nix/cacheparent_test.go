@@ -32,7 +32,7 @@ func TestCheckCacheParent(t *testing.T) {
 		open := t.TempDir()
 		os.Chmod(open, mode)
 		err := CheckCacheParent(open)
-		var perr *ParentError
+		var perr *UnsafeError
 		if !errors.As(err, &perr) || perr.Path != open || !strings.Contains(err.Error(), "not sticky") || !strings.Contains(err.Error(), "chmod go-w "+open) {
 			t.Errorf("mode %04o: %v", mode, err)
 		}
@@ -46,7 +46,7 @@ func TestCheckCacheParent(t *testing.T) {
 	theirs := t.TempDir()
 	os.Chown(theirs, otherUID, otherUID)
 	err := CheckCacheParent(theirs)
-	var perr *ParentError
+	var perr *UnsafeError
 	if !errors.As(err, &perr) || !strings.Contains(err.Error(), "owned by uid 65534, not by you (uid 0) or root") {
 		t.Errorf("another user's directory: %v", err)
 	}

@@ -103,35 +103,3 @@ func TestExtractRemovesOldCopies(t *testing.T) {
 		t.Errorf("the current copy was not touched: %v", err)
 	}
 }
-
-// TestOldCopiesWaitForTheLock: an old copy seen while another run holds
-// the lock stays (that run may be writing it); the next run removes it.
-func TestOldCopiesWaitForTheLock(t *testing.T) {
-	root := filepath.Join(t.TempDir(), CacheName)
-	if _, err := Extract(root, checkoutOutside(t)); err != nil {
-		t.Fatal(err)
-	}
-	stale := filepath.Join(root, "0123456789abcdef0123456789abcdef")
-	os.Mkdir(stale, 0o755)
-	setOld(t, stale, 2*staleAfter)
-	lock, err := os.OpenFile(filepath.Join(root, lockName), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Extract(root, checkoutOutside(t)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Lstat(stale); err != nil {
-		t.Errorf("removed while another run held the lock: %v", err)
-	}
-	lock.Close()
-	if _, err := Extract(root, checkoutOutside(t)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Lstat(stale); !os.IsNotExist(err) {
-		t.Errorf("not removed once the lock was free: %v", err)
-	}
-}

@@ -245,7 +245,9 @@ func TestExtractConcurrentFirstRuns(t *testing.T) {
 
 // TestExtractRemovesLeftovers: the .tmp-* of a writer that died (its
 // lock is free) are removed, also when the library is there already; one
-// seen while a writer holds the lock may be that writer's and stays.
+// seen while a writer holds the lock may be that writer's and stays. So
+// does an old copy of another version (TestExtractRemovesOldCopies), gone
+// once the lock is free.
 func TestExtractRemovesLeftovers(t *testing.T) {
 	root := filepath.Join(t.TempDir(), CacheName)
 	if _, err := Extract(root, checkoutOutside(t)); err != nil {
@@ -255,6 +257,9 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	os.MkdirAll(filepath.Join(dead, "nix"), 0o755)
 	os.WriteFile(filepath.Join(dead, "nix", "cli.nix"), []byte("half"), 0o444)
 	os.WriteFile(filepath.Join(root, ".tmp-file"), nil, 0o444)
+	stale := filepath.Join(root, "0123456789abcdef0123456789abcdef")
+	os.Mkdir(stale, 0o755)
+	setOld(t, stale, 2*staleAfter)
 
 	lock, err := os.OpenFile(filepath.Join(root, lockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -269,6 +274,9 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	if _, err := os.Stat(dead); err != nil {
 		t.Errorf("a live writer's directory was removed")
 	}
+	if _, err := os.Lstat(stale); err != nil {
+		t.Errorf("an old copy was removed while another run held the lock: %v", err)
+	}
 	lock.Close()
 
 	if _, err := Extract(root, checkoutOutside(t)); err != nil {
@@ -276,6 +284,9 @@ func TestExtractRemovesLeftovers(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, ".tmp-*")); len(left) != 0 {
 		t.Errorf("leftovers not removed: %v", left)
+	}
+	if _, err := os.Lstat(stale); !os.IsNotExist(err) {
+		t.Errorf("an old copy not removed once the lock was free: %v", err)
 	}
 }
 

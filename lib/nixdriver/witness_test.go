@@ -56,55 +56,45 @@ func TestDecodePathInfos(t *testing.T) {
 	}
 }
 
-// TestWitnessesParent: the directory holding the witnesses follows the
-// library cache's rule: a symbolic link of the user's (~/.cache often is
-// one) and a sticky /tmp-like directory are taken; a directory others can
-// write and that is not sticky is refused. Before, a link was refused, so
-// every run lost its witnesses and unpacked every pinned archive again.
+// TestWitnessesParent: the directory holding the witnesses is checked by
+// the Nix library cache's own rule for its parent (nixlib.CheckCacheParent),
+// not a copy of it: for each directory (the user's, the user's link:
+// ~/.cache often is one, a sticky /tmp-like one, ones others can write) the
+// two take or refuse it alike, and the witnesses' refusal is the rule's
+// UnsafeError. Before, a copy of the rule in nixdriver said it in its own
+// words (and once refused a link, so every run lost its witnesses and
+// unpacked every pinned archive again).
 func TestWitnessesParent(t *testing.T) {
-	real := t.TempDir()
-	os.Chmod(real, 0o755)
-	link := filepath.Join(t.TempDir(), "cache")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
+	type dirCase struct {
+		name, dir string
+		taken     bool
 	}
-	if _, err := OpenWitnesses(link); err != nil {
-		t.Errorf("a cache directory that is the user's link: %v", err)
-	}
-	sticky := t.TempDir()
-	os.Chmod(sticky, 0o777|os.ModeSticky)
-	if _, err := OpenWitnesses(sticky); err != nil {
-		t.Errorf("a sticky directory all can write: %v", err)
-	}
-	open := t.TempDir()
-	os.Chmod(open, 0o777)
-	if _, err := OpenWitnesses(open); err == nil || !strings.Contains(err.Error(), "not sticky") {
-		t.Errorf("a directory all can write, not sticky: %v", err)
-	}
-}
-
-// TestWitnessesParentIsTheCacheRule: the witnesses' parent directory is
-// checked by the Nix library cache's own rule (nixlib.CheckCacheParent),
-// not a copy of it: for each directory the two refuse or take it alike,
-// and the witnesses' refusal is the rule's ParentError (before, a copy of
-// the rule in nixdriver said it in its own words).
-func TestWitnessesParentIsTheCacheRule(t *testing.T) {
-	modes := []os.FileMode{0o755, 0o700, 0o777 | os.ModeSticky, 0o777, 0o775, 0o757}
-	for _, mode := range modes {
+	var cases []dirCase
+	for _, c := range []struct {
+		mode  os.FileMode
+		taken bool
+	}{{0o755, true}, {0o700, true}, {0o777 | os.ModeSticky, true}, {0o777, false}, {0o775, false}, {0o757, false}} {
 		dir := t.TempDir()
-		if err := os.Chmod(dir, mode); err != nil {
+		if err := os.Chmod(dir, c.mode); err != nil {
 			t.Fatal(err)
 		}
-		_, werr := OpenWitnesses(dir)
-		_, lerr := nixlib.Extract(filepath.Join(dir, nixlib.CacheName), NixLibOutside())
+		cases = append(cases, dirCase{c.mode.String(), dir, c.taken})
+	}
+	link := filepath.Join(t.TempDir(), "cache")
+	if err := os.Symlink(cases[0].dir, link); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, dirCase{"a link", link, true})
+	for _, c := range cases {
+		_, werr := OpenWitnesses(c.dir)
+		_, lerr := nixlib.Extract(filepath.Join(c.dir, nixlib.CacheName), NixLibOutside())
 		var unsafe *nixlib.UnsafeError
-		libRefused := errors.As(lerr, &unsafe) && unsafe.Path == dir
-		if (werr != nil) != libRefused {
-			t.Errorf("mode %v: witnesses %v, library cache %v", mode, werr, lerr)
+		libRefused := errors.As(lerr, &unsafe) && unsafe.Path == c.dir
+		if (werr == nil) != c.taken || libRefused == c.taken {
+			t.Errorf("%s: witnesses %v, library cache %v; want taken %v by both", c.name, werr, lerr, c.taken)
 		}
-		var perr *nixlib.ParentError
-		if werr != nil && (!errors.As(werr, &perr) || perr.Path != dir) {
-			t.Errorf("mode %v: the witnesses' refusal is not the rule's: %v", mode, werr)
+		if werr != nil && (!errors.As(werr, &unsafe) || unsafe.Path != c.dir || !strings.Contains(werr.Error(), "not sticky")) {
+			t.Errorf("%s: the witnesses' refusal is not the rule's: %v", c.name, werr)
 		}
 	}
 }

@@ -2,14 +2,9 @@ package layout_test
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"path/filepath"
 	"sort"
 	"testing"
-
-	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
 // TestOneDetectedArchiveType finds every struct type of the program
@@ -20,42 +15,25 @@ import (
 // lib/runtimedeps and lib/check/vendored apart, each with its copying
 // from one to the other). A type that carries more embeds it.
 func TestOneDetectedArchiveType(t *testing.T) {
-	root := testenv.RepoRoot()
 	var found []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(root, p)
-		if read, err := programFile(r, d); !read || err != nil {
-			return err
-		}
+	eachProgramFile(t, func(r string, f *ast.File) {
 		if filepath.Dir(r) == "lib/manifest" {
-			return nil
+			return
 		}
-		types, err := archiveWithFeatures(p)
-		for _, name := range types {
+		for _, name := range archiveWithFeatures(f) {
 			found = append(found, r+": "+name)
 		}
-		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sort.Strings(found)
 	for _, f := range found {
 		t.Errorf("%s holds a manifest.Archive and its *features.Features: use (or embed) manifest.DetectedArchive", f)
 	}
 }
 
-// archiveWithFeatures names the struct types of the Go file p with a
+// archiveWithFeatures names the struct types of the Go file f with a
 // field of type manifest.Archive (embedded or named) and one of type
 // *features.Features.
-func archiveWithFeatures(p string) ([]string, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
-	if err != nil {
-		return nil, err
-	}
+func archiveWithFeatures(f *ast.File) []string {
 	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
 		spec, ok := n.(*ast.TypeSpec)
@@ -78,7 +56,7 @@ func archiveWithFeatures(p string) ([]string, error) {
 		}
 		return true
 	})
-	return out, nil
+	return out
 }
 
 // isSelector says whether e is pkg.name.

@@ -44,19 +44,10 @@ var unguarded = map[string]string{
 // function, or the function listed in unguarded with its reason: so no
 // reader of hostile input can skip the depth and duplicate-key check.
 func TestEveryJSONReaderIsGuarded(t *testing.T) {
-	root := testenv.RepoRoot()
 	found := map[string]bool{}
 	n := 0
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		r, _ := filepath.Rel(root, p)
-		if read, err := programFile(r, d); !read || err != nil {
-			return err
-		}
-		readers, err := jsonReaders(p)
-		for fn, guarded := range readers {
+	eachProgramFile(t, func(r string, f *ast.File) {
+		for fn, guarded := range jsonReaders(f) {
 			n++
 			key := r + ": " + fn
 			found[key] = true
@@ -68,11 +59,7 @@ func TestEveryJSONReaderIsGuarded(t *testing.T) {
 				t.Errorf("%s decodes JSON without lib/jsoncheck: call jsoncheck.Unmarshal (or Check first), or list it in unguarded with the reason it is safe", key)
 			}
 		}
-		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var stale []string
 	for k := range unguarded {
 		if !found[k] {
@@ -101,13 +88,34 @@ func programFile(r string, d fs.DirEntry) (read bool, err error) {
 	return strings.HasSuffix(r, ".go") && !strings.HasSuffix(r, "_test.go"), nil
 }
 
-// jsonReaders are the functions of the Go file p that decode JSON, each
-// with whether it calls lib/jsoncheck.
-func jsonReaders(p string) (map[string]bool, error) {
-	f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+// eachProgramFile calls fn with each Go file of the program (programFile),
+// by its path relative to the repository's root, parsed.
+func eachProgramFile(t *testing.T, fn func(r string, f *ast.File)) {
+	t.Helper()
+	root := testenv.RepoRoot()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		r, _ := filepath.Rel(root, p)
+		if read, err := programFile(r, d); !read || err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, 0)
+		if err != nil {
+			return err
+		}
+		fn(r, f)
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		t.Fatal(err)
 	}
+}
+
+// jsonReaders are the functions of the Go file f that decode JSON, each
+// with whether it calls lib/jsoncheck.
+func jsonReaders(f *ast.File) map[string]bool {
 	readers := map[string]bool{}
 	for _, decl := range f.Decls {
 		fn, body := funcOf(decl)
@@ -118,7 +126,7 @@ func jsonReaders(p string) (map[string]bool, error) {
 			readers[fn] = guarded
 		}
 	}
-	return readers, nil
+	return readers
 }
 
 // jsonCalls says whether body calls a JSON decoder, and whether it calls
