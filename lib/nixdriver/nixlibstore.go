@@ -29,6 +29,13 @@ import (
 // A link <cache>/<hash>.gcroot, registered with Nix as an indirect GC
 // root, keeps the copy alive between runs; a later run that finds it
 // pointing at the expected path (and the path there) asks Nix nothing.
+// nix-store --add-root writes that link itself, by its path (a temporary
+// link beside it, renamed over it), and registers the path: so it cannot
+// be written through the cache's checked descriptor as the copy is, and a
+// link this program made there would be replaced by Nix's all the same
+// (Nix 2.8 has no command that registers a link without writing it). A
+// wrong link costs no correctness: the shortcut also wants the store path
+// there, named after this library's NAR hash.
 
 // storeNixLibExpr adds the directory dir to the store under name, which
 // Nix checks against sha256 (the hex SHA-256 of its NAR).
