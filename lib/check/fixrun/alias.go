@@ -103,10 +103,17 @@ func (fr *Fix) validateAlias(ctx context.Context, dir string) error {
 }
 
 // writeAlias writes the aliases file if the fix changes it and it still
-// holds the bytes the run read, never through a link.
-func (fr *Fix) writeAlias(written func(path string)) []nixpkgscheck.Finding {
+// holds the bytes the run read, never through a link. unwritten are the
+// new files of moves that were not written: then it is not written at
+// all, since an alias of a package without a file would break the old
+// name its old file still gives.
+func (fr *Fix) writeAlias(written func(path string), unwritten []string) []nixpkgscheck.Finding {
 	if !fr.alias.changed() {
 		return nil
+	}
+	if len(unwritten) > 0 {
+		return []nixpkgscheck.Finding{{Level: nixpkgscheck.LevelError, Kind: KindNotMoved, File: fr.alias.name,
+			Message: "not written, left as it was: " + strings.Join(unwritten, ", ") + " was not written (above), and its alias would name a package without a file"}}
 	}
 	err := notThroughLink(fr.opts.Aliases.Root, fr.opts.Aliases.File)
 	if err == nil {

@@ -94,6 +94,18 @@ func (fr *Fix) movedFrom(file string) string {
 	return ""
 }
 
+// unwrittenMoves are the new files of moves that are not among done
+// (the files written), sorted.
+func (fr *Fix) unwrittenMoves(done map[string]bool) []string {
+	var out []string
+	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
+		if to := fr.moves[from]; !done[to] {
+			out = append(out, to)
+		}
+	}
+	return out
+}
+
 // cancelMoves puts the files of every move back with the edits the fix
 // made to them (the new files are dropped): a move without its alias
 // would cost the package set the old name.

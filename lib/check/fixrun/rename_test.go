@@ -123,6 +123,34 @@ func TestRenameKeepsOldFileWhenAliasFails(t *testing.T) {
 	checkFile(t, filepath.Join(pkgs, "cccl.nix"), switched)
 }
 
+// TestRenameWritesNoAliasWithoutNewFile: when the new file cannot be
+// written (here a cccl.nix appears between the run's reading and the
+// write; a read-only packages directory does the same), the alias is not
+// written either: cuda_cccl = final.cccl with no cccl in the package set
+// would break the cuda_cccl its old file still gives. On main the alias
+// was written all the same.
+func TestRenameWritesNoAliasWithoutNewFile(t *testing.T) {
+	root := t.TempDir()
+	pkgs := filepath.Join(root, "packages")
+	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	shaped := readExampleAliases(t)
+	writeAliases(shaped)(t, root)
+	fr := renameFix(t, root)
+	const appeared = "# a maintainer's cccl.nix\n{ }: { }\n"
+	writeFile(t, filepath.Join(pkgs, "cccl.nix"), appeared)
+	failed := fr.Write(func(string) {})
+	byFile := map[string]string{}
+	for _, f := range failed {
+		byFile[f.File] = f.Kind
+	}
+	if byFile["cccl.nix"] != KindChanged || byFile["../aliases.nix"] != KindNotMoved || byFile["cuda_cccl.nix"] != KindNotMoved || len(failed) != 3 {
+		t.Errorf("Write: %+v", failed)
+	}
+	checkFile(t, filepath.Join(root, "aliases.nix"), shaped)
+	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	checkFile(t, filepath.Join(pkgs, "cccl.nix"), appeared)
+}
+
 // renameFix is the lineage fix of root/packages/cuda_cccl.nix against
 // CUDA 13.2.2 and 13.3.0, with root/aliases.nix as the aliases file.
 func renameFix(t *testing.T, root string) *Fix {

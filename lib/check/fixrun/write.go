@@ -46,7 +46,7 @@ func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 			written(path)
 		}
 	}
-	aliasFailed := fr.writeAlias(written)
+	aliasFailed := fr.writeAlias(written, fr.unwrittenMoves(done))
 	failed = append(failed, aliasFailed...)
 	// A moved file goes last, and only when its new file and its alias
 	// are in place: the package set never loses the old name.
