@@ -15,7 +15,7 @@ import (
 // name: the pname switch is written in place, so the package set keeps
 // the package under its old attribute, and the finding says why (a hint
 // when there is no aliases file, a warning otherwise) and what to do.
-const KindNotMoved = "renameNotMoved"
+const KindNotMoved = nixpkgscheck.KindRenameNotMoved
 
 // rename fixes a rename hint of the cuda redist as Nixpkgs does: the
 // file OLD.nix moves to NEW.nix with its pname switched by CUDA version

@@ -261,3 +261,25 @@ func TestRenameOnce(t *testing.T) {
 		t.Errorf("moves %v, refusals %+v, cccl.nix:\n%s", fr.Moves(), fr.refusals, fr.New["cccl.nix"])
 	}
 }
+
+// TestNotMovedText: the renameNotMoved finding of a switch written in
+// place reads as the rename hint it answers, package, release, message
+// and file; on main it read "WARN  cuda_cccl   13.3.0: declared []
+// needed []: ..." without the file, as a finding of outputs would.
+func TestNotMovedText(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "packages", "cuda_cccl.nix"), ccclFile)
+	fr := renameFix(t, root) // no aliases file
+	for _, f := range fr.refusals {
+		if f.Kind != KindNotMoved {
+			continue
+		}
+		text := f.Text()
+		if !strings.HasPrefix(text, "HINT  cuda_cccl 13.3.0: the pname switch is written in cuda_cccl.nix") ||
+			!strings.HasSuffix(text, " [cuda_cccl.nix]") || strings.Contains(text, "declared") {
+			t.Errorf("text %q", text)
+		}
+		return
+	}
+	t.Fatalf("no %s finding: %+v", KindNotMoved, fr.refusals)
+}

@@ -54,6 +54,11 @@ const KindNotChecked = "notChecked"
 // was, and the run fails saying so (Counts.Outcome).
 const KindNotWritten = "notWritten"
 
+// KindRenameNotMoved is a renamed package's file check-nixpkgs --fix did
+// not move to its new name (lib/check/fixrun says why); it reads as the
+// rename hint it answers.
+const KindRenameNotMoved = "renameNotMoved"
+
 func level(isError bool) string {
 	if isError {
 		return LevelError

@@ -159,7 +159,7 @@ func (f Finding) text() string {
 		return line + f.Path + ": " + f.Message
 	case KindVendoredLibrary: // about one library of the archive, not its outputs
 		return line + f.Path + ": " + f.Message + " [" + f.File + "]"
-	case KindRenamed, KindDropped, KindSplit, KindLicence: // about the package file, in one release
+	case KindRenamed, KindDropped, KindSplit, KindLicence, KindRenameNotMoved: // about the package file, in one release
 		return fmt.Sprintf("%s %s %s: %s [%s]", lvl, f.Package, f.Version, f.Message, f.File)
 	}
 	if strings.HasSuffix(f.Kind, "Dependency") || f.Kind == KindUnreachableLoad {
