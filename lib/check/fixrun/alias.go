@@ -26,6 +26,13 @@ type aliasEdit struct {
 	old, new   string
 	// read: old and new hold the file (it was read once).
 	read bool
+	// inTree: the packages directory is in the aliases file's tree, as
+	// packages (slash-separated, "" for the tree itself): a diff of both
+	// is named from the tree, which git apply and patch -p1 take there
+	// (they refuse or miss a "../aliases.nix").
+	inTree   bool
+	packages string
+	treeName string
 }
 
 // aliasRefusal is why an alias was not added, at a finding's level: a
@@ -78,7 +85,30 @@ func newAliasEdit(packagesDir string, opts Aliases) *aliasEdit {
 	if rel, err := filepath.Rel(packagesDir, path); err == nil {
 		name = filepath.ToSlash(rel)
 	}
-	return &aliasEdit{name: name, path: path}
+	a := &aliasEdit{name: name, path: path, treeName: opts.File}
+	root, errRoot := filepath.Abs(opts.Root)
+	pkgs, errPkgs := filepath.Abs(packagesDir)
+	if rel, err := filepath.Rel(root, pkgs); errRoot == nil && errPkgs == nil && err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+		a.inTree = true
+		if rel != "." {
+			a.packages = filepath.ToSlash(rel) + "/"
+		}
+	}
+	return a
+}
+
+// diffNames are the names the diff gives the package files (prefix
+// before each) and the aliases file: relative to the aliases file's tree
+// when the diff holds the aliases file and the packages directory is in
+// that tree, else relative to the packages directory.
+func (a *aliasEdit) diffNames() (prefix, aliases string) {
+	if !a.changed() {
+		return "", ""
+	}
+	if !a.inTree {
+		return "", a.name
+	}
+	return a.packages, a.treeName
 }
 
 // changed says whether the fix changes the aliases file.

@@ -118,19 +118,24 @@ func (fr *Fix) Files() []string { return slices.Sorted(maps.Keys(fr.New)) }
 func (fr *Fix) Moves() map[string]string { return maps.Clone(fr.moves) }
 
 // WriteDiff writes the unified diff of every change to w, by file name
-// (a move as git writes a rename), the aliases file's last.
+// (a move as git writes a rename), the aliases file's last. The names
+// are relative to the packages directory, or, when the aliases file
+// changes too, to the tree holding both (the aliases file's: its
+// cuda-modules directory, or the --nixpkgs tree), so that git apply and
+// patch -p1 take the whole diff there.
 func (fr *Fix) WriteDiff(w io.Writer) error {
+	prefix, aliasName := fr.alias.diffNames()
 	for _, file := range fr.Files() {
-		diff := nixfix.Diff(file, fr.Old[file], fr.New[file])
+		diff := nixfix.Diff(prefix+file, fr.Old[file], fr.New[file])
 		if from := fr.movedFrom(file); from != "" {
-			diff = nixfix.RenameDiff(from, file, fr.Old[from], fr.New[file])
+			diff = nixfix.RenameDiff(prefix+from, prefix+file, fr.Old[from], fr.New[file])
 		}
 		if _, err := io.WriteString(w, diff); err != nil {
 			return err
 		}
 	}
 	if fr.alias.changed() {
-		_, err := io.WriteString(w, nixfix.Diff(fr.alias.name, fr.alias.old, fr.alias.new))
+		_, err := io.WriteString(w, nixfix.Diff(aliasName, fr.alias.old, fr.alias.new))
 		return err
 	}
 	return nil

@@ -2,7 +2,10 @@ package fixrun
 
 import (
 	"bytes"
+	"io/fs"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,7 +84,13 @@ func checkRename(t *testing.T, tc renameCase) {
 	if err := fr.WriteDiff(&diff); err != nil {
 		t.Fatal(err)
 	}
-	rename := "diff --git a/cuda_cccl.nix b/cccl.nix\nrename from cuda_cccl.nix\nrename to cccl.nix\n--- a/cuda_cccl.nix\n+++ b/cccl.nix\n"
+	// Named from root when the diff holds aliases.nix too, else from
+	// the packages directory.
+	dir := ""
+	if tc.name == "moved" {
+		dir = "packages/"
+	}
+	rename := strings.ReplaceAll("diff --git a/D/cuda_cccl.nix b/D/cccl.nix\nrename from D/cuda_cccl.nix\nrename to D/cccl.nix\n--- a/D/cuda_cccl.nix\n+++ b/D/cccl.nix\n", "D/", dir)
 	if got := strings.Contains(diff.String(), rename); got != tc.moved {
 		t.Errorf("the diff shows the rename: %v, want %v\n%s", got, tc.moved, diff.String())
 	}
@@ -282,4 +291,67 @@ func TestNotMovedText(t *testing.T) {
 		return
 	}
 	t.Fatalf("no %s finding: %+v", KindNotMoved, fr.refusals)
+}
+
+// TestRenameDiffApplies: the diff of a rename with its alias, applied by
+// git apply and by patch -p1 in the directory holding both the packages
+// directory and the aliases file, gives the tree Write gives. On main it
+// named the aliases file "../aliases.nix", which git apply refuses
+// ("invalid path") and patch -p1 does not find, so neither applied it.
+func TestRenameDiffApplies(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "packages", "cuda_cccl.nix"), ccclFile)
+	writeFile(t, filepath.Join(root, "packages", "cuda_cudart.nix"), "{ }: { }\n")
+	writeAliases(readExampleAliases(t))(t, root)
+	pristine := t.TempDir()
+	if err := copyTree(root, pristine); err != nil {
+		t.Fatal(err)
+	}
+	fr := renameFix(t, root)
+	var diff bytes.Buffer
+	if err := fr.WriteDiff(&diff); err != nil {
+		t.Fatal(err)
+	}
+	if failed := fr.Write(func(string) {}); len(failed) != 0 {
+		t.Fatalf("Write: %+v", failed)
+	}
+	want := treeOf(t, root)
+	for _, tool := range [][]string{{"git", "apply", "-"}, {"patch", "-p1", "--batch", "--silent"}} {
+		t.Run(tool[0], func(t *testing.T) {
+			if _, err := exec.LookPath(tool[0]); err != nil {
+				testenv.Unavailable(t, "no "+tool[0]+" on PATH (apt-get install "+tool[0]+")")
+			}
+			dir := t.TempDir()
+			if err := copyTree(pristine, dir); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(tool[0], tool[1:]...)
+			cmd.Dir, cmd.Stdin = dir, bytes.NewReader(diff.Bytes())
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("%v: %v\n%s\n%s", tool, err, out, diff.String())
+			}
+			if got := treeOf(t, dir); !maps.Equal(got, want) {
+				t.Errorf("%v gives %v, Write gives %v\n%s", tool, got, want, diff.String())
+			}
+		})
+	}
+}
+
+// treeOf is every regular file under dir, by its path relative to dir.
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		out[rel] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
