@@ -30,7 +30,7 @@ func (c *checkRun) repair(ctx context.Context, packagesDir string, files []strin
 	if !c.dryRun {
 		failed := fix.Write(func(path string) { c.e.log.Info("fixed", "file", path) })
 		for _, f := range failed {
-			if f.Kind == nixpkgscheck.KindNotWritten {
+			if f.Kind == nixpkgscheck.KindNotWritten || f.Kind == nixpkgscheck.KindRenameNotMoved {
 				// On stderr too: stdout may be a file the reader opens later.
 				c.e.log.Error("--fix", "file", filepath.Join(packagesDir, f.File), "error", f.Message)
 			}

@@ -355,3 +355,27 @@ func treeOf(t *testing.T, dir string) map[string]string {
 	}
 	return out
 }
+
+// TestRenameReadOnlyPackagesDir: in a packages directory --fix cannot
+// write in, the rename writes nothing (no cccl.nix, no alias, the old
+// file kept), and the run's outcome says --fix could not write files,
+// nothing of builds: no build fails for a file left as it was. On main
+// the error of the kept old file was counted as one whose "Nixpkgs
+// builds ... would fail".
+func TestRenameReadOnlyPackagesDir(t *testing.T) {
+	root := t.TempDir()
+	pkgs := filepath.Join(root, "packages")
+	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	shaped := readExampleAliases(t)
+	writeAliases(shaped)(t, root)
+	fr := renameFix(t, root)
+	testenv.ReadOnlyDir(t, pkgs)
+	failed := fr.Write(func(string) {})
+	checkFile(t, filepath.Join(root, "aliases.nix"), shaped)
+	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	checkFile(t, filepath.Join(pkgs, "cccl.nix"), "")
+	code, err := nixpkgscheck.Count(failed).Outcome()
+	if code != nixpkgscheck.ExitErrors || err == nil || !strings.Contains(err.Error(), "--fix could not write") || strings.Contains(err.Error(), "builds") {
+		t.Errorf("outcome %d %v, want exit 1 saying --fix could not write files, and nothing of builds\n%+v", code, err, failed)
+	}
+}

@@ -56,7 +56,9 @@ const KindNotWritten = "notWritten"
 
 // KindRenameNotMoved is a renamed package's file check-nixpkgs --fix did
 // not move to its new name (lib/check/fixrun says why); it reads as the
-// rename hint it answers.
+// rename hint it answers. As an error (the aliases file or the old file
+// left as it was, since the move's other writes failed) it counts as a
+// file not written.
 const KindRenameNotMoved = "renameNotMoved"
 
 func level(isError bool) string {

@@ -73,7 +73,9 @@ func Count(findings []Finding) Counts {
 		switch f.Level {
 		case LevelError:
 			n.Errors++
-			if f.Kind == KindNotWritten {
+			// A rename's aliases file or old file left as it was (its
+			// new file was not written) is a file not written too.
+			if f.Kind == KindNotWritten || f.Kind == KindRenameNotMoved {
 				n.NotWritten++
 			}
 		case LevelWarning:
