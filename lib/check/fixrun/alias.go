@@ -143,7 +143,7 @@ func (fr *Fix) writeAlias(written func(path string), unwritten []string) []nixpk
 	}
 	if len(unwritten) > 0 {
 		return []nixpkgscheck.Finding{{Level: nixpkgscheck.LevelError, Kind: KindNotMoved, File: fr.alias.name,
-			Message: "not written, left as it was: " + strings.Join(unwritten, ", ") + " was not written (above), and its alias would name a package without a file"}}
+			Message: "not written, left as it was: " + strings.Join(unwritten, ", ") + " was not written (its ERROR line says why), and its alias would name a package without a file"}}
 	}
 	err := notThroughLink(fr.opts.Aliases.Root, fr.opts.Aliases.File)
 	if err == nil {
