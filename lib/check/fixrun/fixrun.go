@@ -67,6 +67,10 @@ type Fix struct {
 	// renamedTo are the new names of renamed packages whose file switches
 	// its pname (moved or not): no new file is written for them.
 	renamedTo map[string]bool
+	// present are the new files of moves an earlier run began (it wrote
+	// the new file, not the alias), by name, with the text they hold:
+	// this run finishes the move without writing them.
+	present map[string]string
 }
 
 // Prepare works out the fix of the package files (files, relative to
@@ -107,7 +111,7 @@ func Prepare(ctx context.Context, packagesDir string, files []string, results ma
 // newFix is a fix of packagesDir that has made no change yet.
 func newFix(packagesDir string, opts Options, alias *aliasEdit) *Fix {
 	return &Fix{PackagesDir: packagesDir, Old: map[string]string{}, New: map[string]string{}, opts: opts, alias: alias,
-		moves: map[string]string{}, renamedTo: map[string]bool{}}
+		moves: map[string]string{}, renamedTo: map[string]bool{}, present: map[string]string{}}
 }
 
 // Files are the changed and new files, sorted (a moved file's new name;
@@ -127,11 +131,19 @@ func (fr *Fix) WriteDiff(w io.Writer) error {
 	prefix, aliasName := fr.alias.diffNames()
 	for _, file := range fr.Files() {
 		diff := nixfix.Diff(prefix+file, fr.Old[file], fr.New[file])
-		if from := fr.movedFrom(file); from != "" {
+		if from := fr.movedFrom(file); from != "" && !fr.hasPresent(file) {
 			diff = nixfix.RenameDiff(prefix+from, prefix+file, fr.Old[from], fr.New[file])
 		}
 		if _, err := io.WriteString(w, diff); err != nil {
 			return err
+		}
+	}
+	// A move an earlier run began: the old file goes.
+	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
+		if fr.hasPresent(fr.moves[from]) {
+			if _, err := io.WriteString(w, nixfix.DeleteDiff(prefix+from, fr.Old[from])); err != nil {
+				return err
+			}
 		}
 	}
 	if fr.alias.changed() {

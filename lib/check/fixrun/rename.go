@@ -40,6 +40,9 @@ func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error
 	}
 	fr.renamedTo[sw.To] = true
 	target := sw.To + ".nix"
+	if fr.begunMove(f.File, target, out) {
+		return fr.finishMove(f, sw, target, out)
+	}
 	refusal := fr.cannotMove(f.File, target)
 	if refusal == nil {
 		refusal = fr.addAlias(sw)
@@ -60,6 +63,43 @@ func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error
 	fr.moves[f.File] = target
 	fr.Old[target], fr.New[target] = "", out
 	return nil
+}
+
+// begunMove says whether an earlier run began moving file to target: it
+// wrote target, at the top of the packages directory beside file, with
+// the text this move would give it (out), and not the alias, so file
+// was kept.
+func (fr *Fix) begunMove(file, target, out string) bool {
+	if filepath.Dir(filepath.FromSlash(file)) != "." || notThroughLink(fr.PackagesDir, target) != nil {
+		return false
+	}
+	return stillHolds(filepath.Join(fr.PackagesDir, target), out) == nil
+}
+
+// finishMove finishes the move an earlier run began: the alias is added
+// and file removed, target is left as it is. Without the alias nothing
+// is written (the switch in file too would make two files of both
+// names), and a finding says what to add.
+func (fr *Fix) finishMove(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch, target, out string) error {
+	if refusal := fr.addAlias(sw); refusal != nil {
+		msg := target + " holds the pname switch already (a move begun by an earlier --fix), but " + refusal.why + "; " + f.File + " is kept"
+		if refusal.advice != "" {
+			msg += " (to finish the move, remove " + f.File + " and " + refusal.advice + ")"
+		}
+		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: refusal.level, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version, Message: msg})
+		return nil
+	}
+	delete(fr.New, f.File)
+	fr.moves[f.File] = target
+	fr.present[target] = out
+	return nil
+}
+
+// hasPresent says whether file is the new file of a move an earlier run
+// began.
+func (fr *Fix) hasPresent(file string) bool {
+	_, ok := fr.present[file]
+	return ok
 }
 
 // cannotMove is why file cannot move to target: file is not named after
@@ -112,6 +152,12 @@ func (fr *Fix) unwrittenMoves(done map[string]bool) []string {
 func (fr *Fix) cancelMoves(why string) {
 	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
 		to := fr.moves[from]
+		if fr.hasPresent(to) {
+			// The earlier run's file stays, with its edits; so does from.
+			delete(fr.present, to)
+			delete(fr.moves, from)
+			continue
+		}
 		if text, ok := fr.New[to]; ok && text != fr.Old[from] {
 			fr.New[from] = text
 		}
@@ -131,7 +177,7 @@ func (fr *Fix) removeMoved(ok func(from, to string) bool, written func(path stri
 	for _, from := range slices.Sorted(maps.Keys(fr.moves)) {
 		if !ok(from, fr.moves[from]) {
 			failed = append(failed, nixpkgscheck.Finding{Level: nixpkgscheck.LevelError, Kind: KindNotMoved, File: from,
-				Message: "not removed: " + fr.moves[from] + " or the alias was not written (above); " + from + " is kept, so the package set keeps its name"})
+				Message: "not removed: " + fr.moves[from] + " or the alias was not written (above); " + from + " is kept, so the package set keeps its name (check-nixpkgs --fix again finishes the move)"})
 			continue
 		}
 		path := filepath.Join(fr.PackagesDir, filepath.FromSlash(from))

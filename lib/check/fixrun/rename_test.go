@@ -315,7 +315,13 @@ func TestRenameDiffApplies(t *testing.T) {
 	if failed := fr.Write(func(string) {}); len(failed) != 0 {
 		t.Fatalf("Write: %+v", failed)
 	}
-	want := treeOf(t, root)
+	checkApplies(t, diff.Bytes(), pristine, treeOf(t, root))
+}
+
+// checkApplies: git apply and patch -p1 of diff in a copy of pristine
+// give the tree want.
+func checkApplies(t *testing.T, diff []byte, pristine string, want map[string]string) {
+	t.Helper()
 	for _, tool := range [][]string{{"git", "apply", "-"}, {"patch", "-p1", "--batch", "--silent"}} {
 		t.Run(tool[0], func(t *testing.T) {
 			if _, err := exec.LookPath(tool[0]); err != nil {
@@ -326,12 +332,12 @@ func TestRenameDiffApplies(t *testing.T) {
 				t.Fatal(err)
 			}
 			cmd := exec.Command(tool[0], tool[1:]...)
-			cmd.Dir, cmd.Stdin = dir, bytes.NewReader(diff.Bytes())
+			cmd.Dir, cmd.Stdin = dir, bytes.NewReader(diff)
 			if out, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("%v: %v\n%s\n%s", tool, err, out, diff.String())
+				t.Fatalf("%v: %v\n%s\n%s", tool, err, out, diff)
 			}
 			if got := treeOf(t, dir); !maps.Equal(got, want) {
-				t.Errorf("%v gives %v, Write gives %v\n%s", tool, got, want, diff.String())
+				t.Errorf("%v gives %v, Write gives %v\n%s", tool, got, want, diff)
 			}
 		})
 	}
@@ -378,4 +384,43 @@ func TestRenameReadOnlyPackagesDir(t *testing.T) {
 	if code != nixpkgscheck.ExitErrors || err == nil || !strings.Contains(err.Error(), "--fix could not write") || strings.Contains(err.Error(), "builds") {
 		t.Errorf("outcome %d %v, want exit 1 saying --fix could not write files, and nothing of builds\n%+v", code, err, failed)
 	}
+}
+
+// TestRenameFinishesHalfDoneMove: a run whose alias could not be written
+// (a read-only aliases file, say) leaves cccl.nix written beside the old
+// cuda_cccl.nix. The next --fix finishes the move: it adds the alias and
+// removes cuda_cccl.nix (its diff a deletion git apply takes), and warns
+// of nothing. On main it wrote the pname switch into cuda_cccl.nix too
+// ("a file of cccl exists"), two files giving both names.
+func TestRenameFinishesHalfDoneMove(t *testing.T) {
+	root := t.TempDir()
+	pkgs := filepath.Join(root, "packages")
+	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	writeFile(t, filepath.Join(pkgs, "cccl.nix"), switched)
+	shaped := readExampleAliases(t)
+	writeAliases(shaped)(t, root)
+	withAlias, _, err := nixfix.AddAlias(shaped, "cuda_cccl", "cccl", "13.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pristine := t.TempDir()
+	if err := copyTree(root, pristine); err != nil {
+		t.Fatal(err)
+	}
+	fr := renameFix(t, root)
+	checkNotMoved(t, fr.refusals, "")
+	var diff bytes.Buffer
+	if err := fr.WriteDiff(&diff); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff.String(), "--- a/packages/cuda_cccl.nix\n+++ /dev/null\n") || strings.Contains(diff.String(), "+++ b/packages/cccl.nix") {
+		t.Errorf("diff:\n%s", diff.String())
+	}
+	if failed := fr.Write(func(string) {}); len(failed) != 0 {
+		t.Fatalf("Write: %+v", failed)
+	}
+	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), "")
+	checkFile(t, filepath.Join(pkgs, "cccl.nix"), switched)
+	checkFile(t, filepath.Join(root, "aliases.nix"), withAlias)
+	checkApplies(t, diff.Bytes(), pristine, treeOf(t, root))
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -28,7 +30,9 @@ const KindChanged = "changedDuringFix"
 // full disk) is one too, of kind nixpkgscheck.KindNotWritten, naming the
 // step and the system's reason; every other file is still written.
 // The aliases file a rename's alias goes to is written next, by the
-// same rules, and last the file a rename moves away from is removed.
+// same rules, only if every move's new file is in place (written now, or
+// by the earlier run whose move this one finishes, and unchanged), and
+// last the file a rename moves away from is removed.
 // written gets the path of each file written or removed.
 func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 	var failed []nixpkgscheck.Finding
@@ -44,6 +48,18 @@ func (fr *Fix) Write(written func(path string)) []nixpkgscheck.Finding {
 		} else {
 			done[file] = true
 			written(path)
+		}
+	}
+	for _, to := range slices.Sorted(maps.Keys(fr.present)) {
+		if _, edited := fr.New[to]; edited {
+			continue // written, or not, above
+		}
+		// The new file of a move begun earlier must still be as it was.
+		err := stillHolds(filepath.Join(fr.PackagesDir, filepath.FromSlash(to)), fr.present[to])
+		if f, bad := writeFailure(to, err); bad {
+			failed = append(failed, f)
+		} else {
+			done[to] = true
 		}
 	}
 	aliasFailed := fr.writeAlias(written, fr.unwrittenMoves(done))

@@ -31,6 +31,12 @@ func RenameDiff(from, to, old, new string) string {
 	return "diff --git a/" + from + " b/" + to + "\nrename from " + from + "\nrename to " + to + "\n--- a/" + from + "\n+++ b/" + to + "\n" + hunksOf(old, new)
 }
 
+// DeleteDiff is the diff removing a file that held old, as git writes a
+// deletion (which git apply and patch follow).
+func DeleteDiff(name, old string) string {
+	return "diff --git a/" + name + " b/" + name + "\ndeleted file mode 100644\n--- a/" + name + "\n+++ /dev/null\n" + hunksOf(old, "")
+}
+
 // hunksOf are the hunks of the diff from old to new.
 func hunksOf(old, new string) string {
 	a, b := splitLines(old), splitLines(new)
