@@ -113,11 +113,7 @@ func checkRename(t *testing.T, tc renameCase) {
 // and the old file is kept beside the new one (an error says so): the
 // package set keeps the old name.
 func TestRenameKeepsOldFileWhenAliasFails(t *testing.T) {
-	root := t.TempDir()
-	pkgs := filepath.Join(root, "packages")
-	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
-	shaped := readExampleAliases(t)
-	writeAliases(shaped)(t, root)
+	root, pkgs, shaped := ccclTree(t)
 	fr := renameFix(t, root)
 	writeFile(t, filepath.Join(root, "aliases.nix"), shaped+"# a maintainer's edit\n")
 	failed := fr.Write(func(string) {})
@@ -139,11 +135,7 @@ func TestRenameKeepsOldFileWhenAliasFails(t *testing.T) {
 // would break the cuda_cccl its old file still gives. On main the alias
 // was written all the same.
 func TestRenameWritesNoAliasWithoutNewFile(t *testing.T) {
-	root := t.TempDir()
-	pkgs := filepath.Join(root, "packages")
-	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
-	shaped := readExampleAliases(t)
-	writeAliases(shaped)(t, root)
+	root, pkgs, shaped := ccclTree(t)
 	fr := renameFix(t, root)
 	const appeared = "# a maintainer's cccl.nix\n{ }: { }\n"
 	writeFile(t, filepath.Join(pkgs, "cccl.nix"), appeared)
@@ -158,6 +150,18 @@ func TestRenameWritesNoAliasWithoutNewFile(t *testing.T) {
 	checkFile(t, filepath.Join(root, "aliases.nix"), shaped)
 	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
 	checkFile(t, filepath.Join(pkgs, "cccl.nix"), appeared)
+}
+
+// ccclTree is a directory root holding packages/cuda_cccl.nix (pkgs is
+// root/packages) and root/aliases.nix, the example's (shaped).
+func ccclTree(t *testing.T) (root, pkgs, shaped string) {
+	t.Helper()
+	root = t.TempDir()
+	pkgs = filepath.Join(root, "packages")
+	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	shaped = readExampleAliases(t)
+	writeAliases(shaped)(t, root)
+	return root, pkgs, shaped
 }
 
 // renameFix is the lineage fix of root/packages/cuda_cccl.nix against
@@ -299,10 +303,8 @@ func TestNotMovedText(t *testing.T) {
 // named the aliases file "../aliases.nix", which git apply refuses
 // ("invalid path") and patch -p1 does not find, so neither applied it.
 func TestRenameDiffApplies(t *testing.T) {
-	root := t.TempDir()
-	writeFile(t, filepath.Join(root, "packages", "cuda_cccl.nix"), ccclFile)
-	writeFile(t, filepath.Join(root, "packages", "cuda_cudart.nix"), "{ }: { }\n")
-	writeAliases(readExampleAliases(t))(t, root)
+	root, pkgs, _ := ccclTree(t)
+	writeFile(t, filepath.Join(pkgs, "cuda_cudart.nix"), "{ }: { }\n")
 	pristine := t.TempDir()
 	if err := copyTree(root, pristine); err != nil {
 		t.Fatal(err)
@@ -369,11 +371,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 // the error of the kept old file was counted as one whose "Nixpkgs
 // builds ... would fail".
 func TestRenameReadOnlyPackagesDir(t *testing.T) {
-	root := t.TempDir()
-	pkgs := filepath.Join(root, "packages")
-	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
-	shaped := readExampleAliases(t)
-	writeAliases(shaped)(t, root)
+	root, pkgs, shaped := ccclTree(t)
 	fr := renameFix(t, root)
 	testenv.ReadOnlyDir(t, pkgs)
 	failed := fr.Write(func(string) {})
@@ -393,12 +391,8 @@ func TestRenameReadOnlyPackagesDir(t *testing.T) {
 // of nothing. On main it wrote the pname switch into cuda_cccl.nix too
 // ("a file of cccl exists"), two files giving both names.
 func TestRenameFinishesHalfDoneMove(t *testing.T) {
-	root := t.TempDir()
-	pkgs := filepath.Join(root, "packages")
-	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	root, pkgs, shaped := ccclTree(t)
 	writeFile(t, filepath.Join(pkgs, "cccl.nix"), switched)
-	shaped := readExampleAliases(t)
-	writeAliases(shaped)(t, root)
 	withAlias, _, err := nixfix.AddAlias(shaped, "cuda_cccl", "cccl", "13.3")
 	if err != nil {
 		t.Fatal(err)
