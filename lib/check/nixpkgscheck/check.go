@@ -82,8 +82,10 @@ func (p *Plan) Check(files []string, results map[string][]pkgeval.Result) []Find
 	byPname, dups := resolvePnames(files, results, p.CaseNames)
 	findings = append(findings, dups...)
 	pnames := filePnames(files, results)
-	findings = append(findings, p.lineageFindings(p.lineages(), pnames)...)
+	steps := p.lineages()
+	findings = append(findings, p.lineageFindings(steps, pnames)...)
 	findings = append(findings, p.licenceFindings(pnames)...)
+	findings = append(findings, p.licenceChangeFindings(steps, pnames)...)
 	pv := p.providers()
 	lc := p.loadContext()
 	var nvidia map[string][]string

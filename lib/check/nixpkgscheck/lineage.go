@@ -222,6 +222,45 @@ func (p *Plan) licenceFindings(pnames map[string][]string) []Finding {
 	return out
 }
 
+// licenceChangeFindings are the hints of package files that set no
+// meta.license while their package's licence changed, in a release
+// given, to one the licence table does not know: buildRedist's default
+// still applies, and whether it is right is the maintainer's call (no
+// guess is made). The file of a renamed package that does not build the
+// new name yet has the change in its rename hint instead.
+func (p *Plan) licenceChangeFindings(steps []step, pnames map[string][]string) []Finding {
+	if p.in.ReadFile == nil {
+		return nil
+	}
+	var out []Finding
+	for _, s := range steps {
+		for _, c := range s.LicenceChanges {
+			if c.NewAttr != "" || c.Old == c.New {
+				continue // known to the table (licenceFindings judges it), or only the text changed
+			}
+			for _, file := range sortedKeys(pnames) {
+				if !slices.Contains(pnames[file], c.Package) || p.setsLicence(file) {
+					continue
+				}
+				out = append(out, Finding{Level: LevelHint, Kind: KindLicence, File: file, Package: c.Package, Version: s.New,
+					Message: fmt.Sprintf("no meta.license: buildRedist's default %s applies, but from %s %s the manifest names the licence %q (before: %q), which the licence table does not know (docs/licences.md): set meta.license by hand", licence.Default(s.redist), s.redist, s.New, c.New, c.Old)})
+			}
+		}
+	}
+	return out
+}
+
+// setsLicence says whether a package file sets meta.license (or cannot
+// be read: its evaluation reports that).
+func (p *Plan) setsLicence(file string) bool {
+	text, err := p.in.ReadFile(file)
+	if err != nil {
+		return true
+	}
+	_, found, err := nixfix.LicenceOf(string(text))
+	return found || err != nil
+}
+
 // newestRelease is the newest manifest given that has one of pnames, and
 // that release.
 func (p *Plan) newestRelease(pnames []string) (Manifest, *manifest.Release) {

@@ -206,3 +206,47 @@ func TestLicenceMissing(t *testing.T) {
 		t.Errorf("licence hints %+v", l)
 	}
 }
+
+// TestLicenceChangeToUnknown: once cuda_cccl's file builds cccl (13.3.0,
+// whose manifest names "CCCL EULA", which the table does not know, where
+// 13.2.2 named "CUDA Toolkit"), a file without meta.license gets a hint
+// that the default applies to a licence of which nothing is known; a
+// file that sets meta.license gets none (the maintainer's call), and so
+// does the file that builds cuda_cccl alone (its rename hint says it).
+func TestLicenceChangeToUnknown(t *testing.T) {
+	switched := `{ cudaAtLeast, buildRedist }: buildRedist { redistName = "cuda"; pname = if cudaAtLeast "13.3" then "cccl" else "cuda_cccl"; outputs = [ "out" ]; }`
+	for name, tc := range map[string]struct {
+		text    string
+		both    bool
+		wantFor []string
+	}{
+		"switched, no meta.license":  {switched, true, []string{"cccl.nix"}},
+		"switched, meta.license set": {strings.Replace(switched, "outputs", `meta.license = "x"; outputs`, 1), true, nil},
+		"not switched yet":           {`{ buildRedist }: buildRedist { redistName = "cuda"; pname = "cuda_cccl"; outputs = [ "out" ]; }`, false, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			in := realInput(t, []string{"13.2.2", "13.3.0"}, nil)
+			in.ReadFile = func(string) ([]byte, error) { return []byte(tc.text), nil }
+			p := NewPlan(in)
+			results := map[string][]pkgeval.Result{}
+			for _, c := range p.Cases {
+				pname := "cuda_cccl"
+				if tc.both && manifest.CompareVersions(c.CudaVersion, "13.3") >= 0 {
+					pname = "cccl"
+				}
+				results["cccl.nix"] = append(results["cccl.nix"], pkgeval.Result{Pname: pname, RedistName: "cuda", Outputs: []string{"out"}})
+			}
+			var files []string
+			for _, f := range hints(p.Check([]string{"cccl.nix"}, results), KindLicence) {
+				files = append(files, f.File)
+				want := `no meta.license: buildRedist's default lib.licenses.nvidiaCudaRedist applies, but from cuda 13.3.0 the manifest names the licence "CCCL EULA" (before: "CUDA Toolkit"), which the licence table does not know`
+				if !strings.HasPrefix(f.Message, want) || p.LicenceFix(f) != "" {
+					t.Errorf("hint %q (fix %q)", f.Message, p.LicenceFix(f))
+				}
+			}
+			if !slices.Equal(files, tc.wantFor) {
+				t.Errorf("licence hints for %v, want %v", files, tc.wantFor)
+			}
+		})
+	}
+}
