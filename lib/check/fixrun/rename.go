@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixfix"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/check/nixpkgscheck"
@@ -22,9 +23,11 @@ const KindNotMoved = nixpkgscheck.KindRenameNotMoved
 // (the file builds both names' releases), and OLD becomes an alias of
 // NEW in the aliases file, silent before the renaming release. When it
 // cannot move (the file is not OLD.nix at the top of the packages
-// directory, NEW's file exists, or the alias cannot be written) the
-// switch is written in place instead: a whole fix too, under the old
-// attribute, with a finding saying why it did not move.
+// directory, or the alias cannot be written) the switch is written in
+// place instead: a whole fix too, under the old attribute, with a
+// finding saying why it did not move. When NEW has a file already,
+// nothing is written (the switch would make two files of NEW), and a
+// warning says what to fold where.
 func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error {
 	if _, moved := fr.moves[f.File]; moved || fr.renamedTo[sw.To] {
 		return nil // the same rename, found again (in another release)
@@ -43,7 +46,15 @@ func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error
 	if fr.begunMove(f.File, target, out) {
 		return fr.finishMove(f, sw, target, out)
 	}
-	refusal := fr.cannotMove(f.File, target)
+	if fr.hasOwnFile(sw.To) || fr.New[target] != "" {
+		// The switch in place would make two files of the new name.
+		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version,
+			Message: "not moved to " + target + " and left as it is: a file of " + sw.To + " exists (a switch here would give two files of " + sw.To + "); fold " + f.File +
+				" into it with the pname switch (pname = if cudaAtLeast " + strconv.Quote(sw.Since) + " then " + strconv.Quote(sw.To) + " else " + strconv.Quote(sw.From) + ";) and add " +
+				nixfix.AliasEntry(sw.From, sw.To, sw.Since) + " to the aliases file, by hand"})
+		return nil
+	}
+	refusal := fr.cannotMove(f.File)
 	if refusal == nil {
 		refusal = fr.addAlias(sw)
 	}
@@ -102,15 +113,11 @@ func (fr *Fix) hasPresent(file string) bool {
 	return ok
 }
 
-// cannotMove is why file cannot move to target: file is not named after
-// the package at the top of the packages directory, or target is taken.
-func (fr *Fix) cannotMove(file, target string) *aliasRefusal {
-	to := target[:len(target)-len(".nix")]
-	switch {
-	case filepath.Dir(filepath.FromSlash(file)) != ".":
+// cannotMove is why file cannot move: it is not at the top of the
+// packages directory (a file of its own directory, which holds more).
+func (fr *Fix) cannotMove(file string) *aliasRefusal {
+	if filepath.Dir(filepath.FromSlash(file)) != "." {
 		return &aliasRefusal{level: nixpkgscheck.LevelWarning, why: file + " is not at the top of the packages directory"}
-	case fr.hasOwnFile(to) || fr.New[target] != "":
-		return &aliasRefusal{level: nixpkgscheck.LevelWarning, why: "a file of " + to + " exists"}
 	}
 	return nil
 }

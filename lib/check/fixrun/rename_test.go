@@ -41,9 +41,9 @@ type renameCase struct {
 // cuda_cccl an alias in the aliases.nix beside the packages directory,
 // as Nixpkgs did (the diff shows a git rename and the alias; Write
 // writes both and removes the old file). Where it cannot move (an
-// aliases file of another shape or behind a link, none at all, cccl.nix
-// there already) the switch is written in place, with a finding saying
-// why and what to do; an alias the maintainer wrote already is kept.
+// aliases file of another shape or behind a link, none at all) the
+// switch is written in place, with a finding saying why and what to do;
+// an alias the maintainer wrote already is kept.
 func TestRenameMoves(t *testing.T) {
 	shaped := readExampleAliases(t)
 	withAlias, _, err := nixfix.AddAlias(shaped, "cuda_cccl", "cccl", "13.3")
@@ -64,10 +64,6 @@ func TestRenameMoves(t *testing.T) {
 			}
 		}, false, shaped, nixpkgscheck.LevelWarning},
 		{"no aliases file", func(*testing.T, string) {}, false, "", nixpkgscheck.LevelHint},
-		{"cccl.nix there", func(t *testing.T, root string) {
-			writeAliases(shaped)(t, root)
-			writeFile(t, filepath.Join(root, "packages", "cccl.nix"), "{ }: { }\n")
-		}, false, shaped, nixpkgscheck.LevelWarning},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkRename(t, tc) })
 	}
@@ -102,9 +98,7 @@ func checkRename(t *testing.T, tc renameCase) {
 		wantOld, wantNew = "", switched
 	}
 	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), wantOld)
-	if tc.name != "cccl.nix there" {
-		checkFile(t, filepath.Join(pkgs, "cccl.nix"), wantNew)
-	}
+	checkFile(t, filepath.Join(pkgs, "cccl.nix"), wantNew)
 	checkFile(t, filepath.Join(root, "aliases.nix"), tc.aliases)
 }
 
@@ -417,4 +411,27 @@ func TestRenameFinishesHalfDoneMove(t *testing.T) {
 	checkFile(t, filepath.Join(pkgs, "cccl.nix"), switched)
 	checkFile(t, filepath.Join(root, "aliases.nix"), withAlias)
 	checkApplies(t, diff.Bytes(), pristine, treeOf(t, root))
+}
+
+// TestRenameTargetTaken: a maintainer's cccl.nix there already (building
+// cccl for 13.3): the switch in cuda_cccl.nix would make two files of
+// cccl, so nothing is written, and a warning says what to fold where.
+func TestRenameTargetTaken(t *testing.T) {
+	root, pkgs, shaped := ccclTree(t)
+	own := "{ buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"cccl\";\n  outputs = [ \"out\" ];\n}\n"
+	writeFile(t, filepath.Join(pkgs, "cccl.nix"), own)
+	fr := renameFix(t, root)
+	if len(fr.New) != 0 || fr.alias.changed() {
+		t.Errorf("changes: %v, alias changed %v", fr.New, fr.alias.changed())
+	}
+	if len(fr.refusals) != 1 || fr.refusals[0].Kind != KindNotMoved || fr.refusals[0].Level != nixpkgscheck.LevelWarning ||
+		!strings.Contains(fr.refusals[0].Message, "a file of cccl exists (a switch here would give two files of cccl); fold cuda_cccl.nix into it") {
+		t.Errorf("refusals %+v", fr.refusals)
+	}
+	if failed := fr.Write(func(string) {}); len(failed) != 0 {
+		t.Fatalf("Write: %+v", failed)
+	}
+	checkFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
+	checkFile(t, filepath.Join(pkgs, "cccl.nix"), own)
+	checkFile(t, filepath.Join(root, "aliases.nix"), shaped)
 }

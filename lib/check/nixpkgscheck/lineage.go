@@ -94,6 +94,10 @@ func (p *Plan) lineageFindings(steps []step, pnames map[string][]string) []Findi
 			for _, r := range s.Renamed {
 				if has(r.From) && !has(r.To) {
 					msg := renameAdvice(s.redist, s.New, r)
+					if other := fileWith(pnames, r.To); other != "" {
+						msg = fmt.Sprintf("%s is %s from %s %s (%s), which %s builds already: fold this file into it (the pname switched by version) and make %s an alias of %s, by hand (--fix writes nothing: a switch here would give two files of %s)",
+							r.From, r.To, s.redist, s.New, strings.Join(r.Evidence, "; "), other, r.From, r.To, r.To)
+					}
 					for _, c := range s.LicenceChanges {
 						if c.From == r.From {
 							msg += fmt.Sprintf("; its licence changes from %q to %q (%s)", c.Old, c.New, orUnknown(c.NewAttr))
@@ -117,6 +121,17 @@ func (p *Plan) lineageFindings(steps []step, pnames map[string][]string) []Findi
 		}
 	}
 	return out
+}
+
+// fileWith is the first file (by name) whose pnames include pname, ""
+// for none.
+func fileWith(pnames map[string][]string, pname string) string {
+	for _, file := range sortedKeys(pnames) {
+		if slices.Contains(pnames[file], pname) {
+			return file
+		}
+	}
+	return ""
 }
 
 func renameAdvice(redist, since string, r lineage.Rename) string {

@@ -250,3 +250,16 @@ func TestLicenceChangeToUnknown(t *testing.T) {
 		})
 	}
 }
+
+// TestRenameHintWhenNewNameHasAFile: cuda_cccl.nix builds cuda_cccl
+// alone and cccl.nix builds cccl already: the rename hint says to fold
+// the one into the other by hand, not that --fix moves it.
+func TestRenameHintWhenNewNameHasAFile(t *testing.T) {
+	in := realInput(t, []string{"13.2.2", "13.3.0"}, nil)
+	in.ReadFile = func(string) ([]byte, error) { return []byte(`{ }: { }`), nil }
+	p := NewPlan(in)
+	r := hints(p.Check([]string{"cccl.nix", "cuda_cccl.nix"}, resultsFor(p, map[string]string{"cccl.nix": "cccl", "cuda_cccl.nix": "cuda_cccl"})), KindRenamed)
+	if len(r) != 1 || r[0].File != "cuda_cccl.nix" || !strings.Contains(r[0].Message, "which cccl.nix builds already: fold this file into it") || strings.Contains(r[0].Message, "--fix does both") {
+		t.Errorf("rename hints %+v", r)
+	}
+}
