@@ -4,6 +4,7 @@ import (
 	"debug/elf"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -75,11 +76,21 @@ type Result struct {
 }
 
 // Scan reads the notes and the read-only data sections of an ELF file
-// held in data (f is debug/elf's view of it). Names equal to soname or
+// held in data (f is debug/elf's view of it); the fatbin containers a
+// data section holds are not searched (sieve.go). Names equal to soname or
 // to an entry of needed are left out. Compressed sections are not read
 // (NVIDIA's never are). The error names what in the notes or section
 // headers was malformed; what was found before is kept.
 func Scan(f *elf.File, data []byte, soname string, needed []string) (Result, error) {
+	return ScanPrescanned(f, data, soname, needed, nil)
+}
+
+// ScanPrescanned is Scan with the search for ".so" done already by pre,
+// when pre was fed the whole file; else it searches itself.
+func ScanPrescanned(f *elf.File, data []byte, soname string, needed []string, pre *Prescan) (Result, error) {
+	if pre != nil && (pre.fed != len(data) || pre.overflow) {
+		pre = nil
+	}
 	c := newCollector(soname, needed)
 	var errs []error
 	budget := len(data) // sections that overlap cost no more than the file
@@ -115,9 +126,27 @@ func Scan(f *elf.File, data []byte, soname string, needed []string) (Result, err
 		}
 		budget -= len(body)
 		c.work += len(body)
-		c.scanStrings(sec.Name, body, sec.Offset)
+		c.scanSection(sec.Name, body, sec.Offset, pre)
 	}
 	return c.result(), errors.Join(errs...)
+}
+
+// scanSection reads the strings of one data section (body, at file
+// offset base) around each ".so" pre found there, or searches it when
+// pre is nil.
+func (c *collector) scanSection(name string, body []byte, base uint64, pre *Prescan) {
+	if pre == nil {
+		c.scanStrings(name, body, base)
+		return
+	}
+	r := c.readerFor(name, body, base)
+	from, _ := slices.BinarySearch(pre.found, int(base))
+	for _, at := range pre.found[from:] {
+		if at >= int(base)+len(body) {
+			break
+		}
+		r.at(at)
+	}
 }
 
 // stringSection reports whether a section is allocated data the code

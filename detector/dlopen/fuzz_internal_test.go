@@ -22,6 +22,7 @@ func FuzzScan(f *testing.F) {
 		dlopenNote(`[{"feature":"f","description":"d","priority":"required","soname":["libfoo.so.1","libbar.so.2"]}]`),
 		dlopenNote(`{"soname":"libold.so.1"}`),
 		append(dlopenNote(`[{"soname":["liba.so"]}]`), note(noteOwner, noteType, "[[[[[[[[[[]]]]]]]]]]\x00", 4)...),
+		withContainers(),
 	} {
 		f.Add(seed)
 	}

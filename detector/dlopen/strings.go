@@ -21,34 +21,54 @@ func isNameChar(b byte) bool {
 		b == '_' || b == '-' || b == '+' || b == '.' || b == '%'
 }
 
-// scanStrings finds every ".so" in a data section and classifies the
-// name around it by the run of text that holds it. One pass: each run is
-// looked at once (the search resumes after it) and at most
-// MaxScanString bytes of it on either side of the first ".so", so the
-// cost is linear in the section whatever it holds. base is the section's
-// file offset.
+// scanStrings finds every ".so" in a data section outside its fatbin
+// containers (sieve.go) and classifies the name around each; base is
+// the section's file offset.
 func (c *collector) scanStrings(section string, body []byte, base uint64) {
-	pos, done := 0, 0 // search from pos; bytes before done belong to runs already read
-	for pos < len(body) {
-		i := bytes.Index(body[pos:], dotSo)
-		if i < 0 {
-			return
-		}
-		i += pos
-		lo := max(done, i-MaxScanString)
-		start := i
-		for start > lo && isText(body[start-1]) {
-			start--
-		}
-		hi := min(len(body), i+MaxScanString)
-		end := i
-		for end < hi && isText(body[end]) {
-			end++
-		}
-		c.looked += end - start
-		c.scanRun(section, body, base, start, end)
-		done, pos = end, end
+	r := c.readerFor(section, body, base)
+	s := sieve{sections: []span{{int(base), int(base) + len(body)}}, emit: r.at}
+	s.feed(int(base), body)
+}
+
+// runReader reads, for each ".so" of a data section, in order, the run of
+// text that holds it. Each run is looked at once (a ".so" inside a run
+// read before is passed over) and at most MaxScanString bytes of it on
+// either side of its first ".so", so the cost is linear in the section
+// whatever it holds.
+type runReader struct {
+	c       *collector
+	section string
+	body    []byte
+	base    int
+	// pos: a ".so" before it is in a run read already; bytes before
+	// done belong to runs already read.
+	pos, done int
+}
+
+func (c *collector) readerFor(section string, body []byte, base uint64) *runReader {
+	return &runReader{c: c, section: section, body: body, base: int(base)}
+}
+
+// at reads the run holding the ".so" at file offset off.
+func (r *runReader) at(off int) {
+	i := off - r.base
+	if i < r.pos {
+		return
 	}
+	body := r.body
+	lo := max(r.done, i-MaxScanString)
+	start := i
+	for start > lo && isText(body[start-1]) {
+		start--
+	}
+	hi := min(len(body), i+MaxScanString)
+	end := i
+	for end < hi && isText(body[end]) {
+		end++
+	}
+	r.c.looked += end - start
+	r.c.scanRun(r.section, body, uint64(r.base), start, end)
+	r.done, r.pos = end, end
 }
 
 // run is one run of text bytes and what surrounds it.

@@ -75,7 +75,25 @@ func inflateLimit(size int) uint64 {
 
 // Read parses an ELF file held in data. It does not recover panics: a
 // panic is a bug to fix, and FuzzRead must be able to see it.
-func Read(data []byte) (*Info, error) {
+func Read(data []byte) (*Info, error) { return ReadPrescanned(data, nil) }
+
+// Prescan prepares the run-time load scan's search of a shared library
+// held in data, to be fed the file's bytes as they are read in order
+// (dlopen.Prescan); nil for any other file, or one Read would refuse.
+func Prescan(data []byte) *dlopen.Prescan {
+	if checkNameTable(data, inflateLimit(len(data))) != nil {
+		return nil
+	}
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil || f.Type != elf.ET_DYN {
+		return nil
+	}
+	return dlopen.NewPrescan(f, len(data))
+}
+
+// ReadPrescanned is Read with the run-time load scan's search done by
+// pre, which was fed the whole of data (nil: Read).
+func ReadPrescanned(data []byte, pre *dlopen.Prescan) (*Info, error) {
 	limit := inflateLimit(len(data))
 	// debug/elf decompresses the section name table inside NewFile, with
 	// no bound: check it before.
@@ -94,7 +112,7 @@ func Read(data []byte) (*Info, error) {
 		return info, errors.Join(err, verErr)
 	}
 	if f.Type == elf.ET_DYN {
-		loads, err := dlopen.Scan(f, data, info.Soname, info.Needed)
+		loads, err := dlopen.ScanPrescanned(f, data, info.Soname, info.Needed, pre)
 		info.RuntimeLoads, info.RuntimeLoadsOmitted = loads.Loads, loads.Omitted
 		verErr = errors.Join(verErr, err)
 	}

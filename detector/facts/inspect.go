@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/dlopen"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/fatbin"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
@@ -92,10 +93,14 @@ func isLibraryName(name string) bool {
 // inspect reads an ELF file, a static archive, or a *.so that is a linker
 // script. It reads only headers, the dynamic section and the fatbin
 // sections; other files are left alone.
-func inspect(rel string, data []byte) *fileInfo {
+func inspect(rel string, data []byte) *fileInfo { return inspectPrescanned(rel, data, nil) }
+
+// inspectPrescanned is inspect with a shared library's run-time load
+// scan searched already by pre (nil: searched here).
+func inspectPrescanned(rel string, data []byte, pre *dlopen.Prescan) *fileInfo {
 	switch {
 	case elfinfo.IsELF(data):
-		info, err := elfinfo.Read(data)
+		info, err := elfinfo.ReadPrescanned(data, pre)
 		fi := &fileInfo{kind: libOther, err: err}
 		if info != nil {
 			switch info.Type {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"unsafe"
 
+	"github.com/nix-cuda/cuda-redist-find-features/detector/dlopen"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/elfinfo"
 	"github.com/nix-cuda/cuda-redist-find-features/detector/narhash"
 	"github.com/nix-cuda/cuda-redist-find-features/lib/features"
@@ -216,7 +217,21 @@ func (c *consumer) file(it walkItem, n *node, inspectIt bool) error {
 	if strings.HasSuffix(it.rel, ".pc") { // findUsr reads it line by line
 		return withMapped(f, it, func(data []byte) error { return c.inMemory(it, n, data, inspectIt) })
 	}
-	head, err := c.stream(f, it, n)
+	if inspectIt && startsELF(f) {
+		// A shared library's run-time load scan searches its data
+		// sections for ".so" in the pieces read here, in the CPU's
+		// cache (dlopen.Prescan), and reads the mapping only around
+		// what it found.
+		return withMapped(f, it, func(data []byte) error {
+			pre := elfinfo.Prescan(data)
+			if _, err := c.stream(f, it, n, pre); err != nil {
+				return err
+			}
+			n.file = inspectPrescanned(it.rel, data, pre)
+			return nil
+		})
+	}
+	head, err := c.stream(f, it, n, nil)
 	if err != nil || !inspectIt {
 		return err
 	}
@@ -228,6 +243,13 @@ func (c *consumer) file(it walkItem, n *node, inspectIt bool) error {
 		n.file = inspect(it.rel, data)
 		return nil
 	})
+}
+
+// startsELF reports whether the open file f starts with the ELF magic.
+func startsELF(f *os.File) bool {
+	var magic [4]byte
+	n, _ := f.ReadAt(magic[:], 0)
+	return elfinfo.IsELF(magic[:n])
 }
 
 // inMemory hashes, searches and (inspectIt) inspects a file whose content
@@ -249,15 +271,19 @@ func (c *consumer) inMemory(it walkItem, n *node, data []byte, inspectIt bool) (
 	return nil
 }
 
-// stream reads, hashes and searches a large file for /usr/, and returns
-// its first bytes (as many as inspect reads of a file that is neither an
-// ELF file nor a static archive).
-func (c *consumer) stream(f *os.File, it walkItem, n *node) ([]byte, error) {
+// stream reads, hashes and searches a large file for /usr/ (and, with
+// pre, for the run-time load scan's ".so"), and returns its first bytes
+// (as many as inspect reads of a file that is neither an ELF file nor a
+// static archive).
+func (c *consumer) stream(f *os.File, it walkItem, n *node, pre *dlopen.Prescan) ([]byte, error) {
 	var head []byte
 	found, tail := false, make([]byte, 0, 2*len(usrBytes))
 	err := c.h.FileFrom(narPath(it.raw), n.exec, it.size, f, c.buf, func(piece []byte) {
 		if head == nil {
 			head = append([]byte(nil), piece[:min(len(piece), linkerScriptHead)]...)
+		}
+		if pre != nil {
+			pre.Feed(piece)
 		}
 		if found {
 			return

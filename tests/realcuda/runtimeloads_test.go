@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -222,5 +223,37 @@ func TestRuntimeLoadsTheIssueNames(t *testing.T) {
 		}
 		l := info.RuntimeLoads[i]
 		t.Logf("%s: %s (%s) %s at %#x: %q", filepath.Base(tc.path), l.Name, l.Confidence, l.Evidence[0].Section, l.Evidence[0].Offset, l.Evidence[0].String)
+	}
+}
+
+// TestRuntimeLoadsPrescanned: detect searches a large library for ".so"
+// while it reads it 128 KiB at a time (dlopen.Prescan); on every library
+// of the hand lists that gives exactly what elfinfo.Read, which the
+// hand lists measure, gives on the bytes in memory.
+func TestRuntimeLoadsPrescanned(t *testing.T) {
+	dir := testenv.RealCUDA(t)
+	for _, set := range []string{"cuda-11.8", "cuda-12", "cuda-13"} {
+		for _, hl := range readHandList(t, set) {
+			data, err := os.ReadFile(filepath.Join(dir, hl.path))
+			if err != nil {
+				t.Fatalf("%s: %v", set, err)
+			}
+			pre := elfinfo.Prescan(data)
+			if pre == nil {
+				t.Errorf("%s: no prescan", hl.path)
+				continue
+			}
+			for at := 0; at < len(data); at += 128 << 10 {
+				pre.Feed(data[at:min(len(data), at+128<<10)])
+			}
+			want, wantErr := elfinfo.Read(data)
+			got, gotErr := elfinfo.ReadPrescanned(data, pre)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Errorf("%s: error %v, in memory %v", hl.path, gotErr, wantErr)
+			}
+			if !reflect.DeepEqual(got.RuntimeLoads, want.RuntimeLoads) {
+				t.Errorf("%s: prescanned %v, in memory %v", hl.path, got.RuntimeLoads, want.RuntimeLoads)
+			}
+		}
 	}
 }
