@@ -509,7 +509,7 @@ func readDirNames(dir string) ([]string, error) {
 
 // mapFile maps size bytes of f read-only. Pages are read in as the ELF
 // reader touches them, not all ahead (MAP_POPULATE): the hash and the
-// /usr/ search have read the file already. The caller unmaps it.
+// searches read the file in pieces. The caller unmaps it.
 func mapFile(f *os.File, size int64) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%s: file too large to map (%d bytes)", f.Name(), size)
