@@ -245,7 +245,10 @@ func TestNVCC13Targets(t *testing.T) {
 	}
 	check := func(t *testing.T, gencodes []string, want listing, mode string, flag string) {
 		t.Parallel()
-		lib := nvcc(t, bin, t.TempDir(), "libk", append(gencodes, flag)...)
+		// A copy: the parallel subtests share gencodes, and an append to
+		// its spare capacity by one would overwrite another's flag (a
+		// no-compress build got --concat's flag now and then).
+		lib := nvcc(t, bin, t.TempDir(), "libk", append(slices.Clone(gencodes), flag)...)
 		oracle := oracleListing(t, cuobjdump, lib)
 		if diff := cmp.Diff(want, oracle, cmp.AllowUnexported(listing{})); diff != "" {
 			t.Fatalf("cuobjdump 13.4 lists (-expected +cuobjdump):\n%s", diff)
