@@ -22,7 +22,7 @@ func TestLineageFixes(t *testing.T) {
 		"mft.nix":         "{ buildRedist }:\nbuildRedist {\n  redistName = \"cuda\";\n  pname = \"mft\";\n  outputs = [ \"out\" ];\n}\n",
 	}
 	root := t.TempDir()
-	writeAliases(readExampleAliases(t))(t, root)
+	writeAliases(testenv.ExampleAliases(t))(t, root)
 	opts := Aliases{Root: root, File: "aliases.nix"}
 	fr, findings := lineageFix(t, texts, newAliasEdit(filepath.Join(root, "packages"), opts))
 	fr.PackagesDir, fr.opts.Aliases = filepath.Join(root, "packages"), opts

@@ -45,7 +45,7 @@ type renameCase struct {
 // switch is written in place, with a finding saying why and what to do;
 // an alias the maintainer wrote already is kept.
 func TestRenameMoves(t *testing.T) {
-	shaped := readExampleAliases(t)
+	shaped := testenv.ExampleAliases(t)
 	withAlias, _, err := nixfix.AddAlias(shaped, "cuda_cccl", "cccl", "13.3")
 	if err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func ccclTree(t *testing.T) (root, pkgs, shaped string) {
 	root = t.TempDir()
 	pkgs = filepath.Join(root, "packages")
 	writeFile(t, filepath.Join(pkgs, "cuda_cccl.nix"), ccclFile)
-	shaped = readExampleAliases(t)
+	shaped = testenv.ExampleAliases(t)
 	writeAliases(shaped)(t, root)
 	return root, pkgs, shaped
 }
@@ -200,15 +200,6 @@ func checkFile(t *testing.T, path, want string) {
 	}
 }
 
-func readExampleAliases(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "examples", "lineage", "aliases.nix"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // writeAliases writes text as root/aliases.nix.
 func writeAliases(text string) func(t *testing.T, root string) {
 	return func(t *testing.T, root string) { writeFile(t, filepath.Join(root, "aliases.nix"), text) }
@@ -230,7 +221,7 @@ func writeFile(t *testing.T, path, text string) {
 // written for it, nor refused as a clash.
 func TestRenamedPackageGetsNoNewFile(t *testing.T) {
 	for name, setup := range map[string]func(*testing.T, string){
-		"moved":    writeAliases(readExampleAliases(t)),
+		"moved":    writeAliases(testenv.ExampleAliases(t)),
 		"in place": func(*testing.T, string) {},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -257,7 +248,7 @@ func TestRenamedPackageGetsNoNewFile(t *testing.T) {
 func TestRenameOnce(t *testing.T) {
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "packages", "cuda_cccl.nix"), ccclFile)
-	writeAliases(readExampleAliases(t))(t, root)
+	writeAliases(testenv.ExampleAliases(t))(t, root)
 	opts := Aliases{Root: root, File: "aliases.nix"}
 	fr, findings := lineageFix(t, map[string]string{"cuda_cccl.nix": ccclFile}, newAliasEdit(filepath.Join(root, "packages"), opts))
 	fr.PackagesDir, fr.opts.Aliases = filepath.Join(root, "packages"), opts

@@ -12,21 +12,10 @@ import (
 	"github.com/nix-cuda/cuda-redist-find-features/tests/fixtures/testenv"
 )
 
-// exampleAliases is examples/lineage/aliases.nix: an aliases file in the
-// shape of Nixpkgs' CUDA one, of this project's writing, with no entry.
-func exampleAliases(t *testing.T) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(testenv.RepoRoot(), "examples", "lineage", "aliases.nix"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // aliasesWithEntry is exampleAliases with the entry cudaOld -> cudaNew in
 // mkRenamed's set.
 func aliasesWithEntry(t *testing.T) string {
-	return strings.TrimSuffix(exampleAliases(t), "}\n") + "\n  cudaOld = {\n    path = \"cudaPackages.cudaNew\";\n    package = final.cudaNew;\n  };\n}\n"
+	return strings.TrimSuffix(testenv.ExampleAliases(t), "}\n") + "\n  cudaOld = {\n    path = \"cudaPackages.cudaNew\";\n    package = final.cudaNew;\n  };\n}\n"
 }
 
 // ccclAlias is the alias AddAlias writes for cuda_cccl -> cccl in 13.3, at
@@ -73,7 +62,7 @@ func TestAddAlias(t *testing.T) {
 // TestAddAliasOneLineSet: an empty merged set written `// { }` gets the
 // alias on lines of its own.
 func TestAddAliasOneLineSet(t *testing.T) {
-	text := strings.Replace(exampleAliases(t), "builtins.mapAttrs mkRenamed {", "(builtins.mapAttrs mkRenamed {", 1) + ") // { }\n"
+	text := strings.Replace(testenv.ExampleAliases(t), "builtins.mapAttrs mkRenamed {", "(builtins.mapAttrs mkRenamed {", 1) + ") // { }\n"
 	text = strings.Replace(text, "}\n) // { }\n", "}) // { }\n", 1)
 	out, added, err := AddAlias(text, "cuda_cccl", "cccl", "13.3")
 	if err != nil || !added || !strings.HasSuffix(out, "}) // {\n"+ccclAlias+"}\n") {
