@@ -45,6 +45,8 @@ test)
   command -v unzip >/dev/null || need+=(unzip)
   command -v objcopy >/dev/null || need+=(binutils)
   command -v git >/dev/null || need+=(git)
+  # GNU patch: busybox's reads no git rename header (the --fix diff's).
+  patch --version 2>/dev/null | grep -q 'GNU patch' || need+=(patch)
   command -v bc >/dev/null || need+=(bc)
   present /bin/busybox && ! ldd /bin/busybox >/dev/null 2>&1 || need+=(busybox-static)
   present /usr/sbin/sshd || need+=(openssh-server)

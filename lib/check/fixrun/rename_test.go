@@ -314,6 +314,13 @@ func checkApplies(t *testing.T, diff []byte, pristine string, want map[string]st
 			if _, err := exec.LookPath(tool[0]); err != nil {
 				testenv.Unavailable(t, "no "+tool[0]+" on PATH (apt-get install "+tool[0]+")")
 			}
+			if tool[0] == "patch" {
+				// Busybox's patch (the flake check's sandbox has it)
+				// reads no git rename header and takes no --batch.
+				if out, _ := exec.Command("patch", "--version").Output(); !bytes.Contains(out, []byte("GNU patch")) {
+					testenv.Unavailable(t, "patch on PATH is not GNU patch (apt-get install patch)")
+				}
+			}
 			dir := t.TempDir()
 			if err := copyTree(pristine, dir); err != nil {
 				t.Fatal(err)
