@@ -64,10 +64,7 @@ func (fr *Fix) addAlias(sw nixpkgscheck.PnameSwitch) *aliasRefusal {
 	}
 	out, _, err := nixfix.AddAlias(a.new, sw.From, sw.To, sw.Since)
 	if err != nil {
-		why := err.Error()
-		if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-			why = r.Reason
-		}
+		why := refusalReason(err)
 		return &aliasRefusal{nixpkgscheck.LevelWarning, a.name + " is not in the shape --fix edits (" + why + ")", advice}
 	}
 	a.new = out

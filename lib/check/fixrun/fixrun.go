@@ -2,7 +2,6 @@ package fixrun
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -224,10 +223,7 @@ func (fr *Fix) proposal(file, text, out string, err error, kind, notDone string)
 	if err == nil {
 		return out
 	}
-	why := err.Error()
-	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-		why = r.Reason
-	}
+	why := refusalReason(err)
 	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: kind, File: file,
 		Message: notDone + ", the file's other fixes made: " + why})
 	return text

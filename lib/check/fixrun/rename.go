@@ -48,10 +48,9 @@ func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error
 	}
 	if fr.hasOwnFile(sw.To) || fr.New[target] != "" {
 		// The switch in place would make two files of the new name.
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version,
-			Message: "not moved to " + target + " and left as it is: a file of " + sw.To + " exists (a switch here would give two files of " + sw.To + "); fold " + f.File +
-				" into it with the pname switch (pname = if cudaAtLeast " + strconv.Quote(sw.Since) + " then " + strconv.Quote(sw.To) + " else " + strconv.Quote(sw.From) + ";) and add " +
-				nixfix.AliasEntry(sw.From, sw.To, sw.Since) + " to the aliases file, by hand"})
+		fr.notMoved(f, sw, nixpkgscheck.LevelWarning, "not moved to "+target+" and left as it is: a file of "+sw.To+" exists (a switch here would give two files of "+sw.To+"); fold "+f.File+
+			" into it with the pname switch (pname = if cudaAtLeast "+strconv.Quote(sw.Since)+" then "+strconv.Quote(sw.To)+" else "+strconv.Quote(sw.From)+";) and add "+
+			nixfix.AliasEntry(sw.From, sw.To, sw.Since)+" to the aliases file, by hand")
 		return nil
 	}
 	refusal := fr.cannotMove(f.File)
@@ -67,7 +66,7 @@ func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error
 		if refusal.advice != "" {
 			msg += " (to follow Nixpkgs, move the file to " + target + " and " + refusal.advice + ")"
 		}
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: refusal.level, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version, Message: msg})
+		fr.notMoved(f, sw, refusal.level, msg)
 		return nil
 	}
 	delete(fr.New, f.File)
@@ -81,7 +80,7 @@ func (fr *Fix) rename(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch) error
 // the text this move would give it (out), and not the alias, so file
 // was kept.
 func (fr *Fix) begunMove(file, target, out string) bool {
-	if filepath.Dir(filepath.FromSlash(file)) != "." || notThroughLink(fr.PackagesDir, target) != nil {
+	if !atTop(file) || notThroughLink(fr.PackagesDir, target) != nil {
 		return false
 	}
 	return stillHolds(filepath.Join(fr.PackagesDir, target), out) == nil
@@ -97,7 +96,7 @@ func (fr *Fix) finishMove(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch, t
 		if refusal.advice != "" {
 			msg += " (to finish the move, remove " + f.File + " and " + refusal.advice + ")"
 		}
-		fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: refusal.level, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version, Message: msg})
+		fr.notMoved(f, sw, refusal.level, msg)
 		return nil
 	}
 	delete(fr.New, f.File)
@@ -116,7 +115,7 @@ func (fr *Fix) hasPresent(file string) bool {
 // cannotMove is why file cannot move: it is not at the top of the
 // packages directory (a file of its own directory, which holds more).
 func (fr *Fix) cannotMove(file string) *aliasRefusal {
-	if filepath.Dir(filepath.FromSlash(file)) != "." {
+	if !atTop(file) {
 		return &aliasRefusal{level: nixpkgscheck.LevelWarning, why: file + " is not at the top of the packages directory"}
 	}
 	return nil
@@ -208,10 +207,28 @@ func (fr *Fix) removeMoved(ok func(from, to string) bool, written func(path stri
 
 // lineageNotFixed is the warning of a lineage hint whose edit err refused.
 func (fr *Fix) lineageNotFixed(f nixpkgscheck.Finding, err error) {
-	why := err.Error()
-	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
-		why = r.Reason
-	}
+	why := refusalReason(err)
 	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: nixpkgscheck.LevelWarning, Kind: KindLineageNotFixed, File: f.File,
 		Message: f.Kind + " hint not written, the file's other fixes made: " + why})
+}
+
+// refusalReason is why an edit was not made: a refusal's reason alone
+// (its Error adds "not fixed (the file is left alone)", which a finding
+// about one proposal of a file fixed otherwise must not say), else err.
+func refusalReason(err error) string {
+	if r := (*nixfix.Refusal)(nil); errors.As(err, &r) {
+		return r.Reason
+	}
+	return err.Error()
+}
+
+// atTop says whether file (slash-separated) is at the top of the
+// packages directory, where a package's file is named after it; a file
+// in a directory of its own does not move.
+func atTop(file string) bool { return filepath.Dir(filepath.FromSlash(file)) == "." }
+
+// notMoved is the renameNotMoved finding, at level, of the file of a
+// rename hint f (sw) that did not move.
+func (fr *Fix) notMoved(f nixpkgscheck.Finding, sw nixpkgscheck.PnameSwitch, level, msg string) {
+	fr.refusals = append(fr.refusals, nixpkgscheck.Finding{Level: level, Kind: KindNotMoved, File: f.File, Package: sw.From, Version: f.Version, Message: msg})
 }
